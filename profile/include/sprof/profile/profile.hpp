@@ -1,0 +1,185 @@
+// sprof/profile/profile.hpp
+//
+// The profile model: what sprof recorded, in the shape of the Firefox Profiler's Gecko format
+// (version 36, ../shared/docs/firefox-profiler-contract.md) but as plain C++ values. The recorder
+// fills it; `write_gecko_profile` serialises it. It knows nothing of perf or ELF.
+//
+// Times are milliseconds relative to `Meta::start_time_ms` (one origin for every process, so the
+// Gecko sub-profiles all share the top-level startTime). Each `Thread` interns its own strings,
+// frames and stacks, as the Gecko format requires per-thread tables.
+//
+// Not thread-safe: one converter builds it, then one writer reads it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace sprof::profile {
+
+// Indexes into `Meta::categories`; the defaults below match `default_categories()`.
+enum class Category : uint8_t { kOther = 0, kIdle = 1, kUser = 2, kKernel = 3, kJit = 4 };
+
+struct CategoryInfo {
+  std::string name;
+  std::string color;
+  std::vector<std::string> subcategories;  // at least one; [0] is the category itself
+};
+std::vector<CategoryInfo> default_categories();
+
+// One executable mapping of a module in a process (contract section 2.4).
+struct Library {
+  uint64_t start = 0;   // first AVMA, inclusive
+  uint64_t end = 0;     // exclusive
+  uint64_t offset = 0;  // relative address of `start`: relative = avma - (start - offset)
+  std::string name;         // basename shown in the UI
+  std::string path;         // full path on disk
+  std::string debug_name;   // sent to the symbol server; no '/'
+  std::string debug_path;
+  std::string breakpad_id;  // 33 uppercase hex characters
+  std::string code_id;      // full build-id, lowercase hex (may be empty)
+  std::string arch = "x86_64";
+};
+
+// A marker payload field value. `UniqueString` is written as an index into the thread's string
+// table (schema format "unique-string").
+struct UniqueString {
+  std::string text;
+};
+using FieldValue = std::variant<int64_t, double, std::string, bool, UniqueString>;
+
+struct MarkerField {
+  std::string key;
+  FieldValue value;
+};
+
+enum class MarkerPhase : uint8_t { kInstant = 0, kInterval = 1, kIntervalStart = 2, kIntervalEnd = 3 };
+
+struct Marker {
+  std::string name;
+  std::optional<double> start_ms;
+  std::optional<double> end_ms;
+  MarkerPhase phase = MarkerPhase::kInstant;
+  Category category = Category::kOther;
+  // Empty `type` means a null payload; otherwise the payload is {"type": type, fields...}.
+  std::string type;
+  std::vector<MarkerField> fields;
+};
+
+// A field of a marker schema: dynamic ({key, label, format}) or static ({label, value}).
+struct MarkerSchemaField {
+  std::string key;     // empty for a static field
+  std::string label;
+  std::string format;  // dynamic fields only
+  std::string value;   // static fields only
+  bool searchable = false;
+};
+
+struct MarkerSchema {
+  std::string name;  // matches Marker::type
+  std::vector<std::string> display;
+  std::string tooltip_label, table_label, chart_label;  // optional templates
+  std::vector<MarkerSchemaField> data;
+};
+
+struct Sample {
+  std::optional<uint32_t> stack;  // index into the thread's stack table; nullopt = no stack
+  double time_ms = 0;
+  std::optional<uint64_t> cpu_delta_ns;  // CPU time since the previous sample
+};
+
+struct FrameEntry {
+  uint32_t location;  // string index
+  Category category;
+};
+
+struct StackEntry {
+  std::optional<uint32_t> prefix;
+  uint32_t frame;
+};
+
+class Thread {
+ public:
+  std::string name;
+  std::string process_name;
+  std::string process_type = "default";
+  int64_t pid = 0;
+  int64_t tid = 0;
+  double register_time_ms = 0;
+  std::optional<double> unregister_time_ms;
+
+  uint32_t intern_string(std::string_view s);
+  // A native frame at `address` (written as "0x<hex>", symbolicated later through the libs).
+  uint32_t intern_address_frame(uint64_t address, Category category);
+  // A frame with a given location string, e.g. "schedule (in [kernel.kallsyms])".
+  uint32_t intern_frame(std::string_view location, Category category);
+  uint32_t intern_stack(std::optional<uint32_t> prefix, uint32_t frame);
+
+  void add_sample(const Sample& s) { samples_.push_back(s); }
+  void add_marker(Marker m) { markers_.push_back(std::move(m)); }
+
+  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<FrameEntry>& frames() const { return frames_; }
+  const std::vector<StackEntry>& stacks() const { return stacks_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+  std::vector<Sample>& mutable_samples() { return samples_; }
+  const std::vector<Marker>& markers() const { return markers_; }
+
+ private:
+  struct PairHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& p) const noexcept {
+      return std::hash<uint64_t>{}(p.first * 0x9E3779B97F4A7C15ULL ^ p.second);
+    }
+  };
+
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, uint32_t> string_index_;
+  std::vector<FrameEntry> frames_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> frame_index_;   // (location, category)
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> address_frame_index_;  // (address, category)
+  std::vector<StackEntry> stacks_;
+  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> stack_index_;  // (prefix+1, frame)
+  std::vector<Sample> samples_;
+  std::vector<Marker> markers_;
+};
+
+// One process image. An exec starts a new `Process` with the same pid (contract section 2.13).
+struct Process {
+  int64_t pid = 0;
+  std::string name;
+  std::string process_type = "default";  // "default" for the root, "child" otherwise
+  std::optional<double> shutdown_time_ms;
+  std::vector<Library> libs;  // sorted by start, non-overlapping (the writer checks and fixes)
+  std::vector<Thread> threads;
+};
+
+struct Meta {
+  double start_time_ms = 0;              // wall-clock ms since the Unix epoch at the origin
+  uint64_t start_time_monotonic_ns = 0;  // CLOCK_MONOTONIC at the origin
+  double interval_ms = 1;
+  std::optional<double> profiling_start_ms;
+  std::optional<double> profiling_end_ms;
+  std::string product = "sprof";
+  std::string oscpu = "Linux x86_64";
+  std::string abi = "x86_64";
+  std::string cpu_name;
+  int logical_cpus = 0;
+  int physical_cpus = 0;
+  bool has_cpu_deltas = true;  // writes meta.sampleUnits (contract section 2.3)
+  std::vector<CategoryInfo> categories = default_categories();
+  std::vector<MarkerSchema> marker_schema;
+  // sprof's own recording facts (event, lost samples, ...), written under meta.sprof.
+  std::vector<std::pair<std::string, std::variant<int64_t, double, std::string>>> extra;
+};
+
+struct Profile {
+  Meta meta;
+  std::vector<Process> processes;  // [0] is the root process (top level of the Gecko JSON)
+};
+
+}  // namespace sprof::profile

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs everything sprof needs to build, run and test, from Debian 12's packages only.
+# Idempotent: a machine that already has every package skips apt entirely.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost1.81-dev        # Asio + Beast with message_generator (1.74 lacks it)
+  libsimdjson-dev         # symbolication request parsing
+  libdw-dev libelf-dev    # elfutils: CFI, DWARF, symbols
+  elfutils                # eu-addr2line, eu-readelf for tests and benchmarks
+  libc6-dbg               # debug info for libc/libm (tests check libc function names)
+  doctest-dev
+  zlib1g-dev              # gzip output
+  libcapstone-dev         # /asm/v1 disassembly
+  libcli11-dev            # command-line parsing
+  linux-perf              # baseline in benchmarks
+  binutils                # addr2line baseline
+)
+
+missing=()
+# The conformance tests need npm (the machine image ships Node + npm; Debian's own otherwise).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

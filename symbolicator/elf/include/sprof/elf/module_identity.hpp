@@ -1,0 +1,52 @@
+// sprof/elf/module_identity.hpp
+//
+// What sprof needs to know about an ELF file to name it in a profile and to find it again when
+// symbolicating: its build-id (or a .text-fold fallback identity), its PT_LOAD segments, and the
+// "v0" base (p_vaddr of the first PT_LOAD) that relative addresses are measured from
+// (contract section 3.3). Reading is cheap: headers and notes only, no DWARF.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sprof/core/build_id.hpp"
+#include "sprof/core/result.hpp"
+
+namespace sprof::elf {
+
+struct LoadSegment {
+  uint64_t vaddr = 0;   // p_vaddr
+  uint64_t offset = 0;  // p_offset
+  uint64_t filesz = 0;  // p_filesz
+  uint64_t memsz = 0;   // p_memsz
+  bool executable = false;
+};
+
+struct ModuleIdentity {
+  BuildId build_id;             // NT_GNU_BUILD_ID, or the .text fold when there is none
+  bool has_gnu_build_id = false;
+  bool little_endian = true;
+  uint16_t machine = 0;         // e_machine
+  uint64_t base_vaddr = 0;      // v0: p_vaddr of the first PT_LOAD
+  std::vector<LoadSegment> loads;
+  std::string debuglink;        // .gnu_debuglink file name, empty if none
+  uint32_t debuglink_crc = 0;
+
+  std::string breakpad_id() const { return build_id.breakpad_id(little_endian); }
+  std::string code_id() const { return has_gnu_build_id ? build_id.code_id() : std::string(); }
+  // The relative address (SVMA - v0) of the byte at file offset `pgoff`, via the PT_LOAD that
+  // contains it; nullopt when no segment maps that offset.
+  std::optional<uint64_t> relative_address_of_file_offset(uint64_t pgoff) const;
+  // "x86_64", "aarch64", ... from e_machine.
+  std::string arch() const;
+};
+
+// Reads the identity of the ELF file at `path`.
+Result<ModuleIdentity> read_module_identity(const std::string& path);
+// Same, for an ELF image in memory (the vdso).
+Result<ModuleIdentity> read_module_identity(std::span<const uint8_t> image);
+
+}  // namespace sprof::elf
