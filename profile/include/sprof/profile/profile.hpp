@@ -2,7 +2,8 @@
 //
 // The profile model: what sprof recorded, in the shape of the Firefox Profiler's Gecko format
 // (version 36, ../shared/docs/firefox-profiler-contract.md) but as plain C++ values. The recorder
-// fills it; `write_gecko_profile` serialises it. It knows nothing of perf or ELF.
+// fills it; `write_gecko_json` / `write_gecko_file` (gecko_writer.hpp) serialise it. It knows
+// nothing of perf or ELF.
 //
 // Times are milliseconds relative to `Meta::start_time_ms` (one origin for every process, so the
 // Gecko sub-profiles all share the top-level startTime). Each `Thread` interns its own strings,
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -106,8 +108,10 @@ struct StackEntry {
 class Thread {
  public:
   std::string name;
+  // Empty `process_name` / `process_type` and `pid` 0 mean "the owning `Process`'s" (the writer
+  // fills them in); set them only to override.
   std::string process_name;
-  std::string process_type = "default";
+  std::string process_type;
   int64_t pid = 0;
   int64_t tid = 0;
   double register_time_ms = 0;
@@ -118,10 +122,15 @@ class Thread {
   uint32_t intern_address_frame(uint64_t address, Category category);
   // A frame with a given location string, e.g. "schedule (in [kernel.kallsyms])".
   uint32_t intern_frame(std::string_view location, Category category);
+  // `prefix` must be an index returned earlier, so the table stays topological (prefix < index).
   uint32_t intern_stack(std::optional<uint32_t> prefix, uint32_t frame);
+  // The index of an already interned string.
+  std::optional<uint32_t> find_string(std::string_view s) const;
 
   void add_sample(const Sample& s) { samples_.push_back(s); }
-  void add_marker(Marker m) { markers_.push_back(std::move(m)); }
+  // Also interns the marker's name and its `UniqueString` field values, which the Gecko format
+  // stores as indexes into this thread's string table.
+  void add_marker(Marker m);
 
   const std::vector<std::string>& strings() const { return strings_; }
   const std::vector<FrameEntry>& frames() const { return frames_; }
@@ -137,8 +146,14 @@ class Thread {
     }
   };
 
+  // Transparent, so lookups by `std::string_view` don't allocate.
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+
   std::vector<std::string> strings_;
-  std::unordered_map<std::string, uint32_t> string_index_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> string_index_;
   std::vector<FrameEntry> frames_;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> frame_index_;   // (location, category)
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> address_frame_index_;  // (address, category)

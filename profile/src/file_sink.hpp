@@ -1,0 +1,29 @@
+// Output files for the Gecko writer: plain, or a gzip stream through zlib's deflate (the front end
+// gunzips any input starting with 1f 8b 08, contract §2.1). Chunks are written as they come, so a
+// profile of any size needs only a bounded buffer.
+//
+// `write` has no return value because it is called from `JsonWriter`'s flush callback; the first
+// failure is kept, later writes are skipped, and `finish` reports it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sprof/core/result.hpp"
+
+namespace sprof::profile::detail {
+
+class FileSink {
+ public:
+  virtual ~FileSink() = default;
+  virtual void write(std::string_view chunk) = 0;
+  // Flushes the remaining data, closes the file and returns its size in bytes.
+  virtual Result<uint64_t> finish() = 0;
+};
+
+// Creates (truncates) `path`; compresses with gzip when `gzip` is set.
+Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip);
+
+}  // namespace sprof::profile::detail

