@@ -1,0 +1,326 @@
+#include "perf/perf_event.hpp"
+
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <ctime>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "perf/cpu_list.hpp"
+#include "sprof/core/log.hpp"
+#include "unwind/unwinder.hpp"
+
+namespace sprof::recorder::perf {
+
+namespace {
+
+constexpr size_t kMinRingPages = 128;   // 512 KiB with 4 KiB pages
+constexpr size_t kMaxRingPages = 1024;  // 4 MiB
+constexpr size_t kMinRetryPages = 8;    // below this a ring is too small to be useful
+// Default of /proc/sys/kernel/perf_event_max_stack; attr.sample_max_stack may not exceed it.
+constexpr uint16_t kDefaultMaxStack = 127;
+// Kernel limit on attr.sample_stack_user (perf_copy_attr: below USHRT_MAX, u64-aligned).
+constexpr uint32_t kMaxStackUserBytes = 65528;
+
+std::optional<long> read_sysctl(const char* path) {
+  std::ifstream in(path);
+  long value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+std::string sysctl_note(const char* name, const char* path) {
+  const auto v = read_sysctl(path);
+  return std::string(name) + "=" + (v ? std::to_string(*v) : std::string("unknown"));
+}
+
+size_t page_size() { return static_cast<size_t>(::sysconf(_SC_PAGESIZE)); }
+
+// ~0.25 s of data per CPU ring: a sample costs ~1 KiB (header, callchain) plus its stack copy.
+size_t auto_ring_pages(const EventConfig& c) {
+  const size_t per_sample = 1024 + (c.user_regs_stack ? c.stack_user_bytes + 256 : 0);
+  const size_t bytes = per_sample * static_cast<size_t>(std::max(c.frequency_hz, 1)) / 4;
+  const size_t pages = std::bit_floor(std::max<size_t>(bytes / page_size(), 1));
+  return std::clamp(pages, kMinRingPages, kMaxRingPages);
+}
+
+Result<void> validate(const EventConfig& c) {
+  if (c.frequency_hz <= 0) {
+    return fail(Errc::kInvalidArgument,
+                "sampling frequency must be positive, got " + std::to_string(c.frequency_hz));
+  }
+  if (c.user_regs_stack &&
+      (c.stack_user_bytes == 0 || c.stack_user_bytes % 8 != 0 ||
+       c.stack_user_bytes > kMaxStackUserBytes)) {
+    return fail(Errc::kInvalidArgument,
+                "stack copy size must be a multiple of 8 between 8 and " +
+                    std::to_string(kMaxStackUserBytes) + ", got " +
+                    std::to_string(c.stack_user_bytes));
+  }
+  if (c.ring_pages != 0 && !std::has_single_bit(c.ring_pages)) {
+    return fail(Errc::kInvalidArgument,
+                "ring_pages must be a power of two, got " + std::to_string(c.ring_pages));
+  }
+  return ok();
+}
+
+Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu, const char* event) {
+  const long fd = ::syscall(SYS_perf_event_open, &attr, pid, static_cast<int>(cpu), -1,
+                            PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+  const int err = errno;
+  Error e = Error::from_errno("perf_event_open(event=" + std::string(event) +
+                                  ", pid=" + std::to_string(pid) + ", cpu=" +
+                                  std::to_string(cpu) + ", freq=" +
+                                  std::to_string(attr.sample_freq) + ")",
+                              err);
+  if (err == EACCES || err == EPERM) {
+    e.code = Errc::kPermissionDenied;
+    e.message += " (" + sysctl_note("perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid") +
+                 ")";
+  } else if (err == EINVAL) {
+    e.message += " (" + sysctl_note("perf_event_max_sample_rate",
+                                    "/proc/sys/kernel/perf_event_max_sample_rate") +
+                 ")";
+  } else if (err == ESRCH) {
+    e.message += " (no such process)";
+  }
+  return unexpected(std::move(e));
+}
+
+// Maps `pages` data pages, halving on EPERM/ENOMEM: unprivileged users are limited by
+// perf_event_mlock_kb (516 KiB per user by default; root is exempt).
+Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
+  for (;;) {
+    auto ring = MappedRingBuffer::map(fd, pages);
+    if (ring || pages <= kMinRetryPages ||
+        (ring.error().sys_errno != EPERM && ring.error().sys_errno != ENOMEM)) {
+      if (!ring && ring.error().sys_errno == EPERM) {
+        Error e = ring.error();
+        e.message += " (" + sysctl_note("perf_event_mlock_kb", "/proc/sys/kernel/perf_event_mlock_kb") +
+                     ")";
+        return unexpected(std::move(e));
+      }
+      return ring;
+    }
+    pages /= 2;
+    log::info("perf ring buffer: retrying with " + std::to_string(pages) + " pages");
+  }
+}
+
+struct OpenPlan {
+  std::vector<uint32_t> cpus;
+  std::vector<pid_t> tasks;
+  size_t pages;
+};
+
+}  // namespace
+
+const char* event_kind_name(EventKind kind) {
+  return kind == EventKind::kCycles ? "cycles" : "cpu-clock";
+}
+
+perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ring_bytes,
+                                 uint16_t max_stack) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  if (kind == EventKind::kCycles) {
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  } else {
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  }
+  attr.freq = 1;
+  attr.sample_freq = static_cast<uint64_t>(c.frequency_hz);
+  attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  if (c.user_regs_stack) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = unwind::kX86UnwindRegsMask;
+    attr.sample_stack_user = c.stack_user_bytes;
+  }
+  attr.sample_max_stack = max_stack;
+  attr.exclude_callchain_kernel = c.kernel_callchain ? 0 : 1;
+  attr.exclude_callchain_user = 0;
+  attr.exclude_hv = 1;
+  // Side-band records, each with the sample_id_all trailer so the merger can order them.
+  attr.sample_id_all = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  attr.context_switch = c.context_switch ? 1 : 0;
+  // Timestamps on CLOCK_MONOTONIC so they compare with clock_gettime in the recorder.
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.inherit = c.inherit ? 1 : 0;
+  attr.enable_on_exec = c.enable_on_exec ? 1 : 0;
+  attr.disabled = c.enable_on_exec ? 1 : 0;
+  // Wake the reader when a quarter of the ring is full, leaving room while it drains.
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<uint32_t>(std::max<size_t>(ring_bytes / 4, 1));
+  return attr;
+}
+
+Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
+  SPROF_TRY_VOID(validate(config));
+  SPROF_TRY(std::vector<uint32_t> cpus, online_cpus());
+  const size_t pages = config.ring_pages != 0 ? config.ring_pages : auto_ring_pages(config);
+  const long max_stack_sysctl =
+      read_sysctl("/proc/sys/kernel/perf_event_max_stack").value_or(kDefaultMaxStack);
+  const auto max_stack = static_cast<uint16_t>(std::clamp<long>(max_stack_sysctl, 1, 0xffff));
+  std::vector<pid_t> tasks{config.pid};
+  tasks.insert(tasks.end(), config.extra_tids.begin(), config.extra_tids.end());
+
+  // Opens every (cpu, task) event for `attr`; all-or-nothing.
+  auto open_all = [&](perf_event_attr& attr, EventKind kind) -> Result<std::vector<CpuRing>> {
+    std::vector<CpuRing> rings;
+    for (uint32_t cpu : cpus) {
+      SPROF_TRY(UniqueFd leader, open_event(attr, tasks[0], cpu, event_kind_name(kind)));
+      SPROF_TRY(MappedRingBuffer ring, map_ring(leader.get(), pages));
+      std::vector<UniqueFd> fds;
+      fds.push_back(std::move(leader));
+      for (size_t i = 1; i < tasks.size(); ++i) {
+        SPROF_TRY(UniqueFd fd, open_event(attr, tasks[i], cpu, event_kind_name(kind)));
+        // Same CPU, so the kernel accepts writing this event's records into the leader's ring.
+        if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, fds[0].get()) != 0) {
+          return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
+                                              std::to_string(tasks[i]) +
+                                              ", cpu=" + std::to_string(cpu) + ")"));
+        }
+        fds.push_back(std::move(fd));
+      }
+      rings.push_back(CpuRing{cpu, std::move(fds), std::move(ring)});
+    }
+    return rings;
+  };
+
+  const size_t ring_bytes = pages * page_size();
+  for (EventKind kind : {EventKind::kCycles, EventKind::kCpuClock}) {
+    perf_event_attr attr = make_sample_attr(config, kind, ring_bytes, max_stack);
+    auto rings = open_all(attr, kind);
+    if (!rings && rings.error().code == Errc::kPermissionDenied) {
+      // perf_event_paranoid >= 2 refuses kernel sampling to unprivileged users; user-only
+      // sampling is still allowed (what `perf record` falls back to as well).
+      log::info("perf: " + rings.error().message + "; retrying with exclude_kernel");
+      attr.exclude_kernel = 1;
+      attr.exclude_callchain_kernel = 1;
+      rings = open_all(attr, kind);
+    }
+    if (!rings) {
+      const int err = rings.error().sys_errno;
+      // No PMU (VMs, containers): "cycles" does not exist; fall back to the software clock.
+      if (kind == EventKind::kCycles && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)) {
+        log::info("perf: hardware cycles unavailable (" + rings.error().message +
+                  "); using cpu-clock");
+        continue;
+      }
+      return unexpected(std::move(rings).error());
+    }
+    SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(attr));
+    return PerfEvents(kind, attr, layout, std::move(*rings));
+  }
+  return fail(Errc::kInternal, "perf: no event kind left to try");
+}
+
+std::vector<uint32_t> PerfEvents::cpus() const {
+  std::vector<uint32_t> out;
+  for (const auto& r : rings_) out.push_back(r.cpu);
+  return out;
+}
+
+size_t PerfEvents::ring_bytes_per_cpu() const {
+  return rings_.empty() ? 0 : rings_.front().ring.ring().data_size();
+}
+
+Result<void> PerfEvents::enable() {
+  for (const auto& r : rings_) {
+    for (const auto& fd : r.fds) {
+      if (::ioctl(fd.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) {
+        return unexpected(
+            Error::from_errno("ioctl(PERF_EVENT_IOC_ENABLE, cpu=" + std::to_string(r.cpu) + ")"));
+      }
+    }
+  }
+  return ok();
+}
+
+Result<void> PerfEvents::disable() {
+  for (const auto& r : rings_) {
+    for (const auto& fd : r.fds) {
+      if (::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0) != 0) {
+        return unexpected(
+            Error::from_errno("ioctl(PERF_EVENT_IOC_DISABLE, cpu=" + std::to_string(r.cpu) + ")"));
+      }
+    }
+  }
+  return ok();
+}
+
+Result<PollStatus> PerfEvents::poll(int timeout_ms) {
+  std::vector<pollfd> fds;
+  for (const auto& r : rings_) {
+    for (const auto& fd : r.fds) fds.push_back(pollfd{fd.get(), POLLIN, 0});
+  }
+  PollStatus status;
+  const int n = ::poll(fds.data(), fds.size(), timeout_ms);
+  if (n < 0) {
+    if (errno == EINTR) {
+      status.interrupted = true;
+      return status;
+    }
+    return unexpected(Error::from_errno("poll(perf fds=" + std::to_string(fds.size()) + ")"));
+  }
+  // POLLHUP on a per-task event means the task and every inherited child have exited.
+  status.all_hung_up = !fds.empty();
+  for (const auto& p : fds) {
+    if (p.revents & POLLIN) status.readable = true;
+    if (!(p.revents & POLLHUP)) status.all_hung_up = false;
+  }
+  return status;
+}
+
+void PerfEvents::drain_round() {
+  for (auto& r : rings_) {
+    r.ring.ring().drain([&](RawRecord raw) {
+      if (raw_observer_) raw_observer_(r.cpu, raw);
+      auto rec = parse_record(raw, layout_);
+      if (rec) {
+        ++stats_.records;
+        merger_.add(std::move(*rec));
+      } else if (is_skipped_record(rec.error())) {
+        ++stats_.skipped_records;
+      } else {
+        ++stats_.malformed_records;
+        log::debug("perf cpu " + std::to_string(r.cpu) + ": " + rec.error().message);
+      }
+    });
+  }
+}
+
+void PerfEvents::read_available(const RecordSink& sink) {
+  drain_round();
+  merger_.end_round(sink);
+}
+
+void PerfEvents::flush_all(const RecordSink& sink) {
+  drain_round();
+  merger_.flush(sink);
+}
+
+ReaderStats PerfEvents::stats() const {
+  ReaderStats s = stats_;
+  for (const auto& r : rings_) s.ring_corruptions += r.ring.ring().corruptions();
+  s.late_records = merger_.late_records();
+  return s;
+}
+
+}  // namespace sprof::recorder::perf

@@ -1,0 +1,138 @@
+// recorder/src/perf/perf_event.hpp
+//
+// The sampling events of one recording: one perf event per online CPU for the target task(s),
+// each with its own mmap ring, read in rounds and merged into one time-ordered record stream.
+//
+// Event choice: hardware `cycles` when the machine has a PMU, otherwise software `cpu-clock`
+// (hrtimer based; its sample period is then in nanoseconds of CPU time). `event_name()` says
+// which one is in use so the CLI can tell the user.
+//
+// The attr is built once here; its `SampleLayout` is derived from exactly that attr and is the
+// only thing the parser is given (never re-declared at the parse site).
+//
+// Threading: not thread-safe; open, poll and read from one thread.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "perf/record_merger.hpp"
+#include "perf/record_parser.hpp"
+#include "perf/ring_buffer.hpp"
+#include "perf/sample_layout.hpp"
+#include "sprof/core/result.hpp"
+#include "sprof/core/unique_fd.hpp"
+
+namespace sprof::recorder::perf {
+
+struct EventConfig {
+  int frequency_hz = 1000;
+  bool kernel_callchain = true;
+  // DWARF mode: PERF_SAMPLE_REGS_USER (kX86UnwindRegsMask) + PERF_SAMPLE_STACK_USER.
+  bool user_regs_stack = false;
+  // attr.sample_stack_user: a multiple of 8 below 65535 (the kernel's limits).
+  uint32_t stack_user_bytes = 8192;
+  bool context_switch = true;  // PERF_RECORD_SWITCH
+  // The task to sample (a process's main thread, or any tid). With `inherit` its future
+  // children and threads are sampled too.
+  pid_t pid = -1;
+  // Additional already-running threads (attach): each gets an event per CPU whose output is
+  // redirected (PERF_EVENT_IOC_SET_OUTPUT) into that CPU's ring. Empty for a launched child.
+  std::vector<pid_t> extra_tids;
+  bool inherit = true;
+  // Start disabled and let the kernel enable the events when `pid` calls exec (launch mode).
+  // When false the events count from the moment they are opened.
+  bool enable_on_exec = true;
+  // Data pages per CPU ring (a power of two). 0 picks a size for ~0.25 s of data at the given
+  // frequency and stack size, between 512 KiB and 4 MiB.
+  size_t ring_pages = 0;
+};
+
+enum class EventKind { kCycles, kCpuClock };
+const char* event_kind_name(EventKind kind);  // "cycles" / "cpu-clock"
+
+// The attr `PerfEvents::open` passes to perf_event_open for `kind` (pure; exposed for tests and
+// for raw dumps). `ring_bytes` sets the wakeup watermark; `max_stack` is sample_max_stack.
+perf_event_attr make_sample_attr(const EventConfig& config, EventKind kind, size_t ring_bytes,
+                                 uint16_t max_stack);
+
+// Counters of the reading side. Lost/throttled records are data and reach the sink instead.
+struct ReaderStats {
+  uint64_t records = 0;            // decoded records handed to the merger
+  uint64_t malformed_records = 0;  // parse_record said Errc::kMalformed; skipped
+  uint64_t skipped_records = 0;    // record types we do not decode
+  uint64_t ring_corruptions = 0;   // impossible headers; the rest of that ring read was dropped
+  uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
+};
+
+struct PollStatus {
+  bool readable = false;     // some ring crossed its wakeup watermark
+  bool all_hung_up = false;  // every event reported POLLHUP: all sampled tasks have exited
+  bool interrupted = false;  // a signal interrupted poll (EINTR)
+};
+
+class PerfEvents {
+ public:
+  // Opens one event per online CPU (per target task), maps the rings, and derives the layout.
+  // Errors name the call and its arguments; EACCES/EPERM become kPermissionDenied with the
+  // current perf_event_paranoid value.
+  static Result<PerfEvents> open(const EventConfig& config);
+
+  PerfEvents(PerfEvents&&) noexcept = default;
+  PerfEvents& operator=(PerfEvents&&) noexcept = default;
+
+  EventKind event_kind() const { return kind_; }
+  const char* event_name() const { return event_kind_name(kind_); }
+  // True when kernel sampling was refused (perf_event_paranoid) and events were reopened with
+  // exclude_kernel: there are no kernel frames then.
+  bool kernel_excluded() const { return attr_.exclude_kernel != 0; }
+  const perf_event_attr& attr() const { return attr_; }
+  const SampleLayout& layout() const { return layout_; }
+  std::vector<uint32_t> cpus() const;
+  size_t ring_bytes_per_cpu() const;
+
+  Result<void> enable();
+  Result<void> disable();
+
+  // Waits up to `timeout_ms` (-1: forever) for any ring to wake us or any event to hang up.
+  Result<PollStatus> poll(int timeout_ms);
+
+  // One read round: drains every ring, parses, and emits through `sink` (in time order) what the
+  // merger can release. Cheap when nothing is pending; call after every poll.
+  void read_available(const RecordSink& sink);
+  // Drains the rings one last time and emits everything still buffered (after disable or when
+  // the target has exited).
+  void flush_all(const RecordSink& sink);
+
+  // Sees every raw record (with the CPU of its ring) before parsing, e.g. for a raw dump.
+  void set_raw_observer(std::function<void(uint32_t cpu, RawRecord)> observer) {
+    raw_observer_ = std::move(observer);
+  }
+
+  ReaderStats stats() const;
+
+ private:
+  struct CpuRing {
+    uint32_t cpu;
+    std::vector<UniqueFd> fds;  // fds[0] owns the ring; the others SET_OUTPUT into it
+    MappedRingBuffer ring;
+  };
+  PerfEvents(EventKind kind, perf_event_attr attr, SampleLayout layout, std::vector<CpuRing> rings)
+      : kind_(kind), attr_(attr), layout_(layout), rings_(std::move(rings)) {}
+  void drain_round();
+
+  EventKind kind_;
+  perf_event_attr attr_;
+  SampleLayout layout_;
+  std::vector<CpuRing> rings_;
+  RecordMerger merger_;
+  ReaderStats stats_;
+  std::function<void(uint32_t, RawRecord)> raw_observer_;
+};
+
+}  // namespace sprof::recorder::perf

@@ -1,0 +1,137 @@
+#include "process/proc_maps.hpp"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+
+namespace sprof::recorder {
+
+namespace {
+
+constexpr std::string_view kDeletedSuffix = " (deleted)";
+
+// A cursor over one maps line; each `next_*` consumes a field and the separator after it.
+class LineCursor {
+ public:
+  explicit LineCursor(std::string_view s) : s_(s) {}
+
+  bool hex(uint64_t& out, char separator) {
+    const auto [p, ec] = std::from_chars(s_.data(), s_.data() + s_.size(), out, 16);
+    return ec == std::errc() && consume_after(p, separator);
+  }
+  bool hex32(uint32_t& out, char separator) {
+    const auto [p, ec] = std::from_chars(s_.data(), s_.data() + s_.size(), out, 16);
+    return ec == std::errc() && consume_after(p, separator);
+  }
+  bool dec(uint64_t& out) {
+    const auto [p, ec] = std::from_chars(s_.data(), s_.data() + s_.size(), out, 10);
+    if (ec != std::errc()) return false;
+    s_.remove_prefix(static_cast<size_t>(p - s_.data()));
+    return true;
+  }
+  bool word(std::string_view& out) {
+    const size_t sp = s_.find(' ');
+    if (sp == std::string_view::npos || sp == 0) return false;
+    out = s_.substr(0, sp);
+    s_.remove_prefix(sp + 1);
+    return true;
+  }
+  // Everything left after the spaces that pad the inode column; may contain spaces.
+  std::string_view rest() {
+    const size_t first = s_.find_first_not_of(' ');
+    return first == std::string_view::npos ? std::string_view() : s_.substr(first);
+  }
+
+ private:
+  bool consume_after(const char* p, char separator) {
+    const size_t used = static_cast<size_t>(p - s_.data());
+    if (used >= s_.size() || s_[used] != separator) return false;
+    s_.remove_prefix(used + 1);
+    return true;
+  }
+  std::string_view s_;
+};
+
+bool parse_line(std::string_view line, MapsEntry& e) {
+  LineCursor c(line);
+  std::string_view perms;
+  if (!c.hex(e.start, '-') || !c.hex(e.end, ' ') || !c.word(perms) || perms.size() != 4 ||
+      !c.hex(e.offset, ' ') || !c.hex32(e.dev_major, ':') || !c.hex32(e.dev_minor, ' ') ||
+      !c.dec(e.inode)) {
+    return false;
+  }
+  e.readable = perms[0] == 'r';
+  e.writable = perms[1] == 'w';
+  e.executable = perms[2] == 'x';
+  e.shared = perms[3] == 's';
+  std::string_view path = c.rest();
+  if (path.size() > kDeletedSuffix.size() && path.ends_with(kDeletedSuffix)) {
+    path.remove_suffix(kDeletedSuffix.size());
+    e.deleted = true;
+  }
+  e.path = std::string(path);
+  return e.start <= e.end;
+}
+
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return unexpected(Error::from_errno("open " + path));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return unexpected(Error::from_errno("read " + path));
+  return text;
+}
+
+}  // namespace
+
+std::vector<MapsEntry> parse_maps(std::string_view text, size_t* malformed_lines) {
+  std::vector<MapsEntry> entries;
+  size_t bad = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (line.empty()) continue;
+    MapsEntry e;
+    if (parse_line(line, e)) {
+      entries.push_back(std::move(e));
+    } else {
+      ++bad;
+    }
+  }
+  if (malformed_lines != nullptr) *malformed_lines = bad;
+  return entries;
+}
+
+Result<std::vector<MapsEntry>> read_maps(pid_t pid, std::string_view proc_root) {
+  SPROF_TRY(std::string text,
+            read_text_file(std::string(proc_root) + "/" + std::to_string(pid) + "/maps"));
+  return parse_maps(text);
+}
+
+Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root) {
+  SPROF_TRY(std::string text, read_text_file(std::string(proc_root) + "/" + std::to_string(pid) +
+                                             "/task/" + std::to_string(tid) + "/comm"));
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root) {
+  const std::string dir = std::string(proc_root) + "/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return unexpected(Error::from_errno("opendir " + dir));
+  std::vector<pid_t> tids;
+  while (const dirent* ent = ::readdir(d)) {
+    const std::string_view name(ent->d_name);
+    pid_t tid = 0;
+    const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (ec == std::errc() && p == name.data() + name.size()) tids.push_back(tid);
+  }
+  ::closedir(d);
+  std::sort(tids.begin(), tids.end());
+  return tids;
+}
+
+}  // namespace sprof::recorder
