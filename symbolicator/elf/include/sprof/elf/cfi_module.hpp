@@ -1,0 +1,58 @@
+// sprof/elf/cfi_module.hpp
+//
+// `CfiModule`: the call frame information of one ELF file, read with libdw's raw CFI API
+// (`dwarf_getcfi_elf` for .eh_frame, `dwarf_getcfi` for .debug_frame, `dwarf_cfi_addrframe`), and
+// answered as sprof-owned `FrameRule`s. It is what the recorder's DWARF unwinder asks "how do I
+// leave a frame at this PC?". It does not cache rules (the unwinder caches per PC) and does not
+// know about processes: all addresses are SVMAs of this file.
+//
+// Lookup order: .eh_frame (via .eh_frame_hdr when present), then .debug_frame of the file, then
+// .debug_frame of its separate debug file (build-id path under /usr/lib/debug/.build-id, loaded on
+// first need), then a synthesised rule for PLT sections, which may lack an FDE.
+//
+// Threading: not thread-safe (libdw's CFI caches are mutated by lookups); one owner at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sprof/core/result.hpp"
+#include "sprof/elf/cfi_rule.hpp"
+
+namespace sprof::elf {
+
+class CfiModule {
+ public:
+  // Opens the ELF file at `path`. Fails when it cannot be read as ELF; a file without any CFI
+  // opens fine and answers nullopt (only PLT rules).
+  static Result<std::unique_ptr<CfiModule>> open(const std::string& path);
+  // Same, for an ELF image in memory (the vdso); the bytes are copied.
+  static Result<std::unique_ptr<CfiModule>> open_image(std::span<const uint8_t> image);
+
+  ~CfiModule();
+  CfiModule(const CfiModule&) = delete;
+  CfiModule& operator=(const CfiModule&) = delete;
+
+  // The rule for the instruction at `svma`, or nullopt when no CFI covers it.
+  std::optional<FrameRule> find_rule(uint64_t svma);
+
+  // Copies `out.size()` bytes of the executable section containing [svma, svma + size) into
+  // `out`; false when no executable section holds them all. Used to recognise code by its bytes
+  // (the sigreturn trampoline).
+  bool read_code(uint64_t svma, std::span<uint8_t> out) const;
+
+  // Whether the file (or its debug file) has any CFI at all.
+  bool has_cfi() const;
+
+  struct Impl;
+
+ private:
+  explicit CfiModule(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sprof::elf
