@@ -44,6 +44,17 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
   size_t i = 0;
   while (i < s.size()) {
+    // Runs of printable ASCII need no escaping; append them at once (names and paths are
+    // almost entirely such runs, and symbolication replies are mostly strings).
+    size_t run = i;
+    while (run < s.size() && s[run] >= 0x20 && s[run] < 0x7F && s[run] != '"' && s[run] != '\\') {
+      ++run;
+    }
+    if (run > i) {
+      out.append(s.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const size_t len = valid_utf8_length(s, i);

@@ -1,0 +1,88 @@
+#include "source_v1.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "json_reply.hpp"
+#include "request_fields.hpp"
+#include "sprof/api/symbolication_api.hpp"
+#include "sprof/core/json_writer.hpp"
+#include "sprof/core/unique_fd.hpp"
+
+namespace sprof::api::detail {
+
+namespace {
+
+bool symbol_mentions_file(const symbolicator::SymbolInfo& info, std::string_view file) {
+  if (info.file == file) return true;
+  for (const auto& inlined : info.inlines) {
+    if (inlined.file == file) return true;
+  }
+  return false;
+}
+
+// Reads a whole regular file of at most `kMaxSourceFileBytes`.
+Result<std::string> read_source_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno("open " + path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return Error::from_errno("stat " + path);
+  if (!S_ISREG(st.st_mode)) return fail(Errc::kNotFound, path + " is not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > kMaxSourceFileBytes) {
+    // Not the request's fault, so not kTooLarge (which maps to 400).
+    return fail(Errc::kUnsupported, path + " is larger than the source size limit");
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::from_errno("read " + path);
+    if (n == 0) break;  // shrank while reading
+    done += static_cast<size_t>(n);
+  }
+  text.resize(done);
+  return text;
+}
+
+struct SourceText {
+  std::string_view file;  // as requested (a view into the request document)
+  std::string text;
+};
+
+Result<SourceText> permitted_source(ModuleSource& modules, simdjson::dom::element root) {
+  SPROF_TRY(auto request, request_object(root));
+  SPROF_TRY(const std::string_view debug_name, string_field(request, "debugName"));
+  SPROF_TRY(const std::string_view debug_id, string_field(request, "debugId"));
+  SPROF_TRY(const uint64_t offset, address_field(request, "moduleOffset"));
+  SPROF_TRY(const std::string_view file, string_field(request, "file"));
+
+  const std::string module_key = std::string(debug_name) + "/" + std::string(debug_id);
+  auto map = modules.module(std::string(debug_name), std::string(debug_id));
+  if (!map || !*map) return fail(Errc::kNotFound, "no symbols for module " + module_key);
+  const auto info = (*map)->lookup(RelativeAddress{offset});
+  const std::string denied = "file " + std::string(file) + " is not referenced at " +
+                             std::string(Hex(offset).view()) + " in " + module_key;
+  if (!info || !symbol_mentions_file(*info, file)) return fail(Errc::kPermissionDenied, denied);
+  const std::string path(file);
+  if (!(*map)->names_source_file(path)) return fail(Errc::kPermissionDenied, denied);
+  SPROF_TRY(std::string text, read_source_file(path));
+  return SourceText{file, std::move(text)};
+}
+
+}  // namespace
+
+HttpReply source_v1(ModuleSource& modules, simdjson::dom::element root) {
+  auto source = permitted_source(modules, root);
+  if (!source) return reply_for_error(source.error());
+  JsonWriter out;
+  // symbolsLastModified/sourceLastModified are left out rather than written as null; the front
+  // end reads only `source` (contract section 6).
+  out.begin_object().field("file", source->file).field("source", source->text).end_object();
+  return HttpReply{200, "application/json", out.take()};
+}
+
+}  // namespace sprof::api::detail

@@ -1,0 +1,16 @@
+// POST /symbolicate/v5 (contract section 5): Tecken's batch symbolication format.
+#pragma once
+
+#include <simdjson.h>
+
+#include "sprof/api/http_reply.hpp"
+#include "sprof/api/module_source.hpp"
+
+namespace sprof::api::detail {
+
+// Accepts {"jobs": [job, ...]} and, like Tecken, a bare job {memoryMap, stacks}. A job may list
+// several modules and several stacks of [moduleIndex, offset] frames. The reply has one result per
+// job and one reply stack per request stack, frames in request order.
+HttpReply symbolicate_v5(ModuleSource& modules, simdjson::dom::element root);
+
+}  // namespace sprof::api::detail

@@ -1,0 +1,12 @@
+# Tests of sprof::symbolication_api (included from tests/symbolicator/CMakeLists.txt).
+# In-memory modules for the request/reply tests; api_target (tests/targets/api.cmake) for the
+# disassembly and end-to-end tests over the real symbolicator.
+sprof_add_test(sprof_symbolication_api_tests
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/api_asm_v1_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/api_profile_libraries_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/api_real_symbolicator_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/api_source_v1_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/api_symbolicate_v5_test.cpp
+  LIBS sprof::symbolication_api sprof::elf simdjson::simdjson ZLIB::ZLIB)
+add_dependencies(sprof_symbolication_api_tests api_target)
