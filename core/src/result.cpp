@@ -13,6 +13,7 @@ const char* errc_name(Errc code) {
     case Errc::kUnsupported: return "unsupported";
     case Errc::kIo: return "I/O error";
     case Errc::kTooLarge: return "too large";
+    case Errc::kExecFailed: return "cannot execute";
     case Errc::kInternal: return "internal error";
   }
   return "unknown error";

@@ -21,7 +21,10 @@ namespace sprof::recorder::perf {
 namespace {
 
 constexpr size_t kMinRingPages = 128;   // 512 KiB with 4 KiB pages
-constexpr size_t kMaxRingPages = 1024;  // 4 MiB
+// 64 MiB: room for ~0.1 s of 10 kHz samples with 32 KiB stack copies, so a reader that is
+// briefly not scheduled (the target keeps every CPU busy) loses nothing. root is exempt from
+// perf_event_mlock_kb; others fall back to smaller rings (see the retry below).
+constexpr size_t kMaxRingPages = 16384;
 constexpr size_t kMinRetryPages = 8;    // below this a ring is too small to be useful
 // Default of /proc/sys/kernel/perf_event_max_stack; attr.sample_max_stack may not exceed it.
 constexpr uint16_t kDefaultMaxStack = 127;

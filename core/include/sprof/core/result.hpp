@@ -24,6 +24,7 @@ enum class Errc {
   kUnsupported,       // the platform lacks a feature (no PMU event, old kernel)
   kIo,                // read/write/mmap failures
   kTooLarge,          // input above a documented limit
+  kExecFailed,        // the command to profile could not be executed
   kInternal,          // a bug; reported rather than aborting in long-running code
 };
 
