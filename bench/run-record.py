@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Recording overhead of sprof versus running alone and versus perf record, side by side.
+
+Usage: bench/run-record.py [BUILD_DIR] [--runs N] [--units U] [--threads T]
+
+Runs a fixed amount of CPU-bound work (bench_workload: libm, libstdc++ sort, plain loops,
+-O2 -fomit-frame-pointer) under each configuration, interleaved round-robin so machine noise
+hits all alike, and prints a Markdown table of min/median ratios plus sprof's own numbers
+(bytes per sample, unwinding, exit-to-written latency). A second table checks lost samples at
+10 kHz with 32 KiB stack copies.
+"""
+import argparse
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd):
+    """Runs cmd; returns (wall_s, total_cpu_s of all descendants, stdout+stderr)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}")
+    return wall, cpu, p.stdout
+
+
+def workload_cpu(out):
+    m = re.search(r"workload cpu_s ([0-9.]+)", out)
+    return float(m.group(1)) if m else float("nan")
+
+
+def sprof_facts(out):
+    facts = {}
+    m = re.search(r"(\d+) samples, (\d+) lost -> \S+ \(([0-9.]+) (B|KiB|MiB)\)", out)
+    if m:
+        scale = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}[m.group(4)]
+        facts["samples"] = int(m.group(1))
+        facts["lost"] = int(m.group(2))
+        facts["bytes"] = float(m.group(3)) * scale
+    m = re.search(r"([0-9.]+)% of stacks unwound to the thread entry", out)
+    if m:
+        facts["complete_pct"] = float(m.group(1))
+    m = re.search(r"([0-9.]+) us CPU per sample", out)
+    if m:
+        facts["cpu_us"] = float(m.group(1))
+    m = re.search(r"written (\d+) ms after the command exited", out)
+    if m:
+        facts["latency_ms"] = float(m.group(1))
+    return facts
+
+
+def perf_lost(out):
+    m = re.search(r"lost (\d+) chunks", out)
+    lost = int(m.group(1)) if m else 0
+    m = re.search(r"\((\d+) samples\)", out)
+    samples = int(m.group(1)) if m else 0
+    return samples, lost
+
+
+def mm(values):
+    values = [v for v in values if v == v]
+    if not values:
+        return "n/a"
+    return f"{min(values):.3f} / {statistics.median(values):.3f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default="build")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--units", type=int, default=150)
+    ap.add_argument("--threads", type=int, default=4)
+    args = ap.parse_args()
+
+    sprof = os.path.join(args.build, "cli", "sprof")
+    workload = [os.path.join(args.build, "bench", "bench_workload"), str(args.threads), str(args.units)]
+    tmp = tempfile.mkdtemp(prefix="sprof-bench-")
+    out_json = os.path.join(tmp, "p.json.gz")
+    perf_data = os.path.join(tmp, "perf.data")
+    perf = ["perf", "record", "-q", "-F", "1000", "--no-bpf-event", "--no-buildid-cache", "-o", perf_data]
+    configs = {
+        "alone": workload,
+        "sprof record (dwarf, 16 KiB)": [sprof, "record", "-s", "-o", out_json, "--", *workload],
+        "sprof record --unwind fp": [sprof, "record", "-s", "--unwind", "fp", "-o", out_json, "--", *workload],
+        "perf record -g": perf + ["-g", "--", *workload],
+        "perf record --call-graph dwarf": perf + ["--call-graph", "dwarf", "--", *workload],
+    }
+    results = {name: {"wall": [], "cpu": [], "wcpu": [], "facts": []} for name in configs}
+    for _ in range(args.runs):
+        for name, cmd in configs.items():
+            wall, cpu, out = run(cmd)
+            results[name]["wall"].append(wall)
+            results[name]["cpu"].append(cpu)
+            results[name]["wcpu"].append(workload_cpu(out))
+            results[name]["facts"].append(sprof_facts(out))
+
+    base = results["alone"]
+    base_wall = statistics.median(base["wall"])
+    base_cpu = statistics.median(base["cpu"])
+    print(f"Workload: {args.threads} threads x {args.units} units; alone: wall {base_wall:.2f} s, "
+          f"CPU {base_cpu:.2f} s (median of {args.runs}). Ratios are min / median over runs.\n")
+    print("| configuration | wall ratio | total CPU ratio (incl. profiler) | target CPU ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, r in results.items():
+        print(f"| {name} | {mm([w / base_wall for w in r['wall']])} | "
+              f"{mm([c / base_cpu for c in r['cpu']])} | "
+              f"{mm([c / statistics.median(base['wcpu']) for c in r['wcpu']])} |")
+    print()
+    print("| sprof mode | samples | bytes/sample | lost | stacks complete | sprof CPU us/sample (min / median) | exit -> written ms (min / median) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name in ("sprof record (dwarf, 16 KiB)", "sprof record --unwind fp"):
+        facts = results[name]["facts"]
+        samples = statistics.median(f.get("samples", 0) for f in facts)
+        bps = statistics.median(f["bytes"] / f["samples"] for f in facts if f.get("samples"))
+        lost = max(f.get("lost", 0) for f in facts)
+        complete = statistics.median(f.get("complete_pct", float("nan")) for f in facts)
+        print(f"| {name} | {samples:.0f} | {bps:.1f} | {lost} | "
+              f"{'n/a' if complete != complete else f'{complete:.1f} %'} | "
+              f"{mm([f.get('cpu_us', float('nan')) for f in facts])} | "
+              f"{mm([f.get('latency_ms', float('nan')) for f in facts])} |")
+
+    # 10 kHz with 32 KiB stack copies on all CPUs: does anything get lost?
+    print()
+    print("| 10 kHz, 32 KiB stacks | samples | lost |")
+    print("| --- | ---: | ---: |")
+    _, _, out = run([sprof, "record", "-s", "-r", "10000", "--stack-size", "32768", "-o", out_json,
+                     "--", *workload])
+    f = sprof_facts(out)
+    print(f"| sprof record | {f.get('samples', 0)} | {f.get('lost', 0)} records |")
+    _, _, out = run([p for p in perf if p != "-q"][:3] + ["-F", "10000"] + perf[5:] + ["--call-graph", "dwarf,32768", "--", *workload])
+    samples, lost = perf_lost(out)
+    print(f"| perf record --call-graph dwarf,32768 | {samples} | {lost} chunks |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+// cli/exit_codes.hpp: the one table of sprof's own exit codes. `sprof record` otherwise exits
+// with the recorded command's status (its exit code, or 128 + signal).
+#pragma once
+
+namespace sprof::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;        // bad command line
+inline constexpr int kExitPermission = 2;   // perf_event_open refused, port not bindable, ...
+inline constexpr int kExitFailure = 3;      // recording, writing or serving failed
+inline constexpr int kExitCannotExecute = 127;  // the command could not be executed (as in sh)
+
+}  // namespace sprof::cli

@@ -1,0 +1,68 @@
+// sprof: command-line entry point. Parses arguments and dispatches; nothing else.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "exit_codes.hpp"
+#include "load_command.hpp"
+#include "options.hpp"
+#include "record_command.hpp"
+
+namespace {
+
+void add_serve_options(CLI::App& cmd, sprof::cli::ServeOptions& serve) {
+  cmd.add_option("-P,--port", serve.port,
+                 "Port for the local server; 'N+' tries N..N+99 (default 3000)");
+  cmd.add_option("--address", serve.address, "Address to bind (default 127.0.0.1)");
+  cmd.add_flag("-n,--no-open", serve.no_open, "Print the URL instead of opening a browser");
+  cmd.add_option("--symbol-dir", serve.symbol_dirs,
+                 "Extra directory with debug files (by name or .build-id tree); repeatable");
+  cmd.add_option("--profiler-url", serve.profiler_url,
+                 "Firefox Profiler to open (default $SPROF_PROFILER_URL or "
+                 "https://profiler.firefox.com)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace sprof::cli;
+  CLI::App app{"sprof: a sampling profiler for Linux that opens its profiles in the Firefox "
+               "Profiler"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "sprof 0.1.0");
+
+  RecordCommandOptions record;
+  auto* rec = app.add_subcommand("record", "Record a command and open its profile");
+  rec->add_option("-o,--output", record.output,
+                  "Profile file to write (gzip when it ends in .gz; default profile.json.gz)");
+  rec->add_option("-r,--rate", record.record.frequency_hz, "Sampling rate in Hz (default 1000)")
+      ->check(CLI::Range(1, 100000));
+  rec->add_flag("-s,--save-only", record.save_only, "Save the profile and exit, no server");
+  rec->add_option("--unwind", record.record.unwind, "User stack unwinding: dwarf (default) or fp")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, sprof::recorder::UnwindMode>{
+              {"dwarf", sprof::recorder::UnwindMode::kDwarf},
+              {"fp", sprof::recorder::UnwindMode::kFramePointer}},
+          CLI::ignore_case));
+  rec->add_option("--stack-size", record.record.stack_size,
+                  "Bytes of user stack copied per sample for dwarf unwinding (default 16384)")
+      ->check(CLI::Range(512, 65528));
+  add_serve_options(*rec, record.serve);
+  rec->add_option("command", record.record.command, "The command to record, after --")
+      ->required();
+
+  LoadCommandOptions load;
+  auto* ld = app.add_subcommand("load", "Serve a saved profile and open it");
+  ld->add_option("profile", load.profile_path, "Profile file (.json or .json.gz)")->required();
+  add_serve_options(*ld, load.serve);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  if (rec->parsed()) return run_record_command(record);
+  return run_load_command(load);
+}

@@ -1,0 +1,102 @@
+#include "serve.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "exit_codes.hpp"
+#include "sprof/api/module_source.hpp"
+#include "sprof/api/profile_libraries.hpp"
+#include "sprof/api/symbolication_api.hpp"
+#include "sprof/server/browser.hpp"
+#include "sprof/server/server.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "sprof/web/assets.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+std::string profiler_base(const ServeOptions& options) {
+  if (!options.profiler_url.empty()) return options.profiler_url;
+  if (const char* env = std::getenv("SPROF_PROFILER_URL"); env && *env) return env;
+  return std::string(server::kDefaultProfilerBase);
+}
+
+server::PageInfo page_info(const RecordingFacts& facts) {
+  char duration[32];
+  std::snprintf(duration, sizeof duration, "%.2f s", facts.duration_s);
+  return {
+      {"COMMAND", facts.command},
+      {"DURATION", facts.duration_s > 0 ? duration : "-"},
+      {"PROCESSES", std::to_string(facts.processes)},
+      {"THREADS", std::to_string(facts.threads)},
+      {"SAMPLES", std::to_string(facts.samples)},
+      {"LOST", std::to_string(facts.lost)},
+      {"VERSION", "0.1.0"},
+  };
+}
+
+server::AssetProvider embedded_assets() {
+  return [](std::string_view name) -> std::optional<server::StaticAsset> {
+    const auto* asset = web::find_embedded_asset(name);
+    if (!asset) return std::nullopt;
+    return server::StaticAsset{asset->content_type, asset->bytes};
+  };
+}
+
+}  // namespace
+
+int serve_profile(const std::string& profile_path, const ServeOptions& options,
+                  const RecordingFacts& facts) {
+  // The profile's libs say where each module's file was when it was recorded.
+  auto bytes = api::read_maybe_gzip_file(profile_path);
+  if (!bytes.has_value()) {
+    std::fprintf(stderr, "sprof: cannot read %s: %s\n", profile_path.c_str(),
+                 bytes.error().message.c_str());
+    return kExitFailure;
+  }
+  symbolicator::SymbolicatorOptions symbol_options;
+  symbol_options.symbol_dirs = options.symbol_dirs;
+  symbol_options.hints = api::library_hints_from_profile(*bytes);
+  bytes->clear();
+  bytes->shrink_to_fit();
+  symbolicator::Symbolicator symbolicator(std::move(symbol_options));
+  api::SymbolicatorModuleSource modules(symbolicator);
+  api::SymbolicationApi symbolication(modules);
+
+  server::ServerOptions server_options;
+  server_options.bind_address = options.address;
+  server_options.port = options.port;
+  server_options.profile_path = profile_path;
+  server_options.profiler_base = profiler_base(options);
+  server_options.page = page_info(facts);
+  server_options.assets = embedded_assets();
+  server_options.handle_signals = true;
+  server_options.api = [&symbolication](std::string_view path, std::string_view body) {
+    api::HttpReply reply = symbolication.handle(path, body);
+    return server::HttpReply{reply.status, std::move(reply.content_type), std::move(reply.body)};
+  };
+
+  auto server = server::Server::start(std::move(server_options));
+  if (!server.has_value()) {
+    std::fprintf(stderr, "sprof: cannot start the server: %s\n", server.error().message.c_str());
+    return server.error().code == Errc::kInvalidArgument ? kExitUsage : kExitPermission;
+  }
+  const std::string& url = (*server)->profiler_url();
+  const std::string page = (*server)->base_url() + "/";
+  if (options.no_open) {
+    std::printf("sprof: open %s\n", url.c_str());
+  } else if (auto opened = server::open_in_browser(url); opened.has_value()) {
+    std::printf("sprof: opened %s\n", url.c_str());
+  } else {
+    std::printf("sprof: could not open a browser (%s); open %s\n",
+                opened.error().message.c_str(), url.c_str());
+  }
+  std::printf("sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
+              profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
+  std::fflush(stdout);
+  (*server)->run();
+  return kExitOk;
+}
+
+}  // namespace sprof::cli

@@ -1,0 +1,36 @@
+#include "signals.hpp"
+
+#include <signal.h>
+
+namespace sprof::cli {
+
+namespace {
+
+std::atomic<int> g_pending_signal{0};
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+void on_signal(int sig, siginfo_t* info, void*) {
+  // SI_USER/SI_QUEUE: sent by a process (kill, timeout, systemd) to sprof only. Anything else
+  // (SI_KERNEL: the terminal) went to the whole foreground group, the command included.
+  if (info && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) {
+    g_pending_signal.store(sig);
+  }
+}
+
+}  // namespace
+
+RecordingSignalGuard::RecordingSignalGuard() {
+  struct sigaction sa {};
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO;  // no SA_RESTART: poll() returns early with EINTR
+  sigemptyset(&sa.sa_mask);
+  for (int sig : kForwardedSignals) sigaction(sig, &sa, nullptr);
+}
+
+RecordingSignalGuard::~RecordingSignalGuard() {
+  for (int sig : kForwardedSignals) signal(sig, SIG_DFL);
+}
+
+std::atomic<int>& RecordingSignalGuard::pending_signal() { return g_pending_signal; }
+
+}  // namespace sprof::cli

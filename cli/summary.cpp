@@ -1,0 +1,72 @@
+#include "summary.hpp"
+
+#include <cstdio>
+
+namespace sprof::cli {
+
+namespace {
+
+std::string count_of(uint64_t n, const char* singular, const char* plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural);
+}
+
+}  // namespace
+
+std::string human_bytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  }
+  return buf;
+}
+
+RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
+                          const std::string& output_path, uint64_t output_bytes) {
+  RecordingFacts f;
+  f.command = command;
+  f.duration_s = recording.duration_s;
+  f.processes = recording.stats.processes;
+  f.threads = recording.stats.threads;
+  f.samples = recording.stats.samples;
+  f.lost = recording.stats.lost_records + recording.stats.lost_samples;
+  f.output_path = output_path;
+  f.output_bytes = output_bytes;
+  return f;
+}
+
+std::string summary_line(const RecordingFacts& f) {
+  char duration[32];
+  std::snprintf(duration, sizeof duration, "%.2f s", f.duration_s);
+  return std::string("sprof: ") + duration + ", " +
+         count_of(f.processes, "process", "processes") + ", " +
+         count_of(f.threads, "thread", "threads") + ", " +
+         count_of(f.samples, "sample", "samples") + ", " +
+         std::to_string(f.lost) + " lost -> " + f.output_path + " (" +
+         human_bytes(f.output_bytes) + ")";
+}
+
+std::string details_line(const recorder::RecordingStats& s, int frequency_hz) {
+  std::string line = "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
+  if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
+  if (s.malformed_records) line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
+  if (s.unwound_samples) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%",
+                  100.0 * static_cast<double>(s.unwind_stops[0]) /
+                      static_cast<double>(s.unwound_samples));
+    line += std::string(", ") + pct + " of stacks unwound to the thread entry";
+  }
+  if (s.samples) {
+    char per[48];
+    std::snprintf(per, sizeof per, ", %.2f us CPU per sample",
+                  static_cast<double>(s.reader_cpu_ns) / 1e3 / static_cast<double>(s.samples));
+    line += per;
+  }
+  return line;
+}
+
+}  // namespace sprof::cli

@@ -1,0 +1,32 @@
+// cli/summary.hpp: the human-readable end-of-recording summary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sprof/recorder/session.hpp"
+
+namespace sprof::cli {
+
+struct RecordingFacts {
+  std::string command;
+  double duration_s = 0;
+  uint64_t processes = 0;
+  uint64_t threads = 0;
+  uint64_t samples = 0;
+  uint64_t lost = 0;
+  std::string output_path;
+  uint64_t output_bytes = 0;
+};
+
+RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
+                          const std::string& output_path, uint64_t output_bytes);
+
+// "sprof: 2.01 s, 1 process, 4 threads, 3,964 samples, 0 lost -> profile.json.gz (123.4 KiB)"
+std::string summary_line(const RecordingFacts& facts);
+// Details worth a second line: event, throttling, malformed records, unwinding outcome.
+std::string details_line(const recorder::RecordingStats& stats, int frequency_hz);
+
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace sprof::cli

@@ -1,0 +1,142 @@
+#include "recorded_profile.hpp"
+
+#include <doctest/doctest.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <simdjson.h>
+
+#include "sprof/api/profile_libraries.hpp"
+#include "sprof_test/gecko_validator.hpp"
+#include "sprof_test/paths.hpp"
+
+namespace sprof::test {
+
+namespace {
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+std::string str(element e) {
+  std::string_view s;
+  return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+int64_t num(element e) {
+  int64_t i = 0;
+  if (e.get(i) == simdjson::SUCCESS) return i;
+  uint64_t u = 0;
+  if (e.get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
+  double d = 0;
+  if (e.get(d) == simdjson::SUCCESS) return static_cast<int64_t>(d);
+  return 0;
+}
+
+ThreadView read_thread(object t) {
+  ThreadView view;
+  view.name = str(t["name"]);
+  view.process_name = str(t["processName"]);
+  view.pid = num(t["pid"]);
+  view.tid = num(t["tid"]);
+  view.unregistered = !t["unregisterTime"].is_null();
+
+  std::vector<std::string> strings;
+  for (element s : array(t["stringTable"])) strings.push_back(str(s));
+  std::vector<std::string> frame_locations;
+  for (element f : array(t["frameTable"]["data"])) {
+    frame_locations.push_back(strings.at(static_cast<size_t>(num(array(f).at(0)))));
+  }
+  std::vector<std::pair<int64_t, int64_t>> stacks;  // (prefix or -1, frame)
+  for (element s : array(t["stackTable"]["data"])) {
+    array pair = s;
+    stacks.emplace_back(pair.at(0).is_null() ? -1 : num(pair.at(0)), num(pair.at(1)));
+  }
+  for (element s : array(t["samples"]["data"])) {
+    array row = s;
+    ++view.samples;
+    if (row.size() > 3 && !row.at(3).is_null()) view.cpu_delta_ns += static_cast<uint64_t>(num(row.at(3)));
+    std::vector<std::string> frames;
+    if (!row.at(0).is_null()) {
+      for (int64_t k = num(row.at(0)); k >= 0; k = stacks.at(static_cast<size_t>(k)).first) {
+        frames.push_back(frame_locations.at(static_cast<size_t>(stacks.at(static_cast<size_t>(k)).second)));
+      }
+    }
+    view.leaf_frames.push_back(frames.empty() ? std::string() : frames.front());
+    std::reverse(frames.begin(), frames.end());
+    view.stacks.push_back(std::move(frames));
+  }
+  return view;
+}
+
+ProcessView read_process(object p) {
+  ProcessView view;
+  for (element lib : array(p["libs"])) view.lib_names.push_back(str(lib["name"]));
+  for (element t : array(p["threads"])) view.threads.push_back(read_thread(t));
+  if (!view.threads.empty()) {
+    view.pid = view.threads.front().pid;
+    view.name = view.threads.front().process_name;
+  }
+  return view;
+}
+
+}  // namespace
+
+ProfileView read_profile(const std::string& path) {
+  ProfileView view;
+  auto bytes = api::read_maybe_gzip_file(path);
+  REQUIRE_MESSAGE(bytes.has_value(), "cannot read " << path);
+  view.json = *bytes;
+  // Every profile sprof writes must pass the contract's static checks (section 9.1).
+  const auto problems = check_gecko_profile(view.json);
+  CHECK_MESSAGE(problems.empty(), join_problems(problems));
+  simdjson::dom::parser parser;
+  element doc;
+  REQUIRE(parser.parse(view.json).get(doc) == simdjson::SUCCESS);
+  object top = doc;
+  view.processes.push_back(read_process(top));
+  for (element p : array(top["processes"])) view.processes.push_back(read_process(p));
+  std::string_view event;
+  if (top["meta"]["sprof"]["event"].get(event) == simdjson::SUCCESS) view.sprof_meta_event = event;
+  return view;
+}
+
+std::string make_temp_dir(const std::string& tag) {
+  static std::atomic<int> counter{0};
+  auto dir = std::filesystem::temp_directory_path() /
+             ("sprof-it-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string target_path(const std::string& name) { return std::string(kTargetsDir) + "/" + name; }
+
+ProcessResult sprof_record(const std::string& out, const std::vector<std::string>& extra,
+                           const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {kSprofExe, "record", "-s", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run_process(argv);
+}
+
+bool perf_available(std::string& why_not) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.disabled = 1;
+  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd < 0) {
+    why_not = std::string("perf_event_open is unavailable here: ") + std::strerror(errno);
+    return false;
+  }
+  close(static_cast<int>(fd));
+  return true;
+}
+
+}  // namespace sprof::test

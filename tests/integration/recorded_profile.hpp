@@ -1,0 +1,56 @@
+// tests/integration/recorded_profile.hpp
+//
+// Runs `sprof record` on a target program and reads back the profile it wrote, flattened into
+// plain structs (one per process image and thread) that tests can assert on.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "subprocess.hpp"
+
+namespace sprof::test {
+
+struct ThreadView {
+  std::string name;
+  std::string process_name;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  size_t samples = 0;
+  uint64_t cpu_delta_ns = 0;              // sum of threadCPUDelta
+  std::vector<std::string> leaf_frames;   // location strings of each sample's leaf
+  std::vector<std::vector<std::string>> stacks;  // per sample, root first, location strings
+  bool unregistered = false;
+};
+
+struct ProcessView {
+  int64_t pid = 0;
+  std::string name;
+  std::vector<std::string> lib_names;
+  std::vector<ThreadView> threads;
+};
+
+struct ProfileView {
+  std::vector<ProcessView> processes;  // [0] is the top level
+  std::string json;                    // the whole (gunzipped) document
+  std::string sprof_meta_event;
+};
+
+// Parses a (possibly gzipped) Gecko profile written by sprof. Fails the current test on errors.
+ProfileView read_profile(const std::string& path);
+
+// A fresh empty directory under /tmp for one test.
+std::string make_temp_dir(const std::string& tag);
+
+// Runs `sprof record -s -o <out> <extra...> -- <command...>`.
+ProcessResult sprof_record(const std::string& out, const std::vector<std::string>& extra,
+                           const std::vector<std::string>& command);
+
+std::string target_path(const std::string& name);
+
+// perf_event_open works here (else integration tests are skipped, saying why).
+bool perf_available(std::string& why_not);
+
+}  // namespace sprof::test

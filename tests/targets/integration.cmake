@@ -1,0 +1,5 @@
+# Programs the integration tests record with `sprof record`.
+sprof_add_target(it_threads SOURCES integration/it_threads.cpp)
+sprof_add_target(it_spin SOURCES integration/it_spin.cpp)
+sprof_add_target(it_fork_exec SOURCES integration/it_fork_exec.cpp)
+sprof_add_target(it_crash SOURCES integration/it_crash.cpp)
