@@ -128,33 +128,24 @@ void JsonWriter::flush() {
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open_container(char bracket) {
   before_value();
-  buf_.push_back('{');
+  buf_.push_back(bracket);
   needs_comma_.push_back(false);
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() {
-  buf_.push_back('}');
+JsonWriter& JsonWriter::close_container(char bracket) {
+  buf_.push_back(bracket);
   needs_comma_.pop_back();
   maybe_flush();
   return *this;
 }
 
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  buf_.push_back('[');
-  needs_comma_.push_back(false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  buf_.push_back(']');
-  needs_comma_.pop_back();
-  maybe_flush();
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object() { return open_container('{'); }
+JsonWriter& JsonWriter::end_object() { return close_container('}'); }
+JsonWriter& JsonWriter::begin_array() { return open_container('['); }
+JsonWriter& JsonWriter::end_array() { return close_container(']'); }
 
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();

@@ -1,20 +1,12 @@
 // it_crash SECONDS: spins in `work_before_crash` for SECONDS, then dereferences null (SIGSEGV).
 #include <cstdlib>
-#include <ctime>
+
+#include "spin.hpp"
 
 namespace {
 
 __attribute__((noinline)) unsigned long work_before_crash(double seconds) {
-  timespec start{}, now{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  unsigned long x = 1;
-  do {
-    for (int i = 0; i < 100000; ++i) x = x * 6364136223846793005UL + 1;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while (static_cast<double>(now.tv_sec - start.tv_sec) +
-               static_cast<double>(now.tv_nsec - start.tv_nsec) * 1e-9 <
-           seconds);
-  return x;
+  return spin_for_seconds(seconds);
 }
 
 }  // namespace

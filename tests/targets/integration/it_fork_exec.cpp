@@ -4,21 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <ctime>
+#include "spin.hpp"
 
 namespace {
 
 __attribute__((noinline)) unsigned long parent_work(double seconds) {
-  timespec start{}, now{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  unsigned long x = 1;
-  do {
-    for (int i = 0; i < 100000; ++i) x = x * 6364136223846793005UL + 1;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while (static_cast<double>(now.tv_sec - start.tv_sec) +
-               static_cast<double>(now.tv_nsec - start.tv_nsec) * 1e-9 <
-           seconds);
-  return x;
+  return spin_for_seconds(seconds);
 }
 
 }  // namespace

@@ -63,6 +63,8 @@ class JsonWriter {
  private:
   void before_value();
   void maybe_flush();
+  JsonWriter& open_container(char bracket);
+  JsonWriter& close_container(char bracket);
 
   std::string buf_;
   std::vector<bool> needs_comma_;  // one per open container
