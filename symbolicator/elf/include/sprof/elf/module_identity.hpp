@@ -34,6 +34,8 @@ struct ModuleIdentity {
   std::vector<LoadSegment> loads;
   std::string debuglink;        // .gnu_debuglink file name, empty if none
   uint32_t debuglink_crc = 0;
+  bool has_debug_info = false;  // a .debug_info section with contents (not SHT_NOBITS)
+  bool has_symtab = false;      // a .symtab section with contents
 
   std::string breakpad_id() const { return build_id.breakpad_id(little_endian); }
   std::string code_id() const { return has_gnu_build_id ? build_id.code_id() : std::string(); }
@@ -48,5 +50,10 @@ struct ModuleIdentity {
 Result<ModuleIdentity> read_module_identity(const std::string& path);
 // Same, for an ELF image in memory (the vdso).
 Result<ModuleIdentity> read_module_identity(std::span<const uint8_t> image);
+
+// The NT_GNU_BUILD_ID descriptor from a sequence of ELF notes (Elf{32,64}_Nhdr: namesz, descsz,
+// type, then name and descriptor each padded to 4 bytes), in host byte order. Used for
+// /sys/kernel/notes; nullopt when no GNU build-id note is present or the bytes are malformed.
+std::optional<BuildId> find_gnu_build_id_note(std::span<const uint8_t> notes);
 
 }  // namespace sprof::elf

@@ -1,0 +1,59 @@
+// sprof/elf/debug_file_locator.hpp
+//
+// Finds the files that describe a module the profile names as (debugName, breakpadId):
+//   the binary  - a candidate path (from the profile's libs) or <symbol dir>/<debugName>, accepted
+//                 only if its breakpad id equals the requested one;
+//   debug info  - the binary itself if it has .debug_info; else a separate file from a build-id
+//                 tree (<root>/.build-id/xx/rest.debug under each symbol dir and /usr/lib/debug),
+//                 or via .gnu_debuglink (beside the binary, its .debug/ subdir,
+//                 /usr/lib/debug/<binary dir>/, each symbol dir). A separate file is accepted only
+//                 if its build-id matches (or, without a build-id, its CRC-32 matches the link).
+// Without any binary, the build-id trees are searched by the breakpad id's 16-byte prefix.
+// Stateless apart from its options; safe to call from several threads.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sprof/core/result.hpp"
+#include "sprof/elf/module_identity.hpp"
+
+namespace sprof::elf {
+
+struct LocatorOptions {
+  std::vector<std::string> symbol_dirs;                  // searched before the system roots
+  std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+};
+
+struct LocatedModule {
+  std::string binary_path;       // empty when only a debug file was found
+  std::string debug_path;        // a file with .debug_info; empty when there is none
+  std::string symbols_path;      // the file whose .symtab/.dynsym to read
+  ModuleIdentity identity;       // of the binary if found, else of the debug file
+};
+
+class DebugFileLocator {
+ public:
+  explicit DebugFileLocator(LocatorOptions options) : options_(std::move(options)) {}
+
+  // `candidate_binaries` are paths the module was loaded from, tried first. kNotFound if no file
+  // with a matching id exists.
+  Result<LocatedModule> locate(std::string_view debug_name, std::string_view breakpad_id,
+                               std::span<const std::string> candidate_binaries) const;
+
+  // The separate debug file for an already identified binary, or "" if none is found.
+  std::string find_debug_file(const std::string& binary_path, const ModuleIdentity& binary) const;
+
+ private:
+  std::vector<std::string> build_id_roots() const;
+
+  LocatorOptions options_;
+};
+
+// Breakpad ids compare case-insensitively (the profile echoes whatever the recorder wrote).
+bool breakpad_ids_equal(std::string_view a, std::string_view b);
+
+}  // namespace sprof::elf

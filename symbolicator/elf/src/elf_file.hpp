@@ -1,0 +1,55 @@
+// elf_file.hpp (private to sprof::elf)
+//
+// RAII owner of a libelf `Elf*` opened on a file (read-only mmap) or on bytes in memory, plus
+// the section lookups every reader in sprof::elf needs. Constructors don't fail; `open` does.
+// An `ElfFile` is not thread-safe; open one per thread (libelf handles are cheap).
+#pragma once
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sprof/core/result.hpp"
+#include "sprof/core/unique_fd.hpp"
+
+namespace sprof::elf {
+
+class ElfFile {
+ public:
+  ElfFile() = default;
+  ElfFile(ElfFile&& other) noexcept;
+  ElfFile& operator=(ElfFile&& other) noexcept;
+  ElfFile(const ElfFile&) = delete;
+  ElfFile& operator=(const ElfFile&) = delete;
+  ~ElfFile();
+
+  // Opens `path` and checks that it is an ELF file (kNotFound if missing, kMalformed if not ELF).
+  static Result<ElfFile> open(const std::string& path);
+  // Wraps bytes that must outlive the ElfFile (e.g. a vdso image).
+  static Result<ElfFile> from_memory(std::span<const uint8_t> image);
+
+  Elf* get() const { return elf_; }
+  int fd() const { return fd_.get(); }
+  const GElf_Ehdr& header() const { return ehdr_; }
+  bool little_endian() const { return ehdr_.e_ident[EI_DATA] == ELFDATA2LSB; }
+
+  // The first section named `name`, or nullptr.
+  Elf_Scn* section_by_name(std::string_view name) const;
+  // A section's bytes as stored in the file (no byte-order translation); empty for SHT_NOBITS
+  // or when the data cannot be read.
+  std::span<const uint8_t> section_bytes(Elf_Scn* section) const;
+
+ private:
+  ElfFile(UniqueFd fd, Elf* elf, const GElf_Ehdr& ehdr);
+
+  UniqueFd fd_;
+  Elf* elf_ = nullptr;
+  GElf_Ehdr ehdr_{};
+};
+
+}  // namespace sprof::elf

@@ -1,0 +1,73 @@
+// The kernel image's range (from kallsyms) and build-id (from /sys/kernel/notes).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "sprof/core/unique_fd.hpp"
+#include "sprof/elf/kernel_image.hpp"
+#include "sprof/elf/module_identity.hpp"
+
+namespace sprof::elf {
+
+Result<std::string> read_text_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    Error e = Error::from_errno("open(" + path + ")");
+    if (e.sys_errno == ENOENT) e.code = Errc::kNotFound;
+    if (e.sys_errno == EACCES || e.sys_errno == EPERM) e.code = Errc::kPermissionDenied;
+    return e;
+  }
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Error e = Error::from_errno("read(" + path + ")");
+      e.code = Errc::kIo;
+      return e;
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+std::optional<BuildId> parse_kernel_build_id(std::span<const uint8_t> notes) {
+  return find_gnu_build_id_note(notes);
+}
+
+Result<BuildId> read_kernel_build_id(const std::string& notes_path) {
+  SPROF_TRY(std::string bytes, read_text_file(notes_path));
+  auto id = parse_kernel_build_id(
+      {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  if (!id) return fail(Errc::kNotFound, notes_path + ": no GNU build-id note");
+  return std::move(*id);
+}
+
+Result<KernelImage> kernel_image_from(const KernelSymbols& symbols, BuildId build_id) {
+  if (!symbols.symbols().empty() && symbols.addresses_hidden()) {
+    return fail(Errc::kPermissionDenied,
+                "kallsyms addresses are hidden (kernel.kptr_restrict); run as root or lower it");
+  }
+  auto text = symbols.address_of("_text");
+  auto etext = symbols.address_of("_etext");
+  if (!text || !etext || *etext < *text) {
+    return fail(Errc::kNotFound, "kallsyms has no _text/_etext");
+  }
+  KernelImage image;
+  // Contract section 3.5: start rounded down and end rounded up to 4096.
+  image.text_start = *text / kKernelPageSize * kKernelPageSize;
+  image.text_end = (*etext + kKernelPageSize - 1) / kKernelPageSize * kKernelPageSize;
+  image.build_id = std::move(build_id);
+  return image;
+}
+
+Result<KernelImage> read_kernel_image(const std::string& kallsyms_path,
+                                      const std::string& notes_path) {
+  SPROF_TRY(std::string text, read_text_file(kallsyms_path));
+  auto build_id = read_kernel_build_id(notes_path);
+  return kernel_image_from(KernelSymbols::parse(text),
+                           build_id ? std::move(*build_id) : BuildId());
+}
+
+}  // namespace sprof::elf

@@ -1,0 +1,27 @@
+// sprof/symbolicator/demangle.hpp
+//
+// Turns linker symbol names into the readable names the Firefox Profiler shows verbatim
+// (contract section 5.1: the front end does not demangle /symbolicate/v5 results).
+//   C++ (Itanium, "_Z...")            via the C++ runtime's __cxa_demangle;
+//   Rust legacy ("_ZN...17h<hash>E")   path components joined by "::", $..$ escapes decoded, the
+//                                      hash dropped (rustc-demangle's alternate form);
+//   Rust v0 ("_R...", RFC 2603)        paths, generics, impls, closures, basic types, references,
+//                                      arrays, tuples, fn pointers, dyn traits, integer/bool/char
+//                                      consts, backrefs and punycode identifiers; crate hashes
+//                                      dropped. Rarely seen forms (structured const values) fail.
+// A name that does not demangle is returned unchanged. Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sprof::symbolicator {
+
+std::string demangle(std::string_view name);
+
+std::optional<std::string> demangle_cxx(std::string_view name);
+std::optional<std::string> demangle_rust_legacy(std::string_view name);
+std::optional<std::string> demangle_rust_v0(std::string_view name);
+
+}  // namespace sprof::symbolicator

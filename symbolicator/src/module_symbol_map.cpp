@@ -1,0 +1,147 @@
+#include "module_symbol_map.hpp"
+
+#include <algorithm>
+
+#include "sprof/core/log.hpp"
+#include "sprof/elf/elf_symbols.hpp"
+
+namespace sprof::symbolicator::detail {
+namespace {
+
+void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable::Candidate>& out) {
+  auto symbols = elf::read_symbols(path);
+  if (!symbols) {
+    log::debug("symbols of " + path + ": " + symbols.error().message);
+    return;
+  }
+  for (elf::ElfSymbol& s : *symbols) {
+    if (s.address < base) continue;
+    // .symtab spells versioned definitions "name@VERSION" / "name@@VERSION" (.symver); the
+    // version is not part of the function's name.
+    if (const size_t at = s.name.find('@'); at != std::string::npos && at > 0) s.name.resize(at);
+    out.push_back(SymbolTable::Candidate{s.address - base, s.size, std::move(s.name),
+                                         static_cast<uint32_t>(s.binding)});
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
+    const elf::LocatedModule& located) {
+  auto map = std::make_shared<ModuleSymbolMap>();
+  map->debug_file_ = located.debug_path.empty() ? located.symbols_path : located.debug_path;
+  map->binary_file_ = located.binary_path;
+  // Relative addresses are SVMA - v0 (contract section 3.3). A separate debug file keeps the
+  // binary's program headers, so the binary's v0 applies to it as well.
+  const uint64_t base = located.identity.base_vaddr;
+
+  std::vector<SymbolTable::Candidate> candidates;
+  add_symbols(located.symbols_path, base, candidates);
+  if (!located.binary_path.empty() && located.binary_path != located.symbols_path) {
+    add_symbols(located.binary_path, base, candidates);  // .dynsym of a stripped binary
+  }
+  map->symbols_ = SymbolTable::build(std::move(candidates));
+
+  if (!located.debug_path.empty()) {
+    auto dwarf = elf::read_dwarf_data(located.debug_path);
+    if (dwarf) {
+      std::vector<ScopeIndex::Range> ranges;
+      ranges.reserve(dwarf->ranges.size());
+      for (const elf::DwarfScopeRange& r : dwarf->ranges) {
+        if (r.begin < base) continue;
+        const elf::DwarfScope& scope = dwarf->scopes[r.scope];
+        ranges.push_back(ScopeIndex::Range{r.begin - base, r.end - base, scope.depth, r.scope});
+        if (!scope.inlined) map->root_ranges_.push_back(RootRange{r.begin - base, r.end - base, r.scope});
+      }
+      std::sort(map->root_ranges_.begin(), map->root_ranges_.end(),
+                [](const RootRange& a, const RootRange& b) { return a.begin < b.begin; });
+      map->scope_index_ = ScopeIndex::build(std::move(ranges));
+      map->lines_ = LineTable::build(std::move(dwarf->lines), base);
+      map->scopes_ = std::move(dwarf->scopes);
+      map->names_ = std::move(dwarf->names);
+      map->files_ = std::move(dwarf->files);
+      map->file_set_.insert(map->files_.begin(), map->files_.end());
+    } else {
+      log::warn("DWARF of " + located.debug_path + ": " + dwarf.error().message);
+    }
+  }
+  map->demangled_dwarf_names_ = DemangledNames(map->names_.size());
+  map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
+  if (map->symbols_.size() == 0 && map->scopes_.empty()) {
+    return fail(Errc::kNotFound, "no symbols or DWARF in " + map->debug_file_);
+  }
+  return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
+}
+
+std::string ModuleSymbolMap::file_name(uint32_t file) const {
+  return file < files_.size() ? files_[file] : std::string();
+}
+
+std::optional<ModuleSymbolMap::RootRange> ModuleSymbolMap::root_range(uint64_t address,
+                                                                      uint32_t scope) const {
+  auto it = std::upper_bound(root_ranges_.begin(), root_ranges_.end(), address,
+                             [](uint64_t a, const RootRange& r) { return a < r.begin; });
+  // Roots rarely overlap (nested GNU C functions); a short backward scan finds ours.
+  for (int steps = 0; it != root_ranges_.begin() && steps < 16; ++steps) {
+    --it;
+    if (it->scope == scope && address < it->end) return *it;
+  }
+  return std::nullopt;
+}
+
+std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) const {
+  const uint64_t address = relative.value;
+  const auto symbol = symbols_.find(address);
+  const auto innermost = scope_index_.find(address);
+  if (!symbol && !innermost) return std::nullopt;
+
+  SymbolInfo info;
+  auto location = lines_.find(address);
+  std::string file = location ? file_name(location->file) : std::string();
+  uint32_t line = location ? location->line : 0;
+
+  // Walk from the innermost scope outwards; every inlined scope becomes an inline frame whose
+  // position is where the next inner one was called (or the line table's, for the innermost).
+  std::optional<uint32_t> root;
+  for (int32_t s = innermost ? static_cast<int32_t>(*innermost) : -1; s >= 0;
+       s = scopes_[static_cast<size_t>(s)].parent) {
+    const elf::DwarfScope& scope = scopes_[static_cast<size_t>(s)];
+    if (!scope.inlined) {
+      root = static_cast<uint32_t>(s);
+      break;
+    }
+    info.inlines.push_back(InlineFrame{
+        demangled_dwarf_names_.get(scope.name, names_[scope.name]), std::move(file), line});
+    file = file_name(scope.call_file);
+    line = scope.call_line;
+  }
+  info.file = std::move(file);
+  info.line = line;
+
+  // The outer function: DWARF's name where it has one (as eu-addr2line reports it), else the
+  // symbol's. Its extent comes from the symbol table, which the UI groups frames by.
+  if (root && !names_[scopes_[*root].name].empty()) {
+    const uint32_t name = scopes_[*root].name;
+    info.function = demangled_dwarf_names_.get(name, names_[name]);
+  } else if (symbol) {
+    info.function = demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  } else {
+    info.function = "??";
+  }
+  if (symbol) {
+    info.function_start = symbol->start;
+    info.function_size = symbol->size;
+  } else if (root) {
+    if (auto range = root_range(address, *root)) {
+      info.function_start = range->begin;
+      info.function_size = range->end - range->begin;
+    }
+  }
+  return info;
+}
+
+bool ModuleSymbolMap::names_source_file(const std::string& path) const {
+  return file_set_.contains(path);
+}
+
+}  // namespace sprof::symbolicator::detail

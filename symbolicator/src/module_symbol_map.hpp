@@ -1,0 +1,64 @@
+// module_symbol_map.hpp (private)
+//
+// The SymbolMap of one ELF module: built once from what sprof::elf extracts (symbol tables, DWARF
+// scopes and line rows), then answered from three sorted indexes with binary searches. Immutable
+// after `build`, so concurrent lookups need no locking.
+//
+// How a lookup composes its answer (contract section 5.3, inlines innermost first):
+//   scope chain at A = innermost inlined subroutine ... outermost inlined subroutine, subprogram
+//   inlines[0].line  = the line table's line at A
+//   inlines[i].line  = call_line of inlines[i-1]'s scope (where it was called from inlines[i])
+//   outer line       = call_line of the outermost inlined scope, or the line table's if none.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "demangled_names.hpp"
+#include "line_table.hpp"
+#include "scope_index.hpp"
+#include "sprof/core/result.hpp"
+#include "sprof/elf/debug_file_locator.hpp"
+#include "sprof/elf/dwarf_data.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "symbol_table.hpp"
+
+namespace sprof::symbolicator::detail {
+
+class ModuleSymbolMap final : public SymbolMap {
+ public:
+  // Reads the located files. Fails only when neither symbols nor DWARF could be read.
+  static Result<std::shared_ptr<const ModuleSymbolMap>> build(const elf::LocatedModule& located);
+
+  std::optional<SymbolInfo> lookup(RelativeAddress address) const override;
+  bool names_source_file(const std::string& path) const override;
+  const std::string& debug_file() const override { return debug_file_; }
+  const std::string& binary_file() const override { return binary_file_; }
+
+ private:
+  struct RootRange {
+    uint64_t begin;
+    uint64_t end;
+    uint32_t scope;
+  };
+
+  std::string file_name(uint32_t file) const;
+  std::optional<RootRange> root_range(uint64_t address, uint32_t scope) const;
+
+  std::string debug_file_;
+  std::string binary_file_;
+  SymbolTable symbols_;
+  ScopeIndex scope_index_;
+  LineTable lines_;
+  std::vector<elf::DwarfScope> scopes_;
+  std::vector<std::string> names_;
+  std::vector<std::string> files_;
+  std::vector<RootRange> root_ranges_;  // subprogram ranges sorted by begin (relative)
+  std::unordered_set<std::string> file_set_;
+  DemangledNames demangled_dwarf_names_;   // parallel to names_
+  DemangledNames demangled_symbol_names_;  // by SymbolTable::Symbol::name_index
+};
+
+}  // namespace sprof::symbolicator::detail

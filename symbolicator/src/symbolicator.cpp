@@ -1,0 +1,147 @@
+// The Symbolicator: a thread-safe cache of SymbolMaps keyed by (debugName, breakpadId).
+// The cache mutex is held only to find or insert an entry; each entry is built once, outside the
+// cache lock, under its own once-flag, so different modules build in parallel and concurrent
+// requests for the same module wait for one build.
+#include "sprof/symbolicator/symbolicator.hpp"
+
+#include <atomic>
+#include <cctype>
+#include <map>
+#include <mutex>
+
+#include "jit_symbol_map.hpp"
+#include "kernel_symbol_map.hpp"
+#include "module_symbol_map.hpp"
+#include "sprof/core/log.hpp"
+#include "sprof/elf/debug_file_locator.hpp"
+#include "sprof/elf/kernel_image.hpp"
+
+namespace sprof::symbolicator {
+namespace {
+
+using MapResult = Result<std::shared_ptr<const SymbolMap>>;
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+struct Symbolicator::Impl {
+  struct Entry {
+    std::once_flag once;
+    std::optional<MapResult> result;
+    std::atomic<bool> built{false};
+  };
+  using Key = std::pair<std::string, std::string>;  // (debug name, uppercase breakpad id)
+
+  explicit Impl(SymbolicatorOptions o)
+      : options(std::move(o)),
+        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots}) {}
+
+  MapResult build(const std::string& debug_name, const std::string& breakpad_id,
+                  const std::vector<std::string>& candidates) const {
+    if (debug_name == elf::kKernelDebugName) return build_kernel(breakpad_id, candidates);
+    if (detail::JitSymbolMap::handles(debug_name)) return build_jit(debug_name, candidates);
+    auto located = locator.locate(debug_name, breakpad_id, candidates);
+    if (!located) return std::move(located).error();
+    auto map = detail::ModuleSymbolMap::build(*located);
+    if (!map) return std::move(map).error();
+    return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  MapResult build_kernel(const std::string& breakpad_id,
+                         const std::vector<std::string>& candidates) const {
+    // A hinted path is a saved kallsyms (a profile from an earlier boot); else the live one.
+    const std::string path = candidates.empty() ? options.kallsyms_path : candidates.front();
+    auto notes_id = elf::read_kernel_build_id(options.kernel_notes_path);
+    if (notes_id && !elf::breakpad_ids_equal(notes_id->breakpad_id(true), breakpad_id)) {
+      return fail(Errc::kNotFound, "kernel build-id " + notes_id->breakpad_id(true) +
+                                       " does not match requested " + breakpad_id);
+    }
+    auto text = elf::read_text_file(path);
+    if (!text) return std::move(text).error();
+    const auto symbols = elf::KernelSymbols::parse(*text);
+    auto image = elf::kernel_image_from(symbols, notes_id ? std::move(*notes_id) : BuildId());
+    if (!image) return std::move(image).error();
+    auto map = detail::KernelSymbolMap::build(symbols, *image, path);
+    if (!map) return std::move(map).error();
+    return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  // perf maps and jitdumps are found only through the path the recorder wrote into the lib (the
+  // breakpadId is a hash the recorder made of the file, not checked here: the JIT may have
+  // appended to it since).
+  MapResult build_jit(const std::string& debug_name,
+                      const std::vector<std::string>& candidates) const {
+    if (candidates.empty()) return fail(Errc::kNotFound, debug_name + ": no recorded path");
+    auto map = detail::JitSymbolMap::build(candidates.front());
+    if (!map) return std::move(map).error();
+    return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  // Hinted paths for a module: exact (name, id) matches first, then same-name hints (the
+  // locator verifies ids, so a stale hint is harmless).
+  std::vector<std::string> candidates_for(const std::string& debug_name,
+                                          const std::string& breakpad_id) const {
+    std::vector<std::string> exact;
+    std::vector<std::string> by_name;
+    for (const ModuleHint& hint : options.hints) {
+      if (hint.debug_name != debug_name || hint.path.empty()) continue;
+      (elf::breakpad_ids_equal(hint.breakpad_id, breakpad_id) ? exact : by_name)
+          .push_back(hint.path);
+    }
+    exact.insert(exact.end(), by_name.begin(), by_name.end());
+    return exact;
+  }
+
+  SymbolicatorOptions options;
+  elf::DebugFileLocator locator;
+  std::mutex mutex;  // guards `cache` and `options.hints`
+  std::map<Key, std::shared_ptr<Entry>> cache;
+};
+
+Symbolicator::Symbolicator(SymbolicatorOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Symbolicator::~Symbolicator() = default;
+
+void Symbolicator::add_hint(ModuleHint hint) {
+  std::lock_guard lock(impl_->mutex);
+  // A module that was not found before may be findable with the new hint.
+  const Impl::Key key{hint.debug_name, upper(hint.breakpad_id)};
+  if (auto it = impl_->cache.find(key); it != impl_->cache.end()) {
+    const auto& entry = it->second;
+    if (entry->built.load(std::memory_order_acquire) && !entry->result->has_value()) {
+      impl_->cache.erase(it);
+    }
+  }
+  impl_->options.hints.push_back(std::move(hint));
+}
+
+Result<std::shared_ptr<const SymbolMap>> Symbolicator::module(const std::string& debug_name,
+                                                              const std::string& breakpad_id) {
+  std::shared_ptr<Impl::Entry> entry;
+  std::vector<std::string> candidates;
+  {
+    std::lock_guard lock(impl_->mutex);
+    auto& slot = impl_->cache[Impl::Key{debug_name, upper(breakpad_id)}];
+    if (!slot) slot = std::make_shared<Impl::Entry>();
+    entry = slot;
+    if (!entry->built.load(std::memory_order_acquire)) {
+      candidates = impl_->candidates_for(debug_name, breakpad_id);
+    }
+  }
+  std::call_once(entry->once, [&] {
+    entry->result.emplace(impl_->build(debug_name, breakpad_id, candidates));
+    if (!entry->result->has_value()) {
+      log::debug("symbolicator: " + debug_name + "/" + breakpad_id + ": " +
+                 entry->result->error().message);
+    }
+    entry->built.store(true, std::memory_order_release);
+  });
+  return *entry->result;
+}
+
+}  // namespace sprof::symbolicator

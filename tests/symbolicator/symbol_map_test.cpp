@@ -1,0 +1,172 @@
+// Symbol maps of the programs from tests/targets/symbols.cmake: names, extents, lines and the
+// forced inline chain, for a PIE, a non-PIE program and a shared library.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <thread>
+
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "symbols_test_support.hpp"
+
+namespace sprof::symbolicator {
+namespace {
+
+using test::basename_of;
+using test::target_path;
+
+struct Module {
+  std::string path;
+  elf::ModuleIdentity identity;
+  std::shared_ptr<const SymbolMap> map;
+};
+
+Module open_module(Symbolicator& symbolicator, const std::string& path) {
+  Module m{path, test::identity_of(path), nullptr};
+  const std::string name = basename_of(path);
+  symbolicator.add_hint(ModuleHint{name, m.identity.breakpad_id(), path});
+  auto map = symbolicator.module(name, m.identity.breakpad_id());
+  REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));
+  m.map = *map;
+  return m;
+}
+
+SymbolicatorOptions no_system_roots() {
+  SymbolicatorOptions options;
+  options.debug_roots.clear();
+  return options;
+}
+
+// Looks up the byte `offset` into the function whose symbol is `mangled`.
+SymbolInfo lookup_in(const Module& m, const std::string& mangled, uint64_t offset = 0) {
+  const elf::ElfSymbol symbol = test::symbol_in(m.path, mangled);
+  const uint64_t relative = symbol.address - m.identity.base_vaddr;
+  auto info = m.map->lookup(RelativeAddress{relative + offset});
+  REQUIRE_MESSAGE(info.has_value(), mangled);
+  CHECK(info->function_start == relative);
+  CHECK(info->function_size == symbol.size);
+  return *info;
+}
+
+// The first address in inline_chain_outer where all three inlined functions are active.
+std::optional<SymbolInfo> deepest_chain(const Module& m) {
+  const elf::ElfSymbol outer = test::symbol_in(m.path, "_ZN12sprof_target18inline_chain_outerEi");
+  const uint64_t start = outer.address - m.identity.base_vaddr;
+  for (uint64_t a = start; a < start + outer.size; ++a) {
+    auto info = m.map->lookup(RelativeAddress{a});
+    if (info && info->inlines.size() == 3) return info;
+  }
+  return std::nullopt;
+}
+
+void check_inline_chain(const Module& m) {
+  auto info = deepest_chain(m);
+  REQUIRE_MESSAGE(info.has_value(), "no address with three inline levels in " << m.path);
+  const std::string source = test::symbols_source("inline_chain.cpp");
+  // Innermost first: chain_c at its own line, chain_b where it called chain_c, chain_a where it
+  // called chain_b; the outer function's line is where it called chain_a.
+  CHECK(info->inlines[0].function.find("chain_c") != std::string::npos);
+  CHECK(info->inlines[1].function.find("chain_b") != std::string::npos);
+  CHECK(info->inlines[2].function.find("chain_a") != std::string::npos);
+  CHECK(info->function == "sprof_target::inline_chain_outer(int)");
+  for (const InlineFrame& f : info->inlines) CHECK(basename_of(f.file) == "inline_chain.cpp");
+  CHECK(basename_of(info->file) == "inline_chain.cpp");
+  const uint32_t body_c = test::marker_line(source, "body_c");
+  CHECK(info->inlines[0].line >= body_c);
+  CHECK(info->inlines[0].line <= body_c + 1);
+  CHECK(info->inlines[1].line == test::marker_line(source, "call_c"));
+  CHECK(info->inlines[2].line == test::marker_line(source, "call_b"));
+  CHECK(info->line == test::marker_line(source, "call_a"));
+}
+
+TEST_CASE("named functions of a PIE program symbolicate with demangled names, extents and lines") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("sprof_symbols_target"));
+  CHECK(m.map->binary_file() == m.path);
+  CHECK(m.map->debug_file() == m.path);
+
+  SymbolInfo leaf = lookup_in(m, "_ZN12sprof_target19named_leaf_functionEi", 2);
+  CHECK(leaf.function == "sprof_target::named_leaf_function(int)");
+  CHECK(basename_of(leaf.file) == "main.cpp");
+  CHECK(leaf.line > 0);
+  CHECK(leaf.inlines.empty());
+
+  SymbolInfo c_function = lookup_in(m, "c_linkage_function");
+  CHECK(c_function.function == "c_linkage_function");
+  CHECK(c_function.line > 0);
+
+  SymbolInfo templated = lookup_in(m, "_ZN12sprof_target18templated_functionIlEET_S1_");
+  CHECK(templated.function == "long sprof_target::templated_function<long>(long)");
+
+  SymbolInfo main_info = lookup_in(m, "main");
+  CHECK(main_info.function == "main");
+  CHECK(basename_of(main_info.file) == "main.cpp");
+}
+
+TEST_CASE("the forced inline chain comes back innermost first with each caller's call line") {
+  Symbolicator symbolicator(no_system_roots());
+  check_inline_chain(open_module(symbolicator, target_path("sprof_symbols_target")));
+}
+
+TEST_CASE("a non-PIE program is addressed relative to its first PT_LOAD") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("sprof_symbols_nopie"));
+  REQUIRE(m.identity.base_vaddr == 0x400000);
+  SymbolInfo leaf = lookup_in(m, "_ZN12sprof_target19named_leaf_functionEi", 1);
+  CHECK(leaf.function == "sprof_target::named_leaf_function(int)");
+  check_inline_chain(m);
+}
+
+TEST_CASE("a shared library's C and C++ member functions symbolicate") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("libsprof_symbols_shared.so"));
+  SymbolInfo member = lookup_in(m, "_ZNK12sprof_shared6Widget7computeEi", 3);
+  CHECK(member.function == "sprof_shared::Widget::compute(int) const");
+  CHECK(basename_of(member.file) == "shared_lib.cpp");
+  CHECK(member.line > 0);
+  SymbolInfo c_function = lookup_in(m, "sprof_shared_c_function");
+  CHECK(c_function.function == "sprof_shared_c_function");
+  CHECK(m.map->names_source_file(member.file));
+  CHECK_FALSE(m.map->names_source_file("/etc/passwd"));
+}
+
+TEST_CASE("addresses outside every function are not symbolicated") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("libsprof_symbols_shared.so"));
+  CHECK_FALSE(m.map->lookup(RelativeAddress{0}).has_value());
+  CHECK_FALSE(m.map->lookup(RelativeAddress{uint64_t{1} << 40}).has_value());
+}
+
+TEST_CASE("a module is built once and shared between requests and threads") {
+  Symbolicator symbolicator(no_system_roots());
+  const std::string path = target_path("sprof_symbols_target");
+  const std::string id = test::identity_of(path).breakpad_id();
+  symbolicator.add_hint(ModuleHint{"sprof_symbols_target", id, path});
+  const std::string lib = target_path("libsprof_symbols_shared.so");
+  const std::string lib_id = test::identity_of(lib).breakpad_id();
+  symbolicator.add_hint(ModuleHint{"libsprof_symbols_shared.so", lib_id, lib});
+
+  std::vector<const SymbolMap*> seen(8, nullptr);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&, i] {
+      auto map = i % 2 == 0 ? symbolicator.module("sprof_symbols_target", id)
+                            : symbolicator.module("libsprof_symbols_shared.so", lib_id);
+      if (map) seen[i] = map->get();
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < seen.size(); ++i) {
+    REQUIRE(seen[i] != nullptr);
+    CHECK(seen[i] == seen[i % 2]);
+  }
+  CHECK(seen[0] != seen[1]);
+  // The breakpad id is matched case-insensitively.
+  std::string lower = id;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto again = symbolicator.module("sprof_symbols_target", lower);
+  REQUIRE(again.has_value());
+  CHECK(again->get() == seen[0]);
+}
+
+}  // namespace
+}  // namespace sprof::symbolicator

@@ -1,0 +1,44 @@
+# Programs the symbolicator tests (tests/symbolicator) symbolicate: named functions, a forced
+# inline chain, a shared library, a non-PIE build (v0 != 0), and stripped copies whose DWARF
+# lives in a separate file found by build-id or by .gnu_debuglink.
+add_library(sprof_symbols_shared SHARED symbols/shared_lib.cpp)
+target_compile_options(sprof_symbols_shared PRIVATE ${SPROF_TARGET_FLAGS})
+
+sprof_add_target(sprof_symbols_target
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp
+  LIBS sprof_symbols_shared)
+
+sprof_add_target(sprof_symbols_nopie
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp
+  FLAGS ${SPROF_TARGET_FLAGS} -fno-pie
+  LIBS sprof_symbols_shared)
+target_link_options(sprof_symbols_nopie PRIVATE -no-pie)
+
+# Separate debug info, made the way distributions do it:
+#   symbols/sprof_symbols_target.debug          objcopy --only-keep-debug (keeps the build-id)
+#   symbols/by_build_id/sprof_symbols_target    --strip-debug, no debuglink: found only through
+#                                               a .build-id tree the test creates
+#   symbols/by_debuglink/sprof_symbols_target   --strip-debug --add-gnu-debuglink, with the
+#                                               debug file in its .debug/ subdirectory
+set(symbols_dir ${CMAKE_CURRENT_BINARY_DIR}/symbols)
+set(symbols_debug ${symbols_dir}/sprof_symbols_target.debug)
+add_custom_command(
+  OUTPUT ${symbols_debug}
+         ${symbols_dir}/by_build_id/sprof_symbols_target
+         ${symbols_dir}/by_debuglink/sprof_symbols_target
+         ${symbols_dir}/by_debuglink/.debug/sprof_symbols_target.debug
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${symbols_dir}/by_build_id
+          ${symbols_dir}/by_debuglink/.debug
+  COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:sprof_symbols_target> ${symbols_debug}
+  COMMAND ${CMAKE_OBJCOPY} --strip-debug $<TARGET_FILE:sprof_symbols_target>
+          ${symbols_dir}/by_build_id/sprof_symbols_target
+  COMMAND ${CMAKE_OBJCOPY} --strip-debug --add-gnu-debuglink=${symbols_debug}
+          $<TARGET_FILE:sprof_symbols_target> ${symbols_dir}/by_debuglink/sprof_symbols_target
+  COMMAND ${CMAKE_COMMAND} -E copy ${symbols_debug}
+          ${symbols_dir}/by_debuglink/.debug/sprof_symbols_target.debug
+  DEPENDS sprof_symbols_target
+  COMMENT "Splitting debug info of sprof_symbols_target"
+  VERBATIM)
+add_custom_target(sprof_symbols_split ALL
+  DEPENDS ${symbols_debug} ${symbols_dir}/by_build_id/sprof_symbols_target
+          ${symbols_dir}/by_debuglink/sprof_symbols_target)

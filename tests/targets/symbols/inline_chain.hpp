@@ -1,0 +1,5 @@
+#pragma once
+
+namespace sprof_target {
+int inline_chain_outer(int x);
+}
