@@ -7,6 +7,7 @@
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/profile_libraries.hpp"
 #include "sprof/api/symbolication_api.hpp"
+#include "sprof/elf/vdso.hpp"
 #include "sprof/server/browser.hpp"
 #include "sprof/server/server.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -44,6 +45,17 @@ server::AssetProvider embedded_assets() {
   };
 }
 
+// The profile names the vdso "[vdso]", which is no file: point the symbolicator at a dump of
+// sprof's own vdso (the same image on the same kernel; the build-id check rejects another).
+void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
+  for (auto& hint : hints) {
+    if (hint.debug_name != elf::kVdsoName) continue;
+    const char* tmp = std::getenv("TMPDIR");
+    auto path = elf::write_own_vdso_image(tmp && *tmp ? tmp : "/tmp");
+    if (path.has_value()) hint.path = *path;
+  }
+}
+
 }  // namespace
 
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
@@ -58,6 +70,7 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   symbolicator::SymbolicatorOptions symbol_options;
   symbol_options.symbol_dirs = options.symbol_dirs;
   symbol_options.hints = api::library_hints_from_profile(*bytes);
+  add_vdso_hint(symbol_options.hints);
   bytes->clear();
   bytes->shrink_to_fit();
   symbolicator::Symbolicator symbolicator(std::move(symbol_options));

@@ -53,8 +53,15 @@ struct Symbolicator::Impl {
 
   MapResult build_kernel(const std::string& breakpad_id,
                          const std::vector<std::string>& candidates) const {
-    // A hinted path is a saved kallsyms (a profile from an earlier boot); else the live one.
-    const std::string path = candidates.empty() ? options.kallsyms_path : candidates.front();
+    // A hinted file path is a saved kallsyms (a profile from an earlier boot); else the live one.
+    // Profiles name the kernel lib's path "[kernel.kallsyms]", which is no file.
+    std::string path = options.kallsyms_path;
+    for (const auto& candidate : candidates) {
+      if (!candidate.empty() && candidate.front() == '/') {
+        path = candidate;
+        break;
+      }
+    }
     auto notes_id = elf::read_kernel_build_id(options.kernel_notes_path);
     if (notes_id && !elf::breakpad_ids_equal(notes_id->breakpad_id(true), breakpad_id)) {
       return fail(Errc::kNotFound, "kernel build-id " + notes_id->breakpad_id(true) +

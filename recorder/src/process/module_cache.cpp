@@ -1,12 +1,7 @@
 #include "process/module_cache.hpp"
 
-#include <sys/auxv.h>
-
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "sprof/core/log.hpp"
+#include "sprof/elf/vdso.hpp"
 
 namespace sprof::recorder {
 
@@ -28,21 +23,10 @@ std::shared_ptr<const elf::ModuleIdentity> ModuleCache::identity(const std::stri
 std::shared_ptr<const std::vector<uint8_t>> ModuleCache::vdso_image() {
   if (vdso_loaded_) return vdso_;
   vdso_loaded_ = true;
-  // Every process on this kernel maps the same vdso, so sprof's own copy stands for the target's.
-  const auto base = getauxval(AT_SYSINFO_EHDR);
-  if (base == 0) return nullptr;
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find("[vdso]") == std::string::npos) continue;
-    unsigned long start = 0, end = 0;
-    if (std::sscanf(line.c_str(), "%lx-%lx", &start, &end) != 2 || start != base) continue;
-    std::vector<uint8_t> bytes(end - start);
-    std::memcpy(bytes.data(), reinterpret_cast<const void*>(start), bytes.size());
-    vdso_ = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  vdso_ = elf::own_vdso_image();
+  if (vdso_) {
     auto id = elf::read_module_identity(std::span<const uint8_t>(*vdso_));
     if (id.has_value()) vdso_identity_ = std::make_shared<const elf::ModuleIdentity>(std::move(*id));
-    break;
   }
   return vdso_;
 }

@@ -17,7 +17,7 @@ class ModuleCache {
  public:
   // nullptr when the file has no readable ELF identity.
   std::shared_ptr<const elf::ModuleIdentity> identity(const std::string& path);
-  // The vdso image of this process (the same for every process on this kernel), or nullptr.
+  // The vdso image (sprof's own; the same for every process on this kernel), or nullptr.
   std::shared_ptr<const std::vector<uint8_t>> vdso_image();
   std::shared_ptr<const elf::ModuleIdentity> vdso_identity();
 
