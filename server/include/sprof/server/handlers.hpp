@@ -1,0 +1,40 @@
+// sprof/server/handlers.hpp
+//
+// The seams through which the cli plugs content into the server without the server knowing about
+// symbols or the web module: `ApiHandler` answers the POST APIs (symbolication, source, assembly)
+// and `AssetProvider` returns static files (the embedded page and stylesheet).
+//
+// Threading: the server calls `ApiHandler` on a small worker pool (possibly concurrently, from
+// more than one thread), and `AssetProvider` on its io thread. Both must be thread-safe.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sprof::server {
+
+// What an API handler answers. The server adds CORS and framing headers.
+struct HttpReply {
+  unsigned status = 200;
+  std::string content_type = "application/json";  // empty means application/json
+  std::string body;
+};
+
+// `path` is the request path with the token prefix removed and repeated slashes collapsed, e.g.
+// "/symbolicate/v5", "/source/v1" or "/asm/v1"; `body` is the raw request body (the Firefox
+// Profiler sends JSON as text/plain).
+using ApiHandler = std::function<HttpReply(std::string_view path, std::string_view body)>;
+
+// A static file served from memory. `bytes` must outlive the server (embedded data is static).
+struct StaticAsset {
+  std::string_view content_type;
+  std::string_view bytes;
+};
+
+// Looks up an asset by name relative to the page, without a leading slash ("style.css").
+// "index.html" is the page template (see page.hpp).
+using AssetProvider = std::function<std::optional<StaticAsset>(std::string_view name)>;
+
+}  // namespace sprof::server

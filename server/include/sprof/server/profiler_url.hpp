@@ -1,0 +1,25 @@
+// sprof/server/profiler_url.hpp
+//
+// Builds the Firefox Profiler URL that loads a profile from sprof's server (contract §8.1):
+//   <base>/from-url/<encodeURIComponent(profile url)>/?symbolServer=<encodeURIComponent(server)>
+// The front end splits the path on '/' and decodes the second segment, so '/', '?' and '#' in the
+// profile URL must be percent-encoded; full encodeURIComponent is the safe choice.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sprof::server {
+
+// The hosted Firefox Profiler; the cli lets --profiler-url / SPROF_PROFILER_URL override it.
+inline constexpr std::string_view kDefaultProfilerBase = "https://profiler.firefox.com";
+
+// JavaScript's encodeURIComponent over UTF-8 bytes: keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ) and
+// percent-encodes every other byte with upper-case hex.
+std::string encode_uri_component(std::string_view text);
+
+// `profiler_base` may end in '/'; `symbol_server_url` is the server base (no trailing API path).
+std::string profiler_url(std::string_view profiler_base, std::string_view profile_url,
+                         std::string_view symbol_server_url);
+
+}  // namespace sprof::server

@@ -1,0 +1,71 @@
+// sprof/server/server.hpp
+//
+// sprof's local HTTP server: serves the recorded profile, the landing page and the symbolication
+// APIs to the Firefox Profiler, under a secret token prefix on 127.0.0.1 (contract §8).
+// It knows nothing about symbols or perf; the cli plugs content in through `ServerOptions`.
+//
+// Threading: `start` binds synchronously; `run` drives all I/O on the calling thread until the
+// server stops; `ApiHandler` calls run on a 2-thread worker pool so a slow symbolication never
+// blocks the page or the profile download. `stop` may be called from any thread. Shutdown is
+// graceful and bounded: the listener closes, idle connections close, and requests in flight get up
+// to `shutdown_grace` to finish.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "sprof/core/result.hpp"
+#include "sprof/server/handlers.hpp"
+#include "sprof/server/page.hpp"
+#include "sprof/server/profiler_url.hpp"
+#include "sprof/server/router.hpp"
+
+namespace sprof::server {
+
+struct ServerOptions {
+  std::string bind_address = "127.0.0.1";
+  std::string port = "0";     // "N", or "N+" to try N..N+99; "0" = ephemeral (see port_spec.hpp)
+  std::string profile_path;   // served as /TOKEN/profile.json (raw bytes; .json or .json.gz)
+  ApiHandler api;             // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
+  AssetProvider assets;       // the page template "index.html" and its files
+  PageInfo page;              // cli-computed placeholder values (COMMAND, DURATION, ...)
+  std::string profiler_base = std::string(kDefaultProfilerBase);
+  std::string token;          // empty: generate a random one (set only in tests)
+  std::uint64_t body_limit_bytes = kDefaultBodyLimitBytes;
+  std::chrono::seconds read_timeout{30};    // per read of a request
+  std::chrono::seconds write_timeout{300};  // per response (a large profile on a slow reader)
+  std::chrono::milliseconds shutdown_grace{2000};
+  bool handle_signals = false;  // stop gracefully on SIGINT/SIGTERM (a second signal stops now)
+};
+
+class Server {
+ public:
+  // Binds and listens. Errors: kInvalidArgument (bad address or port spec), kIo (bind/listen
+  // failed, e.g. "127.0.0.1 ports 8000..8099: Address already in use").
+  static Result<std::unique_ptr<Server>> start(ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  std::uint16_t port() const;
+  // "http://127.0.0.1:PORT/TOKEN": the symbol server base URL (no trailing slash).
+  const std::string& base_url() const;
+  // base_url() + "/profile.json".
+  const std::string& profile_url() const;
+  // The Firefox Profiler URL loading this profile with this server as symbol server.
+  const std::string& profiler_url() const;
+
+  // Serves until stop() or a handled signal, then returns after the bounded graceful shutdown.
+  void run();
+  // Thread-safe and idempotent; run() returns once shutdown completes.
+  void stop();
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sprof::server

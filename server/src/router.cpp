@@ -1,0 +1,201 @@
+#include "sprof/server/router.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+namespace sprof::server {
+namespace {
+
+constexpr std::array<std::string_view, 3> kApiPaths = {"/symbolicate/v5", "/source/v1", "/asm/v1"};
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; };
+           return lower(x) == lower(y);
+         });
+}
+
+std::optional<std::string_view> find_header(const std::vector<HttpHeader>& headers,
+                                            std::string_view name) {
+  for (const HttpHeader& h : headers) {
+    if (iequals(h.name, name)) return std::string_view(h.value);
+  }
+  return std::nullopt;
+}
+
+bool is_api_path(std::string_view path) {
+  return std::find(kApiPaths.begin(), kApiPaths.end(), path) != kApiPaths.end();
+}
+
+bool is_read_method(std::string_view method) { return method == "GET" || method == "HEAD"; }
+
+Response text_response(unsigned status, std::string text) {
+  Response res;
+  res.status = status;
+  res.set_header("Content-Type", "text/plain; charset=utf-8");
+  res.body = std::move(text);
+  res.body += '\n';
+  return res;
+}
+
+Response method_not_allowed(std::string_view allow) {
+  Response res = text_response(405, "method not allowed");
+  res.set_header("Allow", std::string(allow));
+  return res;
+}
+
+// Contract §8.3: what samply answers, plus Private Network Access when Chrome asks for it.
+Response preflight(const Request& request) {
+  Response res;
+  res.status = 204;
+  res.set_header("Access-Control-Allow-Methods", "POST, GET, OPTIONS");
+  if (auto requested = request.header("Access-Control-Request-Headers")) {
+    res.set_header("Access-Control-Allow-Headers", std::string(*requested));
+  }
+  res.set_header("Access-Control-Max-Age", "86400");
+  if (auto pna = request.header("Access-Control-Request-Private-Network");
+      pna && iequals(*pna, "true")) {
+    res.set_header("Access-Control-Allow-Private-Network", "true");
+  }
+  return res;
+}
+
+// The profile is sent as stored. A .json.gz file goes out as raw gzip bytes with
+// Content-Type application/json and no Content-Encoding: the front end sniffs 1f 8b 08 and
+// gunzips itself (contract §8.2 option (a), verified with the profiler CLI), which works for
+// every client whatever its Accept-Encoding. So neither the name nor the bytes need inspecting.
+Response serve_profile(const RouterConfig& config) {
+  if (config.profile_path.empty()) return text_response(404, "no profile is being served");
+  auto cannot_read = [](int err) {
+    return text_response(err == ENOENT ? 404 : 500,
+                         "cannot read the profile: " + std::string(std::strerror(err)));
+  };
+  UniqueFd fd(::open(config.profile_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return cannot_read(errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return cannot_read(errno);
+  if (!S_ISREG(st.st_mode)) return cannot_read(EINVAL);
+  Response res;
+  res.set_header("Content-Type", "application/json");
+  res.set_header("Cache-Control", "no-store");
+  res.body_file = std::move(fd);
+  res.body_file_size = static_cast<std::uint64_t>(st.st_size);
+  return res;
+}
+
+Response serve_page(const RouterConfig& config) {
+  std::optional<StaticAsset> page = config.assets ? config.assets("index.html") : std::nullopt;
+  if (!page) return text_response(404, "no page is embedded in this build");
+  Response res;
+  res.set_header("Content-Type", std::string(page->content_type));
+  res.set_header("Cache-Control", "no-store");
+  res.body = render_page(page->bytes, config.page);
+  return res;
+}
+
+Response serve_asset(std::string_view path, const RouterConfig& config) {
+  const std::string_view name = path.substr(1);  // path starts with '/'
+  std::optional<StaticAsset> asset = config.assets ? config.assets(name) : std::nullopt;
+  if (!asset) return text_response(404, "not found");
+  Response res;
+  res.set_header("Content-Type", std::string(asset->content_type));
+  res.body = std::string(asset->bytes);
+  return res;
+}
+
+Response call_api(std::string_view path, const Request& request, const RouterConfig& config) {
+  if (!config.api) return text_response(503, "this server has no symbolication service");
+  HttpReply reply = config.api(path, request.body);
+  Response res;
+  res.status = reply.status;
+  res.set_header("Content-Type",
+                 reply.content_type.empty() ? "application/json" : std::move(reply.content_type));
+  res.body = std::move(reply.body);
+  return res;
+}
+
+Response route_under_token(const Request& request, std::string_view path,
+                           const RouterConfig& config) {
+  const std::string_view method = request.method;
+  if (method == "OPTIONS") return preflight(request);
+  if (!is_read_method(method) && method != "POST") return method_not_allowed("GET, POST, OPTIONS");
+
+  const std::uint64_t body_size =
+      std::max<std::uint64_t>(request.content_length.value_or(0), request.body.size());
+  if (body_size > config.body_limit_bytes) {
+    Response res = text_response(413, "request body above " +
+                                          std::to_string(config.body_limit_bytes) + " bytes");
+    // The session stopped reading at the headers; the unread body makes the stream unusable.
+    res.close_connection = true;
+    return res;
+  }
+
+  if (is_api_path(path)) {
+    return method == "POST" ? call_api(path, request, config) : method_not_allowed("POST, OPTIONS");
+  }
+  if (method == "POST") {
+    // Known read-only routes say so; anything else simply does not exist.
+    const bool known = path.empty() || path == "/" || path == "/index.html" ||
+                       path == "/profile.json";
+    return known ? method_not_allowed("GET, OPTIONS") : text_response(404, "not found");
+  }
+  if (path.empty() || path == "/" || path == "/index.html") return serve_page(config);
+  if (path == "/profile.json") return serve_profile(config);
+  return serve_asset(path, config);
+}
+
+}  // namespace
+
+std::optional<std::string_view> Request::header(std::string_view name) const {
+  return find_header(headers, name);
+}
+
+std::optional<std::string_view> Response::header(std::string_view name) const {
+  return find_header(headers, name);
+}
+
+void Response::set_header(std::string name, std::string value) {
+  for (HttpHeader& h : headers) {
+    if (iequals(h.name, name)) {
+      h.value = std::move(value);
+      return;
+    }
+  }
+  headers.push_back({std::move(name), std::move(value)});
+}
+
+bool may_call_api(const Request& request) { return request.method == "POST"; }
+
+std::optional<std::string> path_under_token(std::string_view target, std::string_view token) {
+  target = target.substr(0, target.find_first_of("?#"));
+  if (token.empty() || target.size() < token.size() + 1 || target[0] != '/' ||
+      target.substr(1, token.size()) != token) {
+    return std::nullopt;
+  }
+  const std::string_view rest = target.substr(1 + token.size());
+  if (!rest.empty() && rest[0] != '/') return std::nullopt;  // "/TOKENxyz" is another path
+  // "/TOKEN//symbolicate/v5" happens when a client joins a base URL ending in '/' with "/api".
+  std::string path;
+  path.reserve(rest.size());
+  for (char c : rest) {
+    if (c == '/' && !path.empty() && path.back() == '/') continue;
+    path += c;
+  }
+  return path;
+}
+
+Response handle_request(const Request& request, const RouterConfig& config) {
+  const std::optional<std::string> path = path_under_token(request.target, config.token);
+  // Outside the token: no CORS headers, so other web pages learn nothing (contract §8.5).
+  if (!path) return text_response(404, "not found");
+  Response res = route_under_token(request, *path, config);
+  res.set_header("Access-Control-Allow-Origin", "*");
+  return res;
+}
+
+}  // namespace sprof::server

@@ -1,0 +1,241 @@
+#include "session.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/file.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/file_body.hpp>
+#include <boost/beast/http/message_generator.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "sprof/core/log.hpp"
+
+namespace sprof::server::detail {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+// Every Asio/Beast operation completes with (error_code, ...) as values: nothing throws.
+constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
+
+// Request line plus headers. Beast's default (8 KiB) is small for browsers with many cookies;
+// 64 KiB is still tiny next to the body limit.
+constexpr std::uint32_t kHeaderLimitBytes = 64 * 1024;
+
+using RequestParser = http::request_parser<http::string_body>;
+
+// Errors that mean the client sent something that is not HTTP, as opposed to the client going
+// away (end_of_stream, partial_message) or our own deadline/cancellation.
+bool is_malformed_http(const beast::error_code& ec) {
+  if (ec.category() != http::make_error_code(http::error::bad_target).category()) return false;
+  return ec != http::error::end_of_stream && ec != http::error::partial_message;
+}
+
+Request request_from_header(const RequestParser& parser) {
+  const auto& message = parser.get();
+  Request request;
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  for (const auto& field : message) {
+    request.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+  }
+  if (auto length = parser.content_length()) request.content_length = *length;
+  return request;
+}
+
+bool status_forbids_body(unsigned status) {
+  return status < 200 || status == 204 || status == 304;
+}
+
+template <class Body>
+void fill_head(http::response<Body>& message, const Response& response, unsigned version,
+               bool keep_alive) {
+  message.result(response.status);
+  message.version(version);
+  for (const HttpHeader& h : response.headers) message.set(h.name, h.value);
+  message.keep_alive(keep_alive);
+}
+
+Response internal_error(std::string what) {
+  Response res;
+  res.status = 500;
+  res.set_header("Content-Type", "text/plain; charset=utf-8");
+  res.body = std::move(what);
+  return res;
+}
+
+// Converts the router's response to a Beast message. `head_only` answers a HEAD request: the same
+// headers with the length of the body that GET would send, and no body.
+http::message_generator to_message(Response response, unsigned version, bool keep_alive,
+                                   bool head_only) {
+  // Beast rejects status codes above 999; an API handler must not be able to trigger that.
+  if (response.status < 100 || response.status > 599) {
+    response = internal_error("invalid status " + std::to_string(response.status));
+  }
+  if (status_forbids_body(response.status)) {
+    // RFC 9110 §15.3.5: no body and no Content-Length on 204 (or 1xx/304).
+    http::response<http::empty_body> message;
+    fill_head(message, response, version, keep_alive);
+    return message;
+  }
+  if (head_only) {
+    http::response<http::empty_body> message;
+    fill_head(message, response, version, keep_alive);
+    message.content_length(response.body_file.valid() ? response.body_file_size
+                                                       : response.body.size());
+    return message;
+  }
+  if (response.body_file.valid()) {
+    beast::file file;
+    file.native_handle(response.body_file.release());
+    http::response<http::file_body> message;
+    fill_head(message, response, version, keep_alive);
+    beast::error_code ec;
+    message.body().reset(std::move(file), ec);
+    if (!ec) {
+      message.prepare_payload();
+      return message;
+    }
+    response = internal_error("cannot stream the file: " + ec.message());
+  }
+  http::response<http::string_body> message;
+  fill_head(message, response, version, keep_alive);
+  message.body() = std::move(response.body);
+  message.prepare_payload();
+  return message;
+}
+
+asio::awaitable<void> write_bad_request(beast::tcp_stream& stream, const SessionContext& context) {
+  http::response<http::string_body> message{http::status::bad_request, 11};
+  message.set(http::field::content_type, "text/plain; charset=utf-8");
+  message.body() = "bad request\n";
+  message.keep_alive(false);
+  message.prepare_payload();
+  stream.expires_after(context.write_timeout);
+  co_await http::async_write(stream, message, kNoThrow);
+}
+
+// Runs the router on the worker pool: the ApiHandler (symbolication) may take seconds. The
+// coroutine resumes on the connection's io executor when it is done.
+asio::awaitable<Response> route_on_pool(const Request& request, const SessionContext& context) {
+  auto [exception, response] = co_await asio::co_spawn(
+      context.api_pool,
+      [&]() -> asio::awaitable<Response> { co_return handle_request(request, context.config); },
+      kNoThrow);
+  if (exception) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(exception);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {  // NOLINT: anything an ApiHandler throws becomes a 500 for that request only
+    }
+    log::error("API handler for " + request.target + " threw: " + what);
+    co_return internal_error("internal error\n");
+  }
+  co_return std::move(response);
+}
+
+// One request read off the connection, with what the response needs to know about it.
+struct IncomingRequest {
+  Request request;
+  unsigned http_version = 11;
+  bool head = false;
+  // The client asked to keep the connection and every byte of the request was consumed; an
+  // unread body (above the limit) would otherwise be parsed as the next request.
+  bool reusable = false;
+};
+
+// Reads the next request. nullopt means the connection ends: the client closed it, a deadline
+// passed, shutdown cancelled the wait, or the bytes were not HTTP (then a 400 has been sent).
+asio::awaitable<std::optional<IncomingRequest>> read_request(beast::tcp_stream& stream,
+                                                             beast::flat_buffer& buffer,
+                                                             ScopedConnection& connection,
+                                                             const SessionContext& context) {
+  const std::uint64_t limit = context.config.body_limit_bytes;
+  RequestParser parser;
+  parser.header_limit(kHeaderLimitBytes);
+  // Unlimited while reading the header so an oversized Content-Length reaches the router, which
+  // answers 413 with CORS headers, instead of Beast failing the read.
+  parser.body_limit(boost::none);
+
+  connection.set_idle(true);
+  stream.expires_after(context.read_timeout);
+  auto [header_ec, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
+  connection.set_idle(false);
+  if (header_ec) {
+    if (is_malformed_http(header_ec)) co_await write_bad_request(stream, context);
+    co_return std::nullopt;
+  }
+
+  IncomingRequest incoming;
+  incoming.request = request_from_header(parser);
+  if (incoming.request.content_length.value_or(0) <= limit && !parser.is_done()) {
+    parser.body_limit(limit);  // still applies to chunked bodies
+    stream.expires_after(context.read_timeout);
+    auto [body_ec, body_bytes] = co_await http::async_read(stream, buffer, parser, kNoThrow);
+    if (body_ec == http::error::body_limit) {
+      // A chunked body grew past the limit: report it as if it had been declared that large.
+      incoming.request.content_length = limit + 1;
+    } else if (body_ec) {
+      if (is_malformed_http(body_ec)) co_await write_bad_request(stream, context);
+      co_return std::nullopt;
+    } else {
+      incoming.request.body = std::move(parser.get().body());
+    }
+  }
+  incoming.http_version = parser.get().version();
+  incoming.head = parser.get().method() == http::verb::head;
+  incoming.reusable = parser.is_done() && parser.get().keep_alive();
+  co_return incoming;
+}
+
+}  // namespace
+
+asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
+                                       const SessionContext& context) {
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  ScopedConnection connection(context.connections, [&stream] { stream.cancel(); });
+
+  while (!context.connections.stopping()) {
+    std::optional<IncomingRequest> incoming =
+        co_await read_request(stream, buffer, connection, context);
+    if (!incoming) break;
+
+    // Plain statements rather than `cond ? co_await ... : ...`: GCC 12 miscompiles co_await
+    // inside conditional expressions and on temporaries of the enclosing full-expression.
+    Response response;
+    if (may_call_api(incoming->request)) {
+      response = co_await route_on_pool(incoming->request, context);
+    } else {
+      response = handle_request(incoming->request, context.config);
+    }
+    const bool keep_alive =
+        incoming->reusable && !response.close_connection && !context.connections.stopping();
+    if (log::enabled(log::Level::kDebug)) {
+      log::debug("HTTP " + incoming->request.method + " " + incoming->request.target + " -> " +
+                 std::to_string(response.status));
+    }
+    http::message_generator message =
+        to_message(std::move(response), incoming->http_version, keep_alive, incoming->head);
+    stream.expires_after(context.write_timeout);
+    auto [write_ec, written] = co_await beast::async_write(stream, std::move(message), kNoThrow);
+    if (write_ec || !keep_alive) break;
+  }
+
+  beast::error_code ignored;
+  stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+}
+
+}  // namespace sprof::server::detail
