@@ -3,3 +3,6 @@ sprof_add_target(it_threads SOURCES integration/it_threads.cpp)
 sprof_add_target(it_spin SOURCES integration/it_spin.cpp)
 sprof_add_target(it_fork_exec SOURCES integration/it_fork_exec.cpp)
 sprof_add_target(it_crash SOURCES integration/it_crash.cpp)
+# Release-style flags: no frame pointers anywhere, as in Debian's own libraries.
+sprof_add_target(it_unwind SOURCES integration/it_unwind.cpp
+  FLAGS -g -O2 -fomit-frame-pointer)
