@@ -58,6 +58,27 @@ def sprof_facts(out):
     return facts
 
 
+def exit_to_url_ms(sprof, workload):
+    """Starts `sprof record --no-open` and returns ms from the workload's last instruction (it
+    prints its CLOCK_MONOTONIC end time) to sprof printing the Firefox Profiler URL."""
+    p = subprocess.Popen([sprof, "record", "--no-open", "-P", "0", "-o",
+                          os.path.join(tempfile.mkdtemp(prefix="sprof-bench-url-"), "p.json.gz"),
+                          "--", *workload], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    end_ns = None
+    latency = float("nan")
+    for line in p.stdout:
+        m = re.search(r"end_monotonic_ns (\d+)", line)
+        if m:
+            end_ns = int(m.group(1))
+        if line.startswith("sprof: open ") and end_ns is not None:
+            latency = (time.clock_gettime_ns(time.CLOCK_MONOTONIC) - end_ns) / 1e6
+            break
+    p.send_signal(2)
+    p.wait(timeout=30)
+    return latency
+
+
 def perf_lost(out):
     m = re.search(r"lost (\d+) chunks", out)
     lost = int(m.group(1)) if m else 0
@@ -128,6 +149,11 @@ def main():
               f"{mm([f.get('cpu_us', float('nan')) for f in facts])} | "
               f"{mm([f.get('latency_ms', float('nan')) for f in facts])} |")
 
+    print()
+    latencies = [exit_to_url_ms(sprof, workload) for _ in range(args.runs)]
+    print(f"Target exit -> Firefox Profiler URL printed (`sprof record --no-open`): "
+          f"{mm(latencies)} ms (min / median of {args.runs}).")
+
     # 10 kHz with 32 KiB stack copies on all CPUs: does anything get lost?
     print()
     print("| 10 kHz, 32 KiB stacks | samples | lost |")
@@ -136,7 +162,9 @@ def main():
                      "--", *workload])
     f = sprof_facts(out)
     print(f"| sprof record | {f.get('samples', 0)} | {f.get('lost', 0)} records |")
-    _, _, out = run([p for p in perf if p != "-q"][:3] + ["-F", "10000"] + perf[5:] + ["--call-graph", "dwarf,32768", "--", *workload])
+    perf_10k = ["perf", "record", "-F", "10000", "--no-bpf-event", "--no-buildid-cache", "-o", perf_data,
+                "--call-graph", "dwarf,32768", "--", *workload]
+    _, _, out = run(perf_10k)
     samples, lost = perf_lost(out)
     print(f"| perf record --call-graph dwarf,32768 | {samples} | {lost} chunks |")
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 #include <string>
 #include <thread>
@@ -62,6 +63,10 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &self);
   const double cpu_s = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
                        static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1e-6;
-  std::printf("workload cpu_s %.4f result %.3f\n", cpu_s, total);
+  timespec end{};
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  std::printf("workload cpu_s %.4f result %.3f end_monotonic_ns %lld\n", cpu_s, total,
+              static_cast<long long>(end.tv_sec) * 1000000000LL + end.tv_nsec);
+  std::fflush(stdout);
   return 0;
 }

@@ -47,9 +47,27 @@ int main(int argc, char** argv) {
   rec->add_option("--stack-size", record.record.stack_size,
                   "Bytes of user stack copied per sample for dwarf unwinding (default 16384)")
       ->check(CLI::Range(512, 65528));
+  rec->add_flag_callback(
+      "--no-off-cpu", [&record] { record.record.off_cpu = false; },
+      "Do not record where threads block (off-CPU stacks as Idle samples)");
+  auto* pids = rec->add_option("-p,--pid", record.record.attach_pids,
+                                "Record this running process instead of a command; repeatable")
+                    ->allow_extra_args(false);
+  auto* all = rec->add_flag("-a,--all", record.record.system_wide,
+                            "Record every process on the system (root or "
+                            "perf_event_paranoid <= 0)");
+  all->excludes(pids);
+  rec->add_option("-d,--duration", record.record.duration_s,
+                  "Stop recording after SECS seconds; a launched command keeps running")
+      ->check(CLI::PositiveNumber);
+  rec->add_flag("--kill-on-stop", record.record.kill_on_stop,
+                "With -d: terminate the launched command when the recording stops");
+  rec->add_option("--iteration-count", record.record.iteration_count,
+                  "Run the command N times, one after another, into one profile")
+      ->check(CLI::Range(1, 1000000));
   add_serve_options(*rec, record.serve);
-  rec->add_option("command", record.record.command, "The command to record, after --")
-      ->required();
+  rec->add_option("command", record.record.command,
+                  "The command to record, after -- (unless -p or -a)");
 
   LoadCommandOptions load;
   auto* ld = app.add_subcommand("load", "Serve a saved profile and open it");

@@ -4,6 +4,10 @@
 // ends, and sprof still writes its profile. A signal typed at the terminal already reaches the
 // command (same foreground process group); one sent to sprof alone with kill(2) is forwarded
 // to it through `pending_signal`.
+//
+// Attach and system-wide recordings own no process to forward to: any of these signals, from the
+// terminal or from kill(2), stops the recording instead (`stop_requested`), and the profile is
+// written as usual.
 #pragma once
 
 #include <atomic>
@@ -18,6 +22,8 @@ class RecordingSignalGuard {
   RecordingSignalGuard& operator=(const RecordingSignalGuard&) = delete;
 
   std::atomic<int>& pending_signal();
+  // True once any of the signals arrived, however sent.
+  std::atomic<bool>& stop_requested();
 };
 
 }  // namespace sprof::cli

@@ -5,13 +5,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <thread>
 
+#include "attach/attach_targets.hpp"
+#include "convert/marker_directory.hpp"
 #include "convert/profile_converter.hpp"
+#include "drain_loop.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
 #include "process/module_cache.hpp"
+#include "process/proc_access.hpp"
 #include "process/proc_maps.hpp"
+#include "process/stop_child.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/core/log.hpp"
 #include "unwind/cfi_unwinder.hpp"
@@ -53,25 +59,6 @@ std::optional<profile::Library> kernel_library() {
   return lib;
 }
 
-ProcAccess live_proc_access() {
-  ProcAccess access;
-  access.read_comm = [](uint32_t pid, uint32_t tid) -> std::optional<std::string> {
-    auto comm = read_comm(static_cast<pid_t>(pid), static_cast<pid_t>(tid));
-    if (!comm.has_value()) return std::nullopt;
-    return *comm;
-  };
-  access.read_exec_maps = [](uint32_t pid) {
-    std::vector<ProcAccess::Map> maps;
-    auto entries = read_maps(static_cast<pid_t>(pid));
-    if (!entries.has_value()) return maps;
-    for (const auto& e : *entries) {
-      if (e.executable) maps.push_back({e.path, e.start, e.end, e.offset});
-    }
-    return maps;
-  };
-  return access;
-}
-
 void fill_meta(profile::Meta& meta, const RecordingStats& stats, const RecordOptions& options) {
   meta.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   meta.physical_cpus = meta.logical_cpus;
@@ -86,6 +73,7 @@ void fill_meta(profile::Meta& meta, const RecordingStats& stats, const RecordOpt
       {"throttleEvents", static_cast<int64_t>(stats.throttle_events)},
       {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
   };
+  meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));
   if (stats.unwound_samples) {
     meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
     for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
@@ -108,101 +96,282 @@ void raise_reader_priority() {
   }
 }
 
+// What every sampling event of a recording shares, whatever its target.
+perf::EventConfig base_event_config(const RecordOptions& options) {
+  perf::EventConfig config;
+  config.frequency_hz = options.frequency_hz;
+  config.user_regs_stack = options.unwind == UnwindMode::kDwarf;
+  config.stack_user_bytes = options.stack_size;
+  // Off-CPU stacks sample every context switch of the targets; system-wide that would be every
+  // switch of the machine, so -a records CPU time only.
+  config.off_cpu = options.off_cpu && !options.system_wide;
+  return config;
+}
+
+bool is_attach_mode(const RecordOptions& options) {
+  return !options.attach_pids.empty() || options.system_wide;
+}
+
+// How long a command gets to exit on SIGTERM before --kill-on-stop sends SIGKILL.
+constexpr std::chrono::milliseconds kTerminateGrace{2000};
+
+// The reading side's counters, added up over every set of events of the recording.
+void add_reader_stats(RecordingStats& stats, const perf::PerfEvents& events) {
+  const auto reader = events.stats();
+  stats.event_name = events.event_name();
+  stats.malformed_records += reader.malformed_records + reader.ring_corruptions;
+  stats.unknown_records += reader.skipped_records;
+}
+
 }  // namespace
 
 struct Session::Impl {
   RecordOptions options;
-  LaunchedChild child;
-  perf::PerfEvents events;
+  std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
+  std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
   ModuleCache modules;
   std::unique_ptr<unwind::Unwinder> unwinder;
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
+  std::vector<AttachedProcess> attached;            // -p
+  std::shared_ptr<const SystemSnapshot> snapshot;  // -a
+  std::optional<MarkerDirectory> marker_dir;       // SPROF_MARKER_DIR of launched commands
+  // sprof's nice value before raise_reader_priority: later iterations' commands are forked by
+  // the raised reader thread and are put back to it (see spawn_iteration).
+  int command_nice = 0;
+
+  void set_origin() {
+    origin_ns = clock_ns(CLOCK_MONOTONIC);
+    origin_wall_ms = static_cast<double>(clock_ns(CLOCK_REALTIME)) / 1e6;
+  }
+  // Spawns the command stopped before exec and opens its events (enabled at exec).
+  Result<void> spawn_iteration();
+  ConverterOptions converter_options() const;
+  Result<Recording> run_attached(ProfileConverter& converter, const perf::RecordSink& sink,
+                                 const std::atomic<bool>* stop_requested);
+  Result<Recording> run_launched(ProfileConverter& converter, const perf::RecordSink& sink,
+                                 std::atomic<int>& pending_signal,
+                                 const std::atomic<bool>* stop_requested);
+  uint64_t deadline_ns() const {
+    return options.duration_s > 0
+               ? origin_ns + static_cast<uint64_t>(options.duration_s * 1e9)
+               : 0;
+  }
 };
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-int Session::child_pid() const { return impl_->child.pid(); }
+int Session::child_pid() const {
+  if (impl_->child) return impl_->child->pid();
+  return impl_->attached.empty() ? -1 : impl_->attached.front().pid;
+}
+
+Result<void> Session::Impl::spawn_iteration() {
+  events.reset();
+  SPROF_TRY(LaunchedChild spawned,
+            Launcher::spawn(options.command, marker_environment(marker_dir)));
+  child.emplace(std::move(spawned));
+  // The child waits before exec, so this applies from its first instruction on. Raising a nice
+  // value is always allowed for one's own processes.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(child->pid()), command_nice);
+  perf::EventConfig config = base_event_config(options);
+  config.pid = child->pid();
+  config.inherit = true;
+  config.enable_on_exec = true;
+  SPROF_TRY(perf::PerfEvents opened, perf::PerfEvents::open(config));
+  events.emplace(std::move(opened));
+  return ok();
+}
+
+Result<std::unique_ptr<Session>> Session::start(const RecordOptions& options) {
+  SPROF_TRY_VOID(check_record_options(options));
+  return is_attach_mode(options) ? attach(options) : launch(options);
+}
 
 Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   if (options.command.empty()) return fail(Errc::kInvalidArgument, "no command to record");
-  SPROF_TRY(LaunchedChild child, Launcher::spawn(options.command));
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  errno = 0;
+  const int nice_now = getpriority(PRIO_PROCESS, 0);  // -1 is a valid value; errno tells
+  if (errno == 0) impl->command_nice = nice_now;
+  SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
-
-  perf::EventConfig config;
-  config.frequency_hz = options.frequency_hz;
-  config.pid = child.pid();
-  config.inherit = true;
-  config.enable_on_exec = true;
-  config.user_regs_stack = options.unwind == UnwindMode::kDwarf;
-  config.stack_user_bytes = options.stack_size;
-  SPROF_TRY(perf::PerfEvents events, perf::PerfEvents::open(config));
-
-  auto impl = std::unique_ptr<Impl>(
-      new Impl{options, std::move(child), std::move(events), {}, nullptr, 0, 0});
   if (options.unwind == UnwindMode::kDwarf) {
     impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
   }
-  impl->origin_ns = clock_ns(CLOCK_MONOTONIC);
-  impl->origin_wall_ms = static_cast<double>(clock_ns(CLOCK_REALTIME)) / 1e6;
-  SPROF_TRY_VOID(impl->child.release());
+  impl->set_origin();
+  SPROF_TRY_VOID(impl->child->release());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-Result<Recording> Session::run(std::atomic<int>& pending_signal) {
-  Impl& s = *impl_;
+Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
+  if (!is_attach_mode(options)) return fail(Errc::kInvalidArgument, "nothing to attach to");
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (options.unwind == UnwindMode::kDwarf) {
+    impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
+  }
+  raise_reader_priority();
+  perf::EventConfig config = base_event_config(options);
+  if (options.system_wide) {
+    // Read before sampling starts; processes that exit during the recording keep their names.
+    impl->snapshot = std::make_shared<const SystemSnapshot>(snapshot_system());
+    // pid -1 with a cpu: everything that runs on that CPU (perf_event_open(2)), hence one event
+    // per CPU and no inheritance to follow; context switches come as SWITCH_CPU_WIDE.
+    config.pid = -1;
+    config.inherit = false;
+    config.enable_on_exec = false;
+    impl->set_origin();
+    auto opened = perf::PerfEvents::open(config);
+    if (!opened.has_value()) {
+      Error e = std::move(opened).error();
+      if (e.code == Errc::kPermissionDenied) {
+        e.message += "; recording the whole system (-a) needs root or perf_event_paranoid <= 0";
+      }
+      return unexpected(std::move(e));
+    }
+    impl->events.emplace(std::move(*opened));
+  } else {
+    SPROF_TRY(impl->attached, list_attach_targets(options.attach_pids));
+    impl->set_origin();
+    SPROF_TRY(perf::PerfEvents opened, open_attached_events(config, impl->attached));
+    impl->events.emplace(std::move(opened));
+  }
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+ConverterOptions Session::Impl::converter_options() const {
   ConverterOptions copts;
-  copts.origin_monotonic_ns = s.origin_ns;
-  copts.origin_wall_ms = s.origin_wall_ms;
-  copts.interval_ms = 1000.0 / s.options.frequency_hz;
-  copts.product = "sprof: " + basename_of(s.options.command.front());
-  copts.root_pid = static_cast<uint32_t>(s.child.pid());
-  copts.period_is_cpu_ns = s.events.event_kind() == perf::EventKind::kCpuClock;
-  copts.sample_regs_user = s.events.attr().sample_regs_user;
-  copts.unwinder = s.unwinder.get();
-  if (!s.events.kernel_excluded()) copts.kernel_lib = kernel_library();
+  copts.origin_monotonic_ns = origin_ns;
+  copts.origin_wall_ms = origin_wall_ms;
+  copts.interval_ms = 1000.0 / options.frequency_hz;
+  copts.period_is_cpu_ns = events->event_kind() == perf::EventKind::kCpuClock;
+  copts.switch_records = events->attr().context_switch != 0;
+  copts.sample_regs_user = events->attr().sample_regs_user;
+  copts.unwinder = unwinder.get();
+  if (!events->kernel_excluded()) copts.kernel_lib = kernel_library();
   copts.proc = live_proc_access();
-  ProfileConverter converter(std::move(copts), s.modules);
+  if (options.system_wide) {
+    // The profile's top level must be one process: pid 0, where the idle time of every CPU
+    // goes, exists on every system and belongs to no user process (see with_snapshot_fallback).
+    copts.product = "sprof: system";
+    copts.root_pid = 0;
+    copts.proc = with_snapshot_fallback(std::move(copts.proc), snapshot);
+  } else if (!attached.empty()) {
+    const auto root = static_cast<uint32_t>(attached.front().pid);
+    copts.product = "sprof: " + copts.proc.read_comm(root, root).value_or("pid " + std::to_string(root));
+    copts.root_pid = root;
+  } else {
+    copts.product = "sprof: " + basename_of(options.command.front());
+    copts.root_pid = static_cast<uint32_t>(child->pid());
+  }
+  return copts;
+}
+
+Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
+                                              const perf::RecordSink& sink,
+                                              const std::atomic<bool>* stop_requested) {
+  if (options.system_wide) {
+    converter.seed_process(0, {0});  // first, so it is the top-level process
+  }
+  for (const auto& target : attached) {
+    std::vector<uint32_t> tids(target.tids.begin(), target.tids.end());
+    converter.seed_process(static_cast<uint32_t>(target.pid), tids);
+  }
+  DrainLimits limits;
+  limits.stop_requested = stop_requested;
+  limits.deadline_ns = deadline_ns();
+  limits.max_poll_interval_ms = kPollIntervalMs;
+  // Without a TargetsEnded check the events' hang-up ends the recording: every attached thread
+  // and all it created exited. System-wide events never hang up.
+  SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, {}));
+  const uint64_t end_ns = clock_ns(CLOCK_MONOTONIC);
+  (void)events->disable();
+  events->flush_all(sink);
+  add_reader_stats(converter.stats(), *events);
+
+  Recording recording;
+  recording.stop_cause = cause;
+  recording.status.exited = true;  // nothing of ours to report: sprof exits 0
+  recording.child_exit_monotonic_ns = end_ns;
+  recording.duration_s = static_cast<double>(end_ns - origin_ns) / 1e9;
+  return recording;
+}
+
+Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
+                                              const perf::RecordSink& sink,
+                                              std::atomic<int>& pending_signal,
+                                              const std::atomic<bool>* stop_requested) {
+  DrainLimits limits;
+  limits.deadline_ns = deadline_ns();
+  limits.max_poll_interval_ms = kPollIntervalMs;
+  Recording recording;
+  recording.iterations = 0;
+  uint64_t end_ns = 0;
+  for (;;) {
+    std::optional<ExitStatus> status;
+    const TargetsEnded child_ended = [&]() -> Result<bool> {
+      if (const int sig = pending_signal.exchange(0); sig != 0) (void)child->send_signal(sig);
+      SPROF_TRY(status, child->try_wait());
+      return status.has_value();
+    };
+    SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, child_ended));
+    end_ns = clock_ns(CLOCK_MONOTONIC);
+    // The command is gone (or -d is over): stop sampling what is left and drain the buffers.
+    (void)events->disable();
+    events->flush_all(sink);
+    add_reader_stats(converter.stats(), *events);
+    ++recording.iterations;
+    recording.stop_cause = cause;
+
+    if (cause == StopCause::kDuration) {
+      recording.status.exited = true;  // stopped by request, not by the command: exit 0
+      if (options.kill_on_stop) {
+        SPROF_TRY_VOID(terminate_child(*child, kTerminateGrace));
+      } else {
+        recording.left_running.push_back(child->pid());  // released: never killed nor awaited
+      }
+      break;
+    }
+    recording.status.exited = !status->signaled;
+    recording.status.exit_code = status->code;
+    recording.status.signal = status->signal;
+    const bool failed = status->shell_code() != 0;
+    const bool stop = stop_requested != nullptr && stop_requested->load();
+    if (failed || stop || recording.iterations >= options.iteration_count) break;
+    SPROF_TRY_VOID(spawn_iteration());
+    SPROF_TRY_VOID(child->release());
+  }
+  recording.child_exit_monotonic_ns = end_ns;
+  recording.duration_s = static_cast<double>(end_ns - origin_ns) / 1e9;
+  return recording;
+}
+
+Result<Recording> Session::run(std::atomic<int>& pending_signal,
+                               const std::atomic<bool>* stop_requested) {
+  Impl& s = *impl_;
+  ProfileConverter converter(s.converter_options(), s.modules);
   const auto sink = [&converter](perf::Record&& r) { converter.consume(r); };
 
   const uint64_t reader_cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  std::optional<ExitStatus> status;
-  uint64_t exit_ns = 0;
-  while (!status) {
-    if (const int sig = pending_signal.exchange(0); sig != 0) {
-      (void)s.child.send_signal(sig);
-    }
-    auto polled = s.events.poll(kPollIntervalMs);
-    if (!polled.has_value()) return polled.error();
-    s.events.read_available(sink);
-    SPROF_TRY(auto exited, s.child.try_wait());
-    if (exited) {
-      status = *exited;
-      exit_ns = clock_ns(CLOCK_MONOTONIC);
-    }
+  auto recorded = is_attach_mode(s.options)
+                      ? s.run_attached(converter, sink, stop_requested)
+                      : s.run_launched(converter, sink, pending_signal, stop_requested);
+  if (!recorded.has_value()) return recorded;
+  Recording& recording = *recorded;
+  converter.stats().reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - reader_cpu_start;
+  if (!is_attach_mode(s.options) && recording.iterations == 1 &&
+      recording.stop_cause == StopCause::kTargetsEnded) {
+    // The root process's exit marker carries the status only sprof's waitpid knows.
+    converter.set_root_exit_status(
+        {!recording.status.exited, recording.status.exit_code, recording.status.signal});
   }
-  // The command is gone: stop sampling whatever it left running and drain what is buffered.
-  (void)s.events.disable();
-  s.events.flush_all(sink);
-
-  RecordingStats& stats = converter.stats();
-  stats.reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - reader_cpu_start;
-  const auto reader = s.events.stats();
-  stats.event_name = s.events.event_name();
-  stats.malformed_records += reader.malformed_records + reader.ring_corruptions;
-  stats.unknown_records += reader.skipped_records;
-
-  Recording recording;
-  recording.stats = stats;
-  recording.profile = converter.finish(exit_ns);
+  recording.profile = converter.finish(recording.child_exit_monotonic_ns);
+  recording.stats = converter.stats();  // after finish(), which counts unreadable modules
   fill_meta(recording.profile.meta, recording.stats, s.options);
-  recording.status.exited = !status->signaled;
-  recording.status.exit_code = status->code;
-  recording.status.signal = status->signal;
-  recording.duration_s = static_cast<double>(exit_ns - s.origin_ns) / 1e9;
-  recording.child_exit_monotonic_ns = exit_ns;
-  return recording;
+  return recorded;
 }
 
 }  // namespace sprof::recorder

@@ -2,9 +2,9 @@
 //
 // The SymbolMap for JIT code, from a perf map (/tmp/perf-<pid>.map) or a jitdump
 // (jit-<pid>.dump) — the files the recorder names as the path of the synthetic libs it adds for
-// JIT code ranges (debug name = the file's basename). The recorder gives those libs an offset
-// equal to their start, so a relative address is the AVMA itself and symbols are looked up at the
-// addresses the files list. No source files or lines.
+// JIT code ranges (debug name = the file's basename). A relative address is AVMA - base, where
+// the base comes from the lib's breakpadId (`jit_base_from_breakpad_id`, see
+// sprof/core/jit_symbol_file.hpp for why). No source files or lines.
 #pragma once
 
 #include <memory>
@@ -21,10 +21,12 @@ class JitSymbolMap final : public SymbolMap {
  public:
   // True when `debug_name` names a perf map or jitdump (perf-<pid>.map, jit-<pid>.dump).
   static bool handles(const std::string& debug_name);
-  // Reads `path`. kNotFound when it is gone, kMalformed when it holds no symbols.
-  static Result<std::shared_ptr<const JitSymbolMap>> build(const std::string& path);
+  // Reads `path` for the lib whose breakpadId carries the base. kNotFound when the file is gone,
+  // kMalformed when it holds no symbols or the id no base.
+  static Result<std::shared_ptr<const JitSymbolMap>> build(const std::string& path,
+                                                           const std::string& breakpad_id);
   static std::shared_ptr<const JitSymbolMap> from_symbols(std::vector<JitSymbol> symbols,
-                                                          std::string path);
+                                                          uint64_t base, std::string path);
 
   std::optional<SymbolInfo> lookup(RelativeAddress address) const override;
   bool names_source_file(const std::string&) const override { return false; }
@@ -32,7 +34,8 @@ class JitSymbolMap final : public SymbolMap {
   const std::string& binary_file() const override { return binary_file_; }
 
  private:
-  SymbolTable symbols_;
+  SymbolTable symbols_;  // by AVMA
+  uint64_t base_ = 0;
   DemangledNames demangled_names_;
   std::string path_;
   std::string binary_file_;  // none: the code lived in anonymous memory

@@ -43,7 +43,9 @@ struct Symbolicator::Impl {
   MapResult build(const std::string& debug_name, const std::string& breakpad_id,
                   const std::vector<std::string>& candidates) const {
     if (debug_name == elf::kKernelDebugName) return build_kernel(breakpad_id, candidates);
-    if (detail::JitSymbolMap::handles(debug_name)) return build_jit(debug_name, candidates);
+    if (detail::JitSymbolMap::handles(debug_name)) {
+      return build_jit(debug_name, breakpad_id, candidates);
+    }
     auto located = locator.locate(debug_name, breakpad_id, candidates);
     if (!located) return std::move(located).error();
     auto map = detail::ModuleSymbolMap::build(*located);
@@ -77,13 +79,13 @@ struct Symbolicator::Impl {
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
 
-  // perf maps and jitdumps are found only through the path the recorder wrote into the lib (the
-  // breakpadId is a hash the recorder made of the file, not checked here: the JIT may have
-  // appended to it since).
-  MapResult build_jit(const std::string& debug_name,
+  // perf maps and jitdumps are found only through the path the recorder wrote into the lib. The
+  // breakpadId's content hash is not checked (the JIT may have appended to the file since); its
+  // base address is used (jit_symbol_map.hpp).
+  MapResult build_jit(const std::string& debug_name, const std::string& breakpad_id,
                       const std::vector<std::string>& candidates) const {
     if (candidates.empty()) return fail(Errc::kNotFound, debug_name + ": no recorded path");
-    auto map = detail::JitSymbolMap::build(candidates.front());
+    auto map = detail::JitSymbolMap::build(candidates.front(), breakpad_id);
     if (!map) return std::move(map).error();
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }

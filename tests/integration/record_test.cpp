@@ -16,18 +16,6 @@ using namespace sprof::test;
 
 namespace {
 
-// ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so a machine without
-// perf_event_open shows skips, not passes.
-constexpr int kSkipExitCode = 77;
-
-void require_perf() {
-  std::string why;
-  if (!perf_available(why)) {
-    MESSAGE("skipped: " << why);
-    std::exit(kSkipExitCode);
-  }
-}
-
 const ThreadView* find_thread(const ProcessView& p, const std::string& name) {
   for (const auto& t : p.threads) {
     if (t.name == name) return &t;
@@ -38,7 +26,7 @@ const ThreadView* find_thread(const ProcessView& p, const std::string& name) {
 }  // namespace
 
 TEST_CASE("recording four named threads gives one track per thread with rate x CPU-time samples") {
-  require_perf();
+  skip_without_perf();
   const auto dir = make_temp_dir("threads");
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {"-r", "1000"}, {target_path("it_threads"), "4", "1.5"});
@@ -79,7 +67,7 @@ TEST_CASE("recording four named threads gives one track per thread with rate x C
 }
 
 TEST_CASE("a fork+exec'd child shows up as its own process with its own libs") {
-  require_perf();
+  skip_without_perf();
   const auto dir = make_temp_dir("forkexec");
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {}, {target_path("it_fork_exec"), target_path("it_spin"), "0.4"});
@@ -104,7 +92,7 @@ TEST_CASE("a fork+exec'd child shows up as its own process with its own libs") {
 }
 
 TEST_CASE("a crashing command leaves a profile and sprof exits with 128 + the signal") {
-  require_perf();
+  skip_without_perf();
   const auto dir = make_temp_dir("crash");
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {}, {target_path("it_crash"), "0.5"});
@@ -118,7 +106,7 @@ TEST_CASE("a crashing command leaves a profile and sprof exits with 128 + the si
 }
 
 TEST_CASE("a command that cannot be executed exits 127 with a clear message and no profile") {
-  require_perf();
+  skip_without_perf();
   const auto dir = make_temp_dir("noexec");
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {}, {dir + "/does-not-exist"});
@@ -129,7 +117,7 @@ TEST_CASE("a command that cannot be executed exits 127 with a clear message and 
 }
 
 TEST_CASE("SIGINT to sprof ends the command, and the profile is still written") {
-  require_perf();
+  skip_without_perf();
   const auto dir = make_temp_dir("sigint");
   const auto out = dir + "/p.json.gz";
   RunOptions options;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <simdjson.h>
 
@@ -47,8 +48,12 @@ ThreadView read_thread(object t) {
   std::vector<std::string> strings;
   for (element s : array(t["stringTable"])) strings.push_back(str(s));
   std::vector<std::string> frame_locations;
+  std::vector<int64_t> frame_categories;
   for (element f : array(t["frameTable"]["data"])) {
     frame_locations.push_back(strings.at(static_cast<size_t>(num(array(f).at(0)))));
+    // frameTable schema: location, relevantForJS, innerWindowID, implementation, line, column,
+    // category, subcategory (contract section 2.8).
+    frame_categories.push_back(array(f).size() > 6 && !array(f).at(6).is_null() ? num(array(f).at(6)) : -1);
   }
   std::vector<std::pair<int64_t, int64_t>> stacks;  // (prefix or -1, frame)
   for (element s : array(t["stackTable"]["data"])) {
@@ -59,6 +64,16 @@ ThreadView read_thread(object t) {
     array row = s;
     ++view.samples;
     if (row.size() > 3 && !row.at(3).is_null()) view.cpu_delta_ns += static_cast<uint64_t>(num(row.at(3)));
+    view.cpu_deltas.push_back(row.size() > 3 && !row.at(3).is_null()
+                                  ? std::optional<uint64_t>(static_cast<uint64_t>(num(row.at(3))))
+                                  : std::nullopt);
+    double time = 0;
+    if (row.at(1).get(time) != simdjson::SUCCESS) time = static_cast<double>(num(row.at(1)));
+    view.times_ms.push_back(time);
+    view.leaf_categories.push_back(
+        row.at(0).is_null()
+            ? -1
+            : frame_categories.at(static_cast<size_t>(stacks.at(static_cast<size_t>(num(row.at(0)))).second)));
     std::vector<std::string> frames;
     if (!row.at(0).is_null()) {
       for (int64_t k = num(row.at(0)); k >= 0; k = stacks.at(static_cast<size_t>(k)).first) {
@@ -74,7 +89,19 @@ ThreadView read_thread(object t) {
 
 ProcessView read_process(object p) {
   ProcessView view;
-  for (element lib : array(p["libs"])) view.lib_names.push_back(str(lib["name"]));
+  for (element lib : array(p["libs"])) {
+    view.lib_names.push_back(str(lib["name"]));
+    LibView l;
+    uint64_t u = 0;
+    if (lib["start"].get(u) == simdjson::SUCCESS) l.start = u;
+    if (lib["end"].get(u) == simdjson::SUCCESS) l.end = u;
+    if (lib["offset"].get(u) == simdjson::SUCCESS) l.offset = u;
+    l.name = str(lib["name"]);
+    l.path = str(lib["path"]);
+    l.debug_name = str(lib["debugName"]);
+    l.breakpad_id = str(lib["breakpadId"]);
+    view.libs.push_back(std::move(l));
+  }
   for (element t : array(p["threads"])) view.threads.push_back(read_thread(t));
   if (!view.threads.empty()) {
     view.pid = view.threads.front().pid;
@@ -101,6 +128,7 @@ ProfileView read_profile(const std::string& path) {
   for (element p : array(top["processes"])) view.processes.push_back(read_process(p));
   std::string_view event;
   if (top["meta"]["sprof"]["event"].get(event) == simdjson::SUCCESS) view.sprof_meta_event = event;
+  for (element c : array(top["meta"]["categories"])) view.categories.push_back(str(c["name"]));
   return view;
 }
 
@@ -137,6 +165,14 @@ bool perf_available(std::string& why_not) {
   }
   close(static_cast<int>(fd));
   return true;
+}
+
+void skip_without_perf() {
+  std::string why;
+  if (!perf_available(why)) {
+    MESSAGE("skipped: " << why);
+    std::exit(kSkipExitCode);
+  }
 }
 
 }  // namespace sprof::test

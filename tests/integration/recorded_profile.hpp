@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,24 @@ struct ThreadView {
   uint64_t cpu_delta_ns = 0;              // sum of threadCPUDelta
   std::vector<std::string> leaf_frames;   // location strings of each sample's leaf
   std::vector<std::vector<std::string>> stacks;  // per sample, root first, location strings
+  // Per sample: threadCPUDelta (nullopt when null), time, and the leaf frame's category index
+  // (-1 without a stack); names in ProfileView::categories.
+  std::vector<std::optional<uint64_t>> cpu_deltas;
+  std::vector<double> times_ms;
+  std::vector<int64_t> leaf_categories;
   bool unregistered = false;
+};
+
+struct LibView {
+  uint64_t start = 0, end = 0, offset = 0;
+  std::string name, path, debug_name, breakpad_id;
 };
 
 struct ProcessView {
   int64_t pid = 0;
   std::string name;
   std::vector<std::string> lib_names;
+  std::vector<LibView> libs;
   std::vector<ThreadView> threads;
 };
 
@@ -36,6 +48,7 @@ struct ProfileView {
   std::vector<ProcessView> processes;  // [0] is the top level
   std::string json;                    // the whole (gunzipped) document
   std::string sprof_meta_event;
+  std::vector<std::string> categories;  // meta.categories[].name
 };
 
 // Parses a (possibly gzipped) Gecko profile written by sprof. Fails the current test on errors.
@@ -52,5 +65,11 @@ std::string target_path(const std::string& name);
 
 // perf_event_open works here (else integration tests are skipped, saying why).
 bool perf_available(std::string& why_not);
+
+// ctest treats this exit code as "skipped" (SKIP_RETURN_CODE), so a machine without
+// perf_event_open shows skips, not passes.
+inline constexpr int kSkipExitCode = 77;
+// Ends the test process with kSkipExitCode, printing why, when perf_event_open is unavailable.
+void skip_without_perf();
 
 }  // namespace sprof::test

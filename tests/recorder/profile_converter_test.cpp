@@ -2,6 +2,7 @@
 // and libs, without a kernel.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "convert/profile_converter.hpp"
@@ -180,7 +181,12 @@ TEST_CASE("converter counts lost records and marks them on the root's main threa
   c.consume(lost);
   auto p = c.finish(kOrigin + 4'000'000);
   CHECK(c.stats().lost_records == 42);
+  // Besides the exec marker (lifecycle_markers_test.cpp).
   const auto& markers = p.processes.at(0).threads.at(0).markers();
-  REQUIRE(markers.size() == 1);
-  CHECK(markers[0].name == "Lost samples");
+  const auto lost_marker = std::find_if(markers.begin(), markers.end(),
+                                        [](const auto& m) { return m.name == "Lost samples"; });
+  REQUIRE(lost_marker != markers.end());
+  CHECK(lost_marker->type == "LostSamples");
+  CHECK(std::count_if(markers.begin(), markers.end(),
+                      [](const auto& m) { return m.name == "Lost samples"; }) == 1);
 }

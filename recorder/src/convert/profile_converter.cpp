@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "convert/marker_schemas.hpp"
+
 namespace sprof::recorder {
 
 namespace {
@@ -15,7 +17,11 @@ constexpr uint64_t kPerfContextUser = static_cast<uint64_t>(-512);
 }  // namespace
 
 ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& modules)
-    : options_(std::move(options)), modules_(modules) {
+    : options_(std::move(options)),
+      modules_(modules),
+      lifecycle_(options_.root_pid),
+      jit_(JitLibraries::for_recording(options_.origin_wall_ms)) {
+  profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;
   profile_.meta.start_time_monotonic_ns = options_.origin_monotonic_ns;
   profile_.meta.interval_ms = options_.interval_ms;
@@ -106,6 +112,7 @@ void ProfileConverter::load_maps_from_proc(uint32_t pid, ProcessState& p) {
 void ProfileConverter::seed_process(uint32_t pid, const std::vector<uint32_t>& tids) {
   ProcessState& p = process(pid, options_.origin_monotonic_ns);
   load_maps_from_proc(pid, p);
+  jit_.note_attached(pid);
   for (uint32_t tid : tids) thread(pid, tid, options_.origin_monotonic_ns);
 }
 
@@ -113,6 +120,10 @@ void ProfileConverter::consume(const perf::Record& record) {
   std::visit(
       [this](const auto& r) {
         using T = std::decay_t<decltype(r)>;
+        if constexpr (!std::is_same_v<T, perf::SampleRecord> &&
+                      !std::is_same_v<T, perf::SwitchRecord>) {
+          note_running(r.id);
+        }
         if constexpr (std::is_same_v<T, perf::SampleRecord>) {
           on_sample(r);
         } else if constexpr (std::is_same_v<T, perf::Mmap2Record>) {
@@ -143,7 +154,7 @@ void ProfileConverter::consume(const perf::Record& record) {
             add_marker_to_root(std::move(m));
           }
         }
-        // SwitchRecord: used for CPU accounting and off-CPU stacks (not yet).
+        if constexpr (std::is_same_v<T, perf::SwitchRecord>) on_switch(r);
       },
       record);
 }
@@ -157,6 +168,8 @@ void ProfileConverter::add_marker_to_root(profile::Marker marker) {
 }
 
 void ProfileConverter::on_mmap(const perf::Mmap2Record& m) {
+  // Marker files are data mappings (attr.mmap_data); jitdumps are mapped executable.
+  if (marker_files_.note_mmap(m.filename) || jit_.note_mmap(m.pid, m.filename)) return;
   if (!m.executable) return;
   ProcessState& p = process(m.pid, m.id.time);
   add_mapping(p, m.filename, m.addr, m.addr + m.len, m.pgoff);
@@ -192,6 +205,7 @@ void ProfileConverter::on_comm(const perf::CommRecord& c) {
       --stats_.threads;  // the exec'ing thread is counted again below
     }
     thread(c.pid, c.tid, c.id.time);
+    mark_exec(c);
     return;
   }
   ThreadState& t = thread(c.pid, c.tid, c.id.time);
@@ -222,13 +236,16 @@ void ProfileConverter::on_fork(const perf::ForkRecord& f) {
     processes_.emplace(f.pid, std::move(state));
   }
   thread(f.pid, f.tid, f.time);
+  mark_fork(f);
 }
 
 void ProfileConverter::on_exit(const perf::ExitRecord& e) {
   auto it = threads_.find(e.tid);
   if (it == threads_.end() || it->second.pid != e.pid) return;
+  close_thread_activity(it->second, e.tid, e.time);
   profile::Thread& t = profile_thread(it->second);
   t.unregister_time_ms = to_ms(e.time);
+  mark_exit(e, it->second);
   if (e.tid == e.pid) {
     profile_.processes[it->second.image].shutdown_time_ms = to_ms(e.time);
   }
@@ -270,6 +287,15 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
 
 void ProfileConverter::on_sample(const perf::SampleRecord& s) {
   ThreadState& ts = thread(s.id.pid, s.id.tid, s.id.time);
+  if (s.context_switch_sample) {
+    keep_switch_sample(ts, s);  // unwound only if the thread blocks (on_switch)
+    return;
+  }
+  record_sample(ts, intern_sample_stack(ts, s), s);
+}
+
+std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
+                                                              const perf::SampleRecord& s) {
   ProcessState& p = processes_.at(s.id.pid);
   if (p.modules.empty()) load_maps_from_proc(s.id.pid, p);
   collect_frames(s, p);
@@ -281,25 +307,25 @@ void ProfileConverter::on_sample(const perf::SampleRecord& s) {
   }
 
   profile::Thread& t = profile_thread(ts);
+  // An off-CPU stack's leaf is an Idle frame (contract section 4.3).
+  if (s.context_switch_sample && !frames_.empty()) frames_.front().second = profile::Category::kIdle;
   std::optional<uint32_t> stack;
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
     const uint32_t frame = t.intern_address_frame(it->first, it->second);
     stack = t.intern_stack(stack, frame);
   }
-  profile::Sample sample;
-  sample.stack = stack;
-  sample.time_ms = to_ms(s.id.time);
-  if (options_.period_is_cpu_ns) sample.cpu_delta_ns = s.period;
-  t.add_sample(sample);
-  ++stats_.samples;
+  return stack;
 }
 
 profile::Profile ProfileConverter::finish(uint64_t end_ns) {
   const double end_ms = to_ms(end_ns);
   profile_.meta.profiling_end_ms = end_ms;
-  profile_.meta.has_cpu_deltas = options_.period_is_cpu_ns;
+  close_all_activity(end_ns);
+  add_recorded_markers(end_ns);
+  profile_.meta.has_cpu_deltas = options_.period_is_cpu_ns || options_.switch_records;
   for (auto& [pid, p] : processes_) {
     profile_.processes[p.image].libs = p.modules.libraries();
+    add_jit_libraries(pid, profile_.processes[p.image].libs);
   }
   for (auto& image : profile_.processes) {
     if (options_.kernel_lib) image.libs.push_back(*options_.kernel_lib);

@@ -19,6 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "convert/cpu_accounting.hpp"
+#include "convert/jit_libraries.hpp"
+#include "convert/lifecycle_markers.hpp"
+#include "convert/marker_files.hpp"
+#include "convert/off_cpu.hpp"
 #include "perf/records.hpp"
 #include "process/module_cache.hpp"
 #include "process/module_map.hpp"
@@ -38,6 +43,8 @@ struct ProcAccess {
     uint64_t start, end, pgoff;
   };
   std::function<std::vector<Map>(uint32_t pid)> read_exec_maps;
+  // The command line (arguments joined by spaces) for exec markers; may be unset.
+  std::function<std::optional<std::string>(uint32_t pid)> read_cmdline;
 };
 
 struct ConverterOptions {
@@ -47,6 +54,9 @@ struct ConverterOptions {
   std::string product = "sprof";
   uint32_t root_pid = 0;
   bool period_is_cpu_ns = true;      // cpu-clock: a sample's period is the thread's CPU ns
+  // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
+  // the period being the fallback for threads whose start is unknown.
+  bool switch_records = false;
   uint64_t sample_regs_user = 0;     // attr.sample_regs_user (dwarf mode)
   unwind::Unwinder* unwinder = nullptr;  // null: user frames from the callchain
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
@@ -63,6 +73,8 @@ class ProfileConverter {
 
   // Closes open threads and processes at `end_ns` and returns the profile.
   profile::Profile finish(uint64_t end_ns);
+  // How the root process ended, when the caller knows (it launched it); call before `finish`.
+  void set_root_exit_status(const ProcessExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
 
  private:
@@ -70,6 +82,7 @@ class ProfileConverter {
     uint32_t pid = 0;
     size_t image = 0;   // index into profile_.processes
     size_t thread = 0;  // index into that process's threads
+    OffCpuState off_cpu = {};
   };
   struct ProcessState {
     size_t image = 0;
@@ -95,6 +108,24 @@ class ProfileConverter {
   void add_marker_to_root(profile::Marker marker);
   // Fills `frames` leaf first: kernel frames, then user frames.
   void collect_frames(const perf::SampleRecord& s, ProcessState& p);
+  // Unwinds `s` and interns its stack in the thread's tables.
+  std::optional<uint32_t> intern_sample_stack(ThreadState& ts, const perf::SampleRecord& s);
+
+  // CPU accounting and off-CPU samples (profile_converter_activity.cpp).
+  void note_running(const perf::SampleId& id);
+  void on_switch(const perf::SwitchRecord& r);
+  // Adds an on-CPU sample.
+  void record_sample(ThreadState& ts, std::optional<uint32_t> stack, const perf::SampleRecord& s);
+  // Keeps a context-switch sample until the switch record says whether the thread blocked.
+  void keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s);
+  // Adds a sample; before a thread's first sample with CPU, a stackless zero-CPU sample at
+  // `cpu_since_ns`, because the front end ignores threadCPUDelta[0] (contract section 4.1).
+  void add_thread_sample(ThreadState& ts, std::optional<uint32_t> stack, uint64_t time_ns,
+                         std::optional<uint64_t> cpu_ns, std::optional<uint64_t> cpu_since_ns);
+  void add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64_t until_ns);
+  // The thread ends at `time_ns`: one last sample carries the CPU used since its last sample.
+  void close_thread_activity(ThreadState& ts, uint32_t tid, uint64_t time_ns);
+  void close_all_activity(uint64_t end_ns);
 
   ConverterOptions options_;
   ModuleCache& modules_;
@@ -104,6 +135,17 @@ class ProfileConverter {
   std::unordered_map<uint32_t, ThreadState> threads_;
   std::vector<std::pair<uint64_t, profile::Category>> frames_;  // scratch, leaf first
   unwind::UnwindResult unwind_result_;
+  CpuAccounting cpu_;
+  // Markers and JIT symbols (profile_converter_markers.cpp).
+  void mark_fork(const perf::ForkRecord& f);
+  void mark_exec(const perf::CommRecord& c);
+  void mark_exit(const perf::ExitRecord& e, const ThreadState& t);
+  void add_recorded_markers(uint64_t end_ns);
+  void add_jit_libraries(uint32_t pid, std::vector<profile::Library>& libs) const;
+  LifecycleMarkers lifecycle_;
+  MarkerFiles marker_files_;
+  JitLibraries jit_;
+  std::vector<uint64_t> off_cpu_times_;  // scratch
 };
 
 }  // namespace sprof::recorder

@@ -117,6 +117,19 @@ Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
   }
 }
 
+// Opens the event of one more task on `cpu` and redirects its records into the ring of
+// `ring_fd`, that CPU's first event (PERF_EVENT_IOC_SET_OUTPUT; both must be on the same CPU).
+Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd,
+                                EventKind kind) {
+  SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu, event_kind_name(kind)));
+  if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
+    return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
+                                        std::to_string(tid) + ", cpu=" + std::to_string(cpu) +
+                                        ")"));
+  }
+  return fd;
+}
+
 struct OpenPlan {
   std::vector<uint32_t> cpus;
   std::vector<pid_t> tasks;
@@ -149,6 +162,9 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
     attr.sample_regs_user = unwind::kX86UnwindRegsMask;
     attr.sample_stack_user = c.stack_user_bytes;
   }
+  // PERF_SAMPLE_IDENTIFIER (first u64 of every sample) tells the context-switch event's samples
+  // from the sampling event's, since both write into one ring.
+  if (c.off_cpu) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
   attr.sample_max_stack = max_stack;
   attr.exclude_callchain_kernel = c.kernel_callchain ? 0 : 1;
   attr.exclude_callchain_user = 0;
@@ -157,6 +173,9 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
   attr.sample_id_all = 1;
   attr.mmap = 1;
   attr.mmap2 = 1;
+  // Non-executable mmaps too: user marker files (marker-<pid>.txt, samply's protocol) are found
+  // through the MMAP2 record of their data mapping. The converter drops every other data one.
+  attr.mmap_data = 1;
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
@@ -192,13 +211,7 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
       std::vector<UniqueFd> fds;
       fds.push_back(std::move(leader));
       for (size_t i = 1; i < tasks.size(); ++i) {
-        SPROF_TRY(UniqueFd fd, open_event(attr, tasks[i], cpu, event_kind_name(kind)));
-        // Same CPU, so the kernel accepts writing this event's records into the leader's ring.
-        if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, fds[0].get()) != 0) {
-          return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
-                                              std::to_string(tasks[i]) +
-                                              ", cpu=" + std::to_string(cpu) + ")"));
-        }
+        SPROF_TRY(UniqueFd fd, open_into_ring(attr, tasks[i], cpu, fds[0].get(), kind));
         fds.push_back(std::move(fd));
       }
       rings.push_back(CpuRing{cpu, std::move(fds), std::move(ring)});
@@ -229,9 +242,37 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
       return unexpected(std::move(rings).error());
     }
     SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(attr));
-    return PerfEvents(kind, attr, layout, std::move(*rings));
+    PerfEvents events(kind, attr, layout, std::move(*rings));
+    if (config.off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
+    return events;
   }
   return fail(Errc::kInternal, "perf: no event kind left to try");
+}
+
+Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids) {
+  std::vector<pid_t> added;
+  for (pid_t tid : tids) {
+    std::vector<UniqueFd> opened;  // one per ring, committed only when every CPU worked
+    for (auto& r : rings_) {
+      auto fd = open_into_ring(attr_, tid, r.cpu, r.fds.front().get(), kind_);
+      if (!fd.has_value()) {
+        if (fd.error().sys_errno == ESRCH) break;  // the thread is already gone
+        return unexpected(std::move(fd).error());
+      }
+      opened.push_back(std::move(*fd));
+    }
+    if (opened.size() != rings_.size()) continue;
+    for (size_t i = 0; i < rings_.size(); ++i) rings_[i].fds.push_back(std::move(opened[i]));
+    // With off-CPU stacks on, a late thread needs its context-switch events too.
+    if (!context_switch_ids_.empty()) {
+      auto switches = open_context_switch_events(tid);
+      if (!switches.has_value() && switches.error().sys_errno != ESRCH) {
+        return unexpected(std::move(switches).error());
+      }
+    }
+    added.push_back(tid);
+  }
+  return added;
 }
 
 std::vector<uint32_t> PerfEvents::cpus() const {
@@ -297,6 +338,9 @@ void PerfEvents::drain_round() {
       if (raw_observer_) raw_observer_(r.cpu, raw);
       auto rec = parse_record(raw, layout_);
       if (rec) {
+        if (auto* sample = std::get_if<SampleRecord>(&*rec); sample && off_cpu()) {
+          sample->context_switch_sample = is_context_switch_event(sample->event_id);
+        }
         ++stats_.records;
         merger_.add(std::move(*rec));
       } else if (is_skipped_record(rec.error())) {

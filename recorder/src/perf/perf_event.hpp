@@ -38,6 +38,9 @@ struct EventConfig {
   // attr.sample_stack_user: a multiple of 8 below 65535 (the kernel's limits).
   uint32_t stack_user_bytes = 8192;
   bool context_switch = true;  // PERF_RECORD_SWITCH
+  // Off-CPU stacks: a second event per CPU and task, PERF_COUNT_SW_CONTEXT_SWITCHES sampling
+  // every switch, writes into the same ring (context_switch_events.cpp). Needs kernel sampling.
+  bool off_cpu = false;
   // The task to sample (a process's main thread, or any tid). With `inherit` its future
   // children and threads are sampled too.
   pid_t pid = -1;
@@ -60,6 +63,10 @@ const char* event_kind_name(EventKind kind);  // "cycles" / "cpu-clock"
 // for raw dumps). `ring_bytes` sets the wakeup watermark; `max_stack` is sample_max_stack.
 perf_event_attr make_sample_attr(const EventConfig& config, EventKind kind, size_t ring_bytes,
                                  uint16_t max_stack);
+// The attr of the context-switch event that goes with `sample_attr` (pure; for tests): the same
+// sample_type, stack settings and clock, so one `SampleLayout` parses both, but no side-band
+// records (the sampling event already asks for them).
+perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr);
 
 // Counters of the reading side. Lost/throttled records are data and reach the sink instead.
 struct ReaderStats {
@@ -96,6 +103,11 @@ class PerfEvents {
   std::vector<uint32_t> cpus() const;
   size_t ring_bytes_per_cpu() const;
 
+  // Adds already-running tasks (attach: threads born after `open` listed them) to every CPU's
+  // ring; they are sampled at once. Tasks that no longer exist (ESRCH) are skipped; returns the
+  // ones added.
+  Result<std::vector<pid_t>> add_tasks(const std::vector<pid_t>& tids);
+
   Result<void> enable();
   Result<void> disable();
 
@@ -115,6 +127,8 @@ class PerfEvents {
   }
 
   ReaderStats stats() const;
+  // True when context-switch events are open (off-CPU stacks will arrive).
+  bool off_cpu() const { return !context_switch_ids_.empty(); }
 
  private:
   struct CpuRing {
@@ -125,11 +139,18 @@ class PerfEvents {
   PerfEvents(EventKind kind, perf_event_attr attr, SampleLayout layout, std::vector<CpuRing> rings)
       : kind_(kind), attr_(attr), layout_(layout), rings_(std::move(rings)) {}
   void drain_round();
+  // Opens the context-switch event of `task` on every CPU, writing into that CPU's ring, and
+  // remembers its id (PERF_EVENT_IOC_ID) so its samples can be told apart.
+  Result<void> open_context_switch_events(pid_t task);
+  // The same for every task of `open` (no-op, with a note, when kernel sampling is excluded).
+  Result<void> open_off_cpu_events(const std::vector<pid_t>& tasks);
+  bool is_context_switch_event(uint64_t event_id) const;
 
   EventKind kind_;
   perf_event_attr attr_;
   SampleLayout layout_;
   std::vector<CpuRing> rings_;
+  std::vector<uint64_t> context_switch_ids_;  // event ids of the context-switch events
   RecordMerger merger_;
   ReaderStats stats_;
   std::function<void(uint32_t, RawRecord)> raw_observer_;

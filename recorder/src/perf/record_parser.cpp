@@ -68,7 +68,7 @@ Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
   SampleRecord s;
   s.kernel_mode = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 
-  if (l.has(PERF_SAMPLE_IDENTIFIER)) r.skip(8);
+  if (l.has(PERF_SAMPLE_IDENTIFIER)) s.event_id = r.u64();
   if (l.has(PERF_SAMPLE_IP)) s.ip = r.u64();
   if (l.has(PERF_SAMPLE_TID)) {
     s.id.pid = r.u32();
@@ -76,7 +76,11 @@ Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
   }
   if (l.has(PERF_SAMPLE_TIME)) s.id.time = r.u64();
   if (l.has(PERF_SAMPLE_ADDR)) r.skip(8);
-  if (l.has(PERF_SAMPLE_ID)) r.skip(8);
+  if (l.has(PERF_SAMPLE_ID)) {
+    // Same value as PERF_SAMPLE_IDENTIFIER when both are set.
+    const uint64_t event_id = r.u64();
+    if (!l.has(PERF_SAMPLE_IDENTIFIER)) s.event_id = event_id;
+  }
   if (l.has(PERF_SAMPLE_STREAM_ID)) r.skip(8);
   if (l.has(PERF_SAMPLE_CPU)) {
     s.id.cpu = r.u32();

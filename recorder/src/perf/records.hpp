@@ -40,6 +40,12 @@ struct SampleRecord {
   std::vector<uint64_t> regs_user;
   // PERF_SAMPLE_STACK_USER: the copied bytes, already trimmed to dyn_size.
   std::vector<uint8_t> stack_user;
+  // PERF_SAMPLE_IDENTIFIER (or PERF_SAMPLE_ID): the id of the event that took the sample; for an
+  // inherited event the kernel reports its parent's id (primary_event_id). 0 when absent.
+  uint64_t event_id = 0;
+  // Set by `PerfEvents` (not the parser): the sample comes from the context-switch event, i.e.
+  // it was taken as this thread was switched out (off-CPU stacks).
+  bool context_switch_sample = false;
 };
 
 // PERF_RECORD_MMAP2 (also used for PERF_RECORD_MMAP, with the missing fields zero).

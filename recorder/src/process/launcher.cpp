@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 namespace sprof::recorder {
@@ -34,7 +35,7 @@ ExitStatus decode_wait_status(int status) {
 
 // Runs in the forked child: only async-signal-safe calls until exec.
 [[noreturn]] void child_main(int release_fd, int error_fd, int parent_fds[2],
-                             char* const* argv) {
+                             char* const* argv, char* const* envp) {
   // The parent's pipe ends: holding the release write end would hide the parent's EOF.
   ::close(parent_fds[0]);
   ::close(parent_fds[1]);
@@ -57,7 +58,11 @@ ExitStatus decode_wait_status(int status) {
   // EOF: the recorder gave up on us before releasing (e.g. perf_event_open failed).
   if (n != 1) ::_exit(127);
 
-  ::execvp(argv[0], argv);
+  if (envp != nullptr) {
+    ::execvpe(argv[0], argv, envp);
+  } else {
+    ::execvp(argv[0], argv);
+  }
   const int err = errno;
   ssize_t w;
   do {
@@ -66,9 +71,27 @@ ExitStatus decode_wait_status(int status) {
   ::_exit(127);
 }
 
+// The environment for the child: the recorder's, with `overrides` replacing same-named entries.
+// Points into `environ` and `overrides`, which must outlive the exec.
+std::vector<char*> child_environment(const std::vector<std::string>& overrides) {
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    const std::string_view name = entry.substr(0, eq == std::string_view::npos ? 0 : eq + 1);
+    bool replaced = false;
+    for (const auto& o : overrides) replaced = replaced || (!name.empty() && o.starts_with(name));
+    if (!replaced) env.push_back(*e);
+  }
+  for (const auto& o : overrides) env.push_back(const_cast<char*>(o.c_str()));
+  env.push_back(nullptr);
+  return env;
+}
+
 }  // namespace
 
-Result<LaunchedChild> Launcher::spawn(const std::vector<std::string>& argv) {
+Result<LaunchedChild> Launcher::spawn(const std::vector<std::string>& argv,
+                                      const std::vector<std::string>& env_overrides) {
   if (argv.empty() || argv[0].empty()) {
     return fail(Errc::kInvalidArgument, "launch: no program given");
   }
@@ -76,6 +99,8 @@ Result<LaunchedChild> Launcher::spawn(const std::vector<std::string>& argv) {
   std::vector<char*> c_argv;
   for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
+  std::vector<char*> c_env;
+  if (!env_overrides.empty()) c_env = child_environment(env_overrides);
 
   SPROF_TRY(auto release_pipe, make_cloexec_pipe("release"));
   SPROF_TRY(auto error_pipe, make_cloexec_pipe("exec error"));
@@ -84,7 +109,8 @@ Result<LaunchedChild> Launcher::spawn(const std::vector<std::string>& argv) {
   if (pid < 0) return unexpected(Error::from_errno("fork(" + argv[0] + ")"));
   if (pid == 0) {
     int parent_fds[2] = {release_pipe.second.get(), error_pipe.first.get()};
-    child_main(release_pipe.first.get(), error_pipe.second.get(), parent_fds, c_argv.data());
+    child_main(release_pipe.first.get(), error_pipe.second.get(), parent_fds, c_argv.data(),
+               c_env.empty() ? nullptr : c_env.data());
   }
 
   // Parent keeps the release write end and the error read end; the child's ends are closed here

@@ -77,8 +77,10 @@ class LaunchedChild {
 class Launcher {
  public:
   // Forks a child that will execvp(argv[0], argv) once released. Signal dispositions and the
-  // signal mask are reset to defaults in the child before exec.
-  static Result<LaunchedChild> spawn(const std::vector<std::string>& argv);
+  // signal mask are reset to defaults in the child before exec. `env_overrides` ("NAME=value")
+  // are added to (or replace) the recorder's environment for the child.
+  static Result<LaunchedChild> spawn(const std::vector<std::string>& argv,
+                                     const std::vector<std::string>& env_overrides = {});
 };
 
 }  // namespace sprof::recorder

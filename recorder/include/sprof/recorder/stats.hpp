@@ -15,6 +15,7 @@ inline constexpr size_t kUnwindStopKinds = 8;  // = unwind::kUnwindStopCount
 struct RecordingStats {
   std::string event_name;         // "cycles" or "cpu-clock"
   uint64_t samples = 0;           // samples written to the profile
+  uint64_t off_cpu_samples = 0;   // of which off-CPU (blocked thread, Idle leaf, 0 CPU)
   uint64_t lost_records = 0;      // PERF_RECORD_LOST: records the kernel dropped (ring full)
   uint64_t lost_samples = 0;      // PERF_RECORD_LOST_SAMPLES
   uint64_t throttle_events = 0;   // PERF_RECORD_THROTTLE: the kernel lowered the rate

@@ -1,0 +1,41 @@
+#include "drain_loop.hpp"
+
+#include <time.h>
+
+namespace sprof::recorder {
+
+uint64_t monotonic_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int poll_timeout_ms(uint64_t now_ns, uint64_t deadline_ns, int max_ms) {
+  if (deadline_ns == 0) return max_ms;
+  if (now_ns >= deadline_ns) return 0;
+  // Round up so the loop does not spin with 0 ms polls just before the deadline.
+  const uint64_t left_ms = (deadline_ns - now_ns + 999999) / 1000000;
+  return left_ms < static_cast<uint64_t>(max_ms) ? static_cast<int>(left_ms) : max_ms;
+}
+
+Result<StopCause> drain_until(perf::PerfEvents& events, const perf::RecordSink& sink,
+                              const DrainLimits& limits, const TargetsEnded& targets_ended) {
+  for (;;) {
+    if (limits.stop_requested && limits.stop_requested->load()) return StopCause::kStopRequested;
+    const uint64_t now = monotonic_now_ns();
+    if (limits.deadline_ns != 0 && now >= limits.deadline_ns) return StopCause::kDuration;
+
+    // A signal interrupts the poll (EINTR), so a stop request is seen at once.
+    SPROF_TRY(perf::PollStatus polled,
+              events.poll(poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms)));
+    events.read_available(sink);
+    if (targets_ended) {
+      SPROF_TRY(bool ended, targets_ended());
+      if (ended) return StopCause::kTargetsEnded;
+    } else if (polled.all_hung_up) {
+      return StopCause::kTargetsEnded;
+    }
+  }
+}
+
+}  // namespace sprof::recorder

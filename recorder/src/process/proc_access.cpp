@@ -1,0 +1,98 @@
+#include "process/proc_access.hpp"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "convert/lifecycle_markers.hpp"
+#include "process/proc_maps.hpp"
+
+namespace sprof::recorder {
+
+namespace {
+
+std::vector<ProcAccess::Map> exec_maps_from(const std::vector<MapsEntry>& entries) {
+  std::vector<ProcAccess::Map> maps;
+  for (const auto& e : entries) {
+    if (e.executable) maps.push_back({e.path, e.start, e.end, e.offset});
+  }
+  return maps;
+}
+
+}  // namespace
+
+ProcAccess live_proc_access(std::string proc_root) {
+  ProcAccess access;
+  access.read_comm = [proc_root](uint32_t pid, uint32_t tid) -> std::optional<std::string> {
+    auto comm = read_comm(static_cast<pid_t>(pid), static_cast<pid_t>(tid), proc_root);
+    if (!comm.has_value()) return std::nullopt;
+    return *comm;
+  };
+  access.read_exec_maps = [proc_root](uint32_t pid) {
+    auto entries = read_maps(static_cast<pid_t>(pid), proc_root);
+    return entries.has_value() ? exec_maps_from(*entries) : std::vector<ProcAccess::Map>{};
+  };
+  access.read_cmdline = [proc_root](uint32_t pid) { return read_proc_command_line(pid, proc_root); };
+  return access;
+}
+
+std::vector<uint32_t> list_pids(std::string_view proc_root) {
+  std::vector<uint32_t> pids;
+  DIR* d = ::opendir(std::string(proc_root).c_str());
+  if (d == nullptr) return pids;
+  while (const dirent* ent = ::readdir(d)) {
+    const std::string_view name(ent->d_name);
+    uint32_t pid = 0;
+    const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+    if (ec == std::errc() && p == name.data() + name.size()) pids.push_back(pid);
+  }
+  ::closedir(d);
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+SystemSnapshot snapshot_system(std::string_view proc_root) {
+  SystemSnapshot snapshot;
+  for (uint32_t pid : list_pids(proc_root)) {
+    auto tids = list_threads(static_cast<pid_t>(pid), proc_root);
+    if (!tids.has_value()) continue;  // exited meanwhile
+    ProcessSnapshot process;
+    for (pid_t tid : *tids) {
+      auto comm = read_comm(static_cast<pid_t>(pid), tid, proc_root);
+      if (comm.has_value()) process.thread_names.emplace(static_cast<uint32_t>(tid), *comm);
+    }
+    // Kernel threads have no mappings; read_maps then gives an empty list.
+    auto maps = read_maps(static_cast<pid_t>(pid), proc_root);
+    if (maps.has_value()) process.exec_maps = exec_maps_from(*maps);
+    snapshot.emplace(pid, std::move(process));
+  }
+  return snapshot;
+}
+
+ProcAccess with_snapshot_fallback(ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot) {
+  ProcAccess access;
+  access.read_cmdline = live.read_cmdline;
+  access.read_comm = [live, snapshot](uint32_t pid,
+                                      uint32_t tid) -> std::optional<std::string> {
+    if (pid == 0) return std::string(kIdleProcessName);
+    if (live.read_comm) {
+      if (auto name = live.read_comm(pid, tid)) return name;
+    }
+    const auto p = snapshot->find(pid);
+    if (p == snapshot->end()) return std::nullopt;
+    const auto t = p->second.thread_names.find(tid);
+    if (t == p->second.thread_names.end()) return std::nullopt;
+    return t->second;
+  };
+  access.read_exec_maps = [live, snapshot](uint32_t pid) {
+    std::vector<ProcAccess::Map> maps;
+    if (live.read_exec_maps) maps = live.read_exec_maps(pid);
+    if (!maps.empty()) return maps;
+    const auto p = snapshot->find(pid);
+    return p == snapshot->end() ? maps : p->second.exec_maps;
+  };
+  return access;
+}
+
+}  // namespace sprof::recorder

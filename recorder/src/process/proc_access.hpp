@@ -1,0 +1,45 @@
+// recorder/src/process/proc_access.hpp
+//
+// The `ProcAccess` the converter uses to learn about tasks the record stream does not describe
+// (names of threads and mappings of processes that already ran when recording started).
+//
+// System-wide recording (`sprof record -a`) reads /proc lazily, when a process first shows up in
+// the records, so idle processes add nothing to the profile. A process that exits before its
+// records are converted would then have no name and no libraries; `snapshot_system` keeps what
+// /proc said about every process when recording started, and `with_snapshot_fallback` consults
+// it when the live /proc entry is gone.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "convert/profile_converter.hpp"
+
+namespace sprof::recorder {
+
+// The name the kernel's idle task (pid 0, "swapper/N" on each CPU) gets in system-wide profiles.
+inline constexpr std::string_view kIdleProcessName = "System";
+
+// Reads /proc (or a fake tree at `proc_root`) on every call.
+ProcAccess live_proc_access(std::string proc_root = "/proc");
+
+struct ProcessSnapshot {
+  std::unordered_map<uint32_t, std::string> thread_names;  // by tid; the pid's entry names the process
+  std::vector<ProcAccess::Map> exec_maps;
+};
+using SystemSnapshot = std::unordered_map<uint32_t, ProcessSnapshot>;
+
+// The numeric entries of `proc_root`, ascending.
+std::vector<uint32_t> list_pids(std::string_view proc_root = "/proc");
+// Names and executable mappings of every process now running. Processes that vanish while it
+// reads are left out.
+SystemSnapshot snapshot_system(std::string_view proc_root = "/proc");
+
+// `live` first; the snapshot for tasks that are gone. pid 0 reads as kIdleProcessName.
+ProcAccess with_snapshot_fallback(ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot);
+
+}  // namespace sprof::recorder

@@ -1,0 +1,123 @@
+// Off-CPU samples as the Firefox Profiler's own code sees them (profiler-cli, contract section
+// 9.2): a thread that sleeps half its time in a named function shows that function, with its
+// callers, only when idle samples are included, and the Idle category takes about half its
+// samples. Function names need symbolication through sprof's server, so the recording is served
+// and loaded from the URL sprof prints, as in end_to_end_test.cpp.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <set>
+#include <simdjson.h>
+
+#include "profiler_cli.hpp"
+#include "profiler_cli_queries.hpp"
+#include "recorded_profile.hpp"
+#include "sprof_test/paths.hpp"
+
+using namespace sprof::test;
+
+namespace {
+
+// The "t-N" index of the thread called `name`, from `profile info --json`.
+int thread_index_named(const std::string& info_json, const std::string& name) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS) return -1;
+  for (auto p : doc["processes"].get_array()) {
+    for (auto t : p["threads"].get_array()) {
+      std::string_view t_name, handle;
+      if (t["name"].get(t_name) == simdjson::SUCCESS && t_name == name &&
+          t["threadHandle"].get(handle) == simdjson::SUCCESS) {
+        return std::atoi(std::string(handle.substr(2)).c_str());
+      }
+    }
+  }
+  return -1;
+}
+
+struct SamplesSummary {
+  std::set<std::string> functions;  // topFunctionsByTotal names
+  double idle_percent = 0;          // categoryBreakdown share of "Idle"
+  int64_t total_samples = 0;
+};
+
+SamplesSummary summarize(const std::string& json) {
+  SamplesSummary s;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS) return s;
+  simdjson::dom::array top;
+  if (doc["topFunctionsByTotal"].get(top) == simdjson::SUCCESS) {
+    for (auto f : top) {
+      std::string_view name;
+      if (f["name"].get(name) == simdjson::SUCCESS) s.functions.emplace(name);
+    }
+  }
+  if (doc["categoryBreakdown"]["totalSamples"].get(s.total_samples) != simdjson::SUCCESS) {
+    s.total_samples = -1;
+  }
+  simdjson::dom::array categories;
+  if (doc["categoryBreakdown"]["categories"].get(categories) == simdjson::SUCCESS) {
+    for (auto c : categories) {
+      std::string_view name;
+      double percent = 0;
+      if (c["name"].get(name) == simdjson::SUCCESS && name == "Idle" &&
+          c["percentage"].get(percent) == simdjson::SUCCESS) {
+        s.idle_percent = percent;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("profiler-cli shows where threads block only with --include-idle, with their callers") {
+  skip_without_perf();
+  auto cli = ProfilerCli::locate();
+  REQUIRE_MESSAGE(cli.has_value(), (cli.has_value() ? "" : cli.error().message));
+
+  const auto dir = make_temp_dir("offcpu-e2e");
+  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "-P", "0", "-o", dir + "/p.json.gz",
+                           "--", target_path("offcpu_blockers"), "10", "20", "20", "300"},
+                          dir + "/sprof.log");
+  const std::string log = sprof.wait_for_log("sprof: open ", std::chrono::seconds(60));
+  INFO("sprof log:\n" << sprof.log());
+  REQUIRE_FALSE(log.empty());
+  auto loaded = cli->load(log_value_after(log, "sprof: open "));
+  INFO("load: " << loaded.out << loaded.err << "\n" << cli->session_log());
+  REQUIRE(loaded.exit_code == 0);
+  const auto info = cli->profile_info();
+
+  const int sleeper = thread_index_named(info.out, "sleeper");
+  REQUIRE(sleeper >= 0);
+  const auto running = summarize(cli->thread_samples(sleeper).out);
+  const auto with_idle = summarize(cli->thread_samples(sleeper, /*include_idle=*/true).out);
+  INFO("running:\n" << join_lines(running.functions) << "with idle:\n" << join_lines(with_idle.functions));
+  // The sleeping function and the path to it, symbolicated by sprof's server.
+  CHECK(with_idle.functions.count("offcpu_blockers!sleep_in_named_function") == 1);
+  CHECK(with_idle.functions.count("offcpu_blockers!sleeper") == 1);
+  CHECK(with_idle.functions.count("libc.so.6!start_thread") == 1);
+  CHECK(with_idle.functions.count("[kernel.kallsyms]!do_nanosleep") == 1);
+  CHECK(running.functions.count("offcpu_blockers!sleep_in_named_function") == 0);
+  CHECK(running.functions.count("offcpu_blockers!sleeper_compute") == 1);
+  // Half of its time asleep: about half of all its samples are Idle.
+  CHECK(with_idle.idle_percent > 35.0);
+  CHECK(with_idle.idle_percent < 65.0);
+  CHECK(with_idle.total_samples > running.total_samples);
+
+  // Blocking on a mutex and on a pipe read show the waiting function the same way.
+  for (const auto& [thread, function] :
+       {std::pair<std::string, std::string>{"mutex-waiter", "offcpu_blockers!wait_for_lock"},
+        {"pipe-reader", "offcpu_blockers!read_from_pipe"}}) {
+    CAPTURE(thread);
+    const int index = thread_index_named(info.out, thread);
+    REQUIRE(index >= 0);
+    const auto idle = summarize(cli->thread_samples(index, /*include_idle=*/true).out);
+    INFO("functions:\n" << join_lines(idle.functions));
+    CHECK(idle.functions.count(function) == 1);
+    CHECK(idle.idle_percent > 80.0);
+  }
+  CHECK(sprof.stop(SIGINT, std::chrono::seconds(10)) == 0);
+}

@@ -1,0 +1,193 @@
+// CPU usage and off-CPU samples of real recordings (contract section 4): each thread's CPU deltas
+// add up to the CPU time the thread measured itself (CLOCK_THREAD_CPUTIME_ID), short-lived
+// threads included, and blocked threads get Idle samples without CPU.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "recorded_profile.hpp"
+#include "sprof_test/paths.hpp"
+
+using namespace sprof::test;
+
+namespace {
+
+constexpr int kSkipExitCode = 77;
+constexpr double kCpuTolerance = 0.02;  // the 2 % the brief allows
+
+struct ThreadCpu {
+  uint64_t cpu_ns = 0;
+  std::string name;
+};
+
+// The "tid cpu_ns name" lines the offcpu_* targets print (other lines are sprof's summary).
+std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
+  std::map<int64_t, ThreadCpu> threads;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    int64_t tid = 0;
+    ThreadCpu t;
+    std::string rest;
+    if (fields >> tid >> t.cpu_ns >> t.name && !(fields >> rest)) threads[tid] = t;
+  }
+  return threads;
+}
+
+const ThreadView* thread_with_tid(const ProfileView& p, int64_t tid) {
+  for (const auto& proc : p.processes) {
+    for (const auto& t : proc.threads) {
+      if (t.tid == tid) return &t;
+    }
+  }
+  return nullptr;
+}
+
+const ThreadView* thread_named(const ProfileView& p, const std::string& name) {
+  for (const auto& proc : p.processes) {
+    for (const auto& t : proc.threads) {
+      if (t.name == name) return &t;
+    }
+  }
+  return nullptr;
+}
+
+double relative_error(uint64_t profile_ns, uint64_t real_ns) {
+  return (static_cast<double>(profile_ns) - static_cast<double>(real_ns)) /
+         static_cast<double>(real_ns);
+}
+
+// The CPU the front end counts: threadCPUDelta[1..] (it ignores delta[0], contract section 4.1).
+uint64_t front_end_cpu_ns(const ThreadView& t) {
+  uint64_t sum = 0;
+  for (size_t i = 1; i < t.cpu_deltas.size(); ++i) sum += t.cpu_deltas[i].value_or(0);
+  return sum;
+}
+
+bool is_idle_sample(const ProfileView& p, const ThreadView& t, size_t i) {
+  const int64_t c = t.leaf_categories.at(i);
+  return c >= 0 && static_cast<size_t>(c) < p.categories.size() && p.categories[c] == "Idle";
+}
+
+size_t idle_samples(const ProfileView& p, const ThreadView& t) {
+  size_t n = 0;
+  for (size_t i = 0; i < t.samples; ++i) n += is_idle_sample(p, t, i) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("CPU deltas add up to each thread's CPU time within 2 %, short-lived threads included") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("offcpu-cpu");
+  const auto out = dir + "/p.json.gz";
+  // Two threads of 300 ms CPU, then fifty threads of 2 ms CPU each.
+  auto r = sprof_record(out, {}, {target_path("offcpu_cpu_threads"), "2", "300", "50", "2"});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto measured = measured_threads(r.out);
+  REQUIRE(measured.size() == 52);
+  const auto profile = read_profile(out);
+
+  uint64_t short_real = 0, short_profile = 0, all_real = 0, all_profile = 0;
+  for (const auto& [tid, real] : measured) {
+    CAPTURE(real.name);
+    const ThreadView* t = thread_with_tid(profile, tid);
+    REQUIRE(t != nullptr);
+    const uint64_t cpu = front_end_cpu_ns(*t);
+    // The leading sample carries nothing, so the file's sum is what the front end shows.
+    CHECK(cpu == t->cpu_delta_ns);
+    MESSAGE(real.name << ": real " << real.cpu_ns << " ns, profile " << cpu << " ns ("
+                      << 100 * relative_error(cpu, real.cpu_ns) << " %)");
+    if (real.name.rfind("long-", 0) == 0) {
+      CHECK(std::abs(relative_error(cpu, real.cpu_ns)) < kCpuTolerance);
+    } else {
+      short_real += real.cpu_ns;
+      short_profile += cpu;
+    }
+    all_real += real.cpu_ns;
+    all_profile += cpu;
+  }
+  CHECK(std::abs(relative_error(short_profile, short_real)) < kCpuTolerance);
+  CHECK(std::abs(relative_error(all_profile, all_real)) < kCpuTolerance);
+}
+
+TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time stays exact") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("offcpu-blocked");
+  const auto out = dir + "/p.json.gz";
+  // "sleeper": 10 x (20 ms CPU, 20 ms nanosleep); the mutex and pipe waiters block ~300 ms.
+  auto r = sprof_record(out, {}, {target_path("offcpu_blockers"), "10", "20", "20", "300"});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto measured = measured_threads(r.out);
+  const auto profile = read_profile(out);
+  CHECK(profile.json.find("\"offCpuSamples\":0") == std::string::npos);
+
+  for (const auto& [tid, real] : measured) {
+    if (real.name != "sleeper") continue;
+    const ThreadView* t = thread_with_tid(profile, tid);
+    REQUIRE(t != nullptr);
+    const uint64_t cpu = front_end_cpu_ns(*t);
+    MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns");
+    CHECK(std::abs(relative_error(cpu, real.cpu_ns)) < kCpuTolerance);
+  }
+
+  const ThreadView* sleeper = thread_named(profile, "sleeper");
+  REQUIRE(sleeper != nullptr);
+  // About half of its wall time is off CPU: ~200 of ~400 samples.
+  const size_t idle = idle_samples(profile, *sleeper);
+  CAPTURE(sleeper->samples);
+  CAPTURE(idle);
+  CHECK(idle > sleeper->samples * 35 / 100);
+  CHECK(idle < sleeper->samples * 65 / 100);
+  size_t idle_without_cpu = 0;
+  for (size_t i = 0; i < sleeper->samples; ++i) {
+    if (!is_idle_sample(profile, *sleeper, i)) continue;
+    // Only the first sample of a blocked interval may carry CPU: what ran before blocking, less
+    // than about one sampling interval (1 ms) of CPU.
+    CHECK(sleeper->cpu_deltas[i].value_or(0) < 2'000'000u);
+    idle_without_cpu += sleeper->cpu_deltas[i] == 0u ? 1 : 0;
+  }
+  CHECK(idle_without_cpu >= idle * 9 / 10);
+  // Samples stay in time order.
+  for (size_t i = 1; i < sleeper->times_ms.size(); ++i) {
+    CHECK(sleeper->times_ms[i] >= sleeper->times_ms[i - 1]);
+  }
+
+  // Threads that wait ~300 ms for a mutex or a pipe are mostly Idle samples.
+  for (const char* name : {"mutex-waiter", "pipe-reader"}) {
+    CAPTURE(name);
+    const ThreadView* t = thread_named(profile, name);
+    REQUIRE(t != nullptr);
+    CHECK(idle_samples(profile, *t) >= 100);
+  }
+}
+
+TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("offcpu-off");
+  const auto out = dir + "/p.json.gz";
+  auto r = sprof_record(out, {"--no-off-cpu"},
+                        {target_path("offcpu_blockers"), "5", "20", "20", "100"});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto profile = read_profile(out);
+  CHECK(profile.json.find("\"offCpuSamples\":0") != std::string::npos);
+  for (const auto& proc : profile.processes) {
+    for (const auto& t : proc.threads) {
+      CAPTURE(t.name);
+      CHECK(idle_samples(profile, t) == 0);
+    }
+  }
+  for (const auto& [tid, real] : measured_threads(r.out)) {
+    if (real.name != "sleeper") continue;
+    const ThreadView* t = thread_with_tid(profile, tid);
+    REQUIRE(t != nullptr);
+    CHECK(std::abs(relative_error(front_end_cpu_ns(*t), real.cpu_ns)) < kCpuTolerance);
+  }
+}

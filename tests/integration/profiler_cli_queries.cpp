@@ -1,0 +1,87 @@
+#include "profiler_cli_queries.hpp"
+
+#include <simdjson.h>
+
+#include <cstdlib>
+
+namespace sprof::test {
+
+std::string log_value_after(const std::string& log, const std::string& prefix) {
+  const auto at = log.find(prefix);
+  if (at == std::string::npos) return {};
+  const auto start = at + prefix.size();
+  return log.substr(start, log.find_first_of(" \n", start) - start);
+}
+
+int thread_index_of(const std::string& info_json, int64_t tid) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS) return -1;
+  simdjson::dom::array processes;
+  if (doc["processes"].get(processes) != simdjson::SUCCESS) return -1;
+  for (auto p : processes) {
+    simdjson::dom::array threads;
+    if (p["threads"].get(threads) != simdjson::SUCCESS) continue;
+    for (auto t : threads) {
+      int64_t t_tid = 0;
+      std::string_view handle;
+      if (t["tid"].get(t_tid) == simdjson::SUCCESS && t_tid == tid &&
+          t["threadHandle"].get(handle) == simdjson::SUCCESS && handle.size() > 2) {
+        return std::atoi(std::string(handle.substr(2)).c_str());
+      }
+    }
+  }
+  return -1;
+}
+
+std::set<std::string> top_function_names(const std::string& samples_json) {
+  std::set<std::string> names;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(samples_json).get(doc) != simdjson::SUCCESS) return names;
+  simdjson::dom::array top;
+  if (doc["topFunctionsByTotal"].get(top) != simdjson::SUCCESS) return names;
+  for (auto f : top) {
+    std::string_view name;
+    if (f["name"].get(name) == simdjson::SUCCESS) names.emplace(name);
+  }
+  return names;
+}
+
+std::vector<MarkerView> flat_markers(const std::string& markers_json) {
+  std::vector<MarkerView> out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(markers_json).get(doc) != simdjson::SUCCESS) return out;
+  simdjson::dom::array markers;
+  if (doc["flatMarkers"].get(markers) != simdjson::SUCCESS) return out;
+  for (auto m : markers) {
+    MarkerView v;
+    std::string_view text;
+    if (m["name"].get(text) == simdjson::SUCCESS) v.name = text;
+    if (m["markerType"].get(text) == simdjson::SUCCESS) v.type = text;
+    if (m["category"].get(text) == simdjson::SUCCESS) v.category = text;
+    if (m["label"].get(text) == simdjson::SUCCESS) v.label = text;
+    double number = 0;
+    if (m["start"].get(number) == simdjson::SUCCESS) v.start = number;
+    if (m["duration"].get(number) == simdjson::SUCCESS) v.duration = number;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::optional<MarkerView> marker_named(const std::vector<MarkerView>& markers,
+                                       const std::string& name) {
+  for (const auto& m : markers) {
+    if (m.name == name) return m;
+  }
+  return std::nullopt;
+}
+
+std::string join_lines(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += n + "\n";
+  return out;
+}
+
+}  // namespace sprof::test

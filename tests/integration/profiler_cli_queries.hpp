@@ -1,0 +1,44 @@
+// tests/integration/profiler_cli_queries.hpp
+//
+// Reading what profiler-cli prints (`profile info`, `thread samples`, `thread markers` with
+// --json) and what `sprof record` logs, for integration tests that go through the Firefox
+// Profiler's own code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace sprof::test {
+
+// The URL after `prefix` in a log ("sprof: open <url>"), or "".
+std::string log_value_after(const std::string& log, const std::string& prefix);
+
+// The thread handle index ("t-N") of the thread with `tid` in `profile info --all --json`, or -1.
+int thread_index_of(const std::string& info_json, int64_t tid);
+
+// One name per line, for failure messages.
+std::string join_lines(const std::set<std::string>& names);
+
+// Every function name in `thread samples --json`'s top functions ("lib!function").
+std::set<std::string> top_function_names(const std::string& samples_json);
+
+struct MarkerView {
+  std::string name;
+  std::string type;      // markerType; "" without one
+  std::string category;
+  std::string label;
+  double start = 0;
+  std::optional<double> duration;  // intervals only
+};
+
+// `thread markers --list --json`'s flatMarkers.
+std::vector<MarkerView> flat_markers(const std::string& markers_json);
+
+// The first marker named `name`, if any.
+std::optional<MarkerView> marker_named(const std::vector<MarkerView>& markers,
+                                       const std::string& name);
+
+}  // namespace sprof::test

@@ -1,0 +1,59 @@
+// The context-switch event behind off-CPU stacks: its attr matches the sampling event's layout,
+// and the parser gives back the event id that tells the two events' samples apart.
+#include <doctest/doctest.h>
+
+#include "perf/perf_event.hpp"
+#include "perf/record_parser.hpp"
+#include "record_builder.hpp"
+
+namespace perf = sprof::recorder::perf;
+
+TEST_CASE("context-switch event shares the sampling event's layout but not its side-band records") {
+  perf::EventConfig config;
+  config.user_regs_stack = true;
+  config.off_cpu = true;
+  const perf_event_attr sampling =
+      perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127);
+  CHECK((sampling.sample_type & PERF_SAMPLE_IDENTIFIER) != 0);
+  const perf_event_attr cs = perf::make_context_switch_attr(sampling);
+  CHECK(cs.type == PERF_TYPE_SOFTWARE);
+  CHECK(cs.config == PERF_COUNT_SW_CONTEXT_SWITCHES);
+  CHECK(cs.freq == 0);
+  CHECK(cs.sample_period == 1);
+  // One SampleLayout parses both: same sample_type, registers, stack size and trailer.
+  CHECK(cs.sample_type == sampling.sample_type);
+  CHECK(cs.sample_regs_user == sampling.sample_regs_user);
+  CHECK(cs.sample_stack_user == sampling.sample_stack_user);
+  CHECK(cs.sample_id_all == sampling.sample_id_all);
+  // SET_OUTPUT requires the same clock.
+  CHECK(cs.use_clockid == sampling.use_clockid);
+  CHECK(cs.clockid == sampling.clockid);
+  CHECK(cs.inherit == sampling.inherit);
+  CHECK(cs.enable_on_exec == sampling.enable_on_exec);
+  CHECK(cs.mmap == 0);
+  CHECK(cs.mmap2 == 0);
+  CHECK(cs.mmap_data == 0);
+  CHECK(cs.comm == 0);
+  CHECK(cs.task == 0);
+  CHECK(cs.context_switch == 0);
+
+  config.off_cpu = false;
+  CHECK((perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127).sample_type &
+         PERF_SAMPLE_IDENTIFIER) == 0);
+}
+
+TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
+  const auto layout = sprof::test::make_layout(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+                                               PERF_SAMPLE_TID | PERF_SAMPLE_TIME);
+  sprof::test::SampleSpec spec;
+  spec.record.ip = 0x401000;
+  spec.record.id = perf::SampleId{1, 2, 3, 0};
+  const auto bytes = sprof::test::RecordBuilder(layout).sample(spec);
+  auto parsed = perf::parse_record(perf::RawRecord{bytes}, layout);
+  REQUIRE(parsed.has_value());
+  const auto& s = std::get<perf::SampleRecord>(*parsed);
+  // The builder writes its filler as the identifier.
+  CHECK(s.event_id == sprof::test::kFiller);
+  CHECK(s.ip == 0x401000);
+  CHECK_FALSE(s.context_switch_sample);  // set by PerfEvents, never by the parser
+}
