@@ -113,7 +113,7 @@ int run_record_command(const RecordCommandOptions& options) {
               details_line(recording.stats, options.record.frequency_hz).c_str(),
               write_latency_ms,
               command_ended ? "the command exited" : "the recording stopped");
-  if (!recording.status.exited) {
+  if (recording.status.signaled) {
     std::printf("sprof: the command was killed by signal %d\n", recording.status.signal);
   }
   print_stop_notes(recording, options.record);

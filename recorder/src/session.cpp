@@ -294,7 +294,7 @@ Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
 
   Recording recording;
   recording.stop_cause = cause;
-  recording.status.exited = true;  // nothing of ours to report: sprof exits 0
+  recording.status = ExitStatus{};  // nothing of ours to report: sprof exits 0
   recording.child_exit_monotonic_ns = end_ns;
   recording.duration_s = static_cast<double>(end_ns - origin_ns) / 1e9;
   return recording;
@@ -327,7 +327,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
     recording.stop_cause = cause;
 
     if (cause == StopCause::kDuration) {
-      recording.status.exited = true;  // stopped by request, not by the command: exit 0
+      recording.status = ExitStatus{};  // stopped by request, not by the command: exit 0
       if (options.kill_on_stop) {
         SPROF_TRY_VOID(terminate_child(*child, kTerminateGrace));
       } else {
@@ -335,9 +335,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
       }
       break;
     }
-    recording.status.exited = !status->signaled;
-    recording.status.exit_code = status->code;
-    recording.status.signal = status->signal;
+    recording.status = *status;
     const bool failed = status->shell_code() != 0;
     const bool stop = stop_requested != nullptr && stop_requested->load();
     if (failed || stop || recording.iterations >= options.iteration_count) break;
@@ -365,8 +363,7 @@ Result<Recording> Session::run(std::atomic<int>& pending_signal,
   if (!is_attach_mode(s.options) && recording.iterations == 1 &&
       recording.stop_cause == StopCause::kTargetsEnded) {
     // The root process's exit marker carries the status only sprof's waitpid knows.
-    converter.set_root_exit_status(
-        {!recording.status.exited, recording.status.exit_code, recording.status.signal});
+    converter.set_root_exit_status(recording.status);
   }
   recording.profile = converter.finish(recording.child_exit_monotonic_ns);
   recording.stats = converter.stats();  // after finish(), which counts unreadable modules

@@ -90,7 +90,7 @@ const profile::Thread& thread_with_tid(const profile::Profile& p, int64_t tid) {
 }
 
 // Records a small process tree: root 100 execs, creates thread 101 (exits), forks 200 (exits).
-profile::Profile record_lifecycle(std::optional<ProcessExitStatus> root_status) {
+profile::Profile record_lifecycle(std::optional<ExitStatus> root_status) {
   ModuleCache cache;
   ProfileConverter c(options(100), cache);
   c.consume(exec(100, "app", 1));
@@ -107,7 +107,7 @@ profile::Profile record_lifecycle(std::optional<ProcessExitStatus> root_status) 
 }  // namespace
 
 TEST_CASE("process and thread lifecycle records become instant markers with their facts") {
-  const auto p = record_lifecycle(ProcessExitStatus{false, 3, 0});
+  const auto p = record_lifecycle(ExitStatus{false, 3, 0});
   const auto& root = thread_with_tid(p, 100);
   const auto* exec_marker = find_marker(root, "exec");
   REQUIRE(exec_marker != nullptr);
@@ -149,7 +149,7 @@ TEST_CASE("process and thread lifecycle records become instant markers with thei
 }
 
 TEST_CASE("a root process killed by a signal says which") {
-  const auto p = record_lifecycle(ProcessExitStatus{true, 0, 9});
+  const auto p = record_lifecycle(ExitStatus{true, 0, 9});
   const auto* root_exit = find_marker(thread_with_tid(p, 100), "Process exit");
   REQUIRE(root_exit != nullptr);
   CHECK(std::get<std::string>(fields(*root_exit).at("status")) == "killed by signal 9 (KILL)");
@@ -220,7 +220,7 @@ TEST_CASE("user marker files named by data mmaps become markers on their threads
 }
 
 TEST_CASE("every marker type sprof writes has a schema and the profile passes the validator") {
-  auto p = record_lifecycle(ProcessExitStatus{false, 0, 0});
+  auto p = record_lifecycle(ExitStatus{false, 0, 0});
   // The converter's lost/throttle markers use the same schema list.
   std::vector<std::string> schema_names;
   for (const auto& s : p.meta.marker_schema) schema_names.push_back(s.name);

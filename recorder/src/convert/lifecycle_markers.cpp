@@ -23,8 +23,8 @@ int64_t as_int(uint32_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
-std::string describe_exit_status(const ProcessExitStatus& status) {
-  if (!status.signaled) return "exit code " + std::to_string(status.exit_code);
+std::string describe_exit_status(const ExitStatus& status) {
+  if (!status.signaled) return "exit code " + std::to_string(status.code);
   std::string out = "killed by signal " + std::to_string(status.signal);
   if (const char* abbrev = sigabbrev_np(status.signal)) out += std::string(" (") + abbrev + ")";
   return out;
@@ -94,7 +94,7 @@ std::optional<profile::Marker> LifecycleMarkers::finish_root_exit(double end_ms)
 }
 
 profile::Marker LifecycleMarkers::process_exit(
-    uint32_t pid, double time_ms, const std::optional<ProcessExitStatus>& status) const {
+    uint32_t pid, double time_ms, const std::optional<ExitStatus>& status) const {
   profile::Marker m = instant("Process exit", kProcessExitMarkerType, time_ms);
   m.fields.push_back({"pid", as_int(pid)});
   if (!status) {
@@ -105,7 +105,7 @@ profile::Marker LifecycleMarkers::process_exit(
   if (status->signaled) {
     m.fields.push_back({"signal", int64_t{status->signal}});
   } else {
-    m.fields.push_back({"exitCode", int64_t{status->exit_code}});
+    m.fields.push_back({"exitCode", int64_t{status->code}});
   }
   return m;
 }

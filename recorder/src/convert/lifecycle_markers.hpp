@@ -15,15 +15,9 @@
 
 #include "perf/records.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/recorder/exit_status.hpp"
 
 namespace sprof::recorder {
-
-// How a process ended, when known (a waitpid status decoded).
-struct ProcessExitStatus {
-  bool signaled = false;
-  int exit_code = 0;  // when !signaled
-  int signal = 0;     // when signaled
-};
 
 class LifecycleMarkers {
  public:
@@ -40,22 +34,22 @@ class LifecycleMarkers {
   // process's main thread: see `finish_root_exit`.
   std::optional<profile::Marker> on_exit(const perf::ExitRecord& e, double time_ms);
 
-  void set_root_status(const ProcessExitStatus& status) { root_status_ = status; }
+  void set_root_status(const ExitStatus& status) { root_status_ = status; }
   // The root process's "Process exit", at its EXIT record's time (else `end_ms` when only the
   // status is known), with the status when the session gave one; nullopt if neither is known.
   std::optional<profile::Marker> finish_root_exit(double end_ms) const;
 
  private:
   profile::Marker process_exit(uint32_t pid, double time_ms,
-                               const std::optional<ProcessExitStatus>& status) const;
+                               const std::optional<ExitStatus>& status) const;
 
   uint32_t root_pid_;
   std::optional<double> root_exit_ms_;
-  std::optional<ProcessExitStatus> root_status_;
+  std::optional<ExitStatus> root_status_;
 };
 
 // "exit code 3", "killed by signal 9 (KILL)".
-std::string describe_exit_status(const ProcessExitStatus& status);
+std::string describe_exit_status(const ExitStatus& status);
 
 // The NUL-separated /proc/PID/cmdline as one line, arguments joined by spaces.
 std::string command_line_from_proc(std::string_view cmdline);

@@ -74,7 +74,7 @@ class ProfileConverter {
   // Closes open threads and processes at `end_ns` and returns the profile.
   profile::Profile finish(uint64_t end_ns);
   // How the root process ended, when the caller knows (it launched it); call before `finish`.
-  void set_root_exit_status(const ProcessExitStatus& s) { lifecycle_.set_root_status(s); }
+  void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
 
  private:

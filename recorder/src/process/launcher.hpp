@@ -20,17 +20,9 @@
 
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
+#include "sprof/recorder/exit_status.hpp"
 
 namespace sprof::recorder {
-
-// How a child ended: an exit code or a terminating signal.
-struct ExitStatus {
-  bool signaled = false;
-  int code = 0;    // exit code when !signaled
-  int signal = 0;  // terminating signal when signaled
-  // The shell's convention: the code, or 128 + signal.
-  int shell_code() const { return signaled ? 128 + signal : code; }
-};
 
 class LaunchedChild {
  public:

@@ -17,18 +17,11 @@
 
 #include "sprof/core/result.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/recorder/exit_status.hpp"
 #include "sprof/recorder/options.hpp"
 #include "sprof/recorder/stats.hpp"
 
 namespace sprof::recorder {
-
-struct ChildStatus {
-  bool exited = false;    // exited normally with `exit_code`
-  int exit_code = 0;
-  int signal = 0;         // killed by this signal
-  // The shell convention: exit code, or 128 + signal.
-  int shell_code() const { return exited ? exit_code : 128 + signal; }
-};
 
 // Why the recording ended.
 enum class StopCause {
@@ -40,7 +33,7 @@ enum class StopCause {
 struct Recording {
   profile::Profile profile;
   RecordingStats stats;
-  ChildStatus status;
+  ExitStatus status;  // the command's; exit code 0 when sprof stopped the recording itself
   double duration_s = 0;
   uint64_t child_exit_monotonic_ns = 0;  // when the command ended (for latency measurements)
   StopCause stop_cause = StopCause::kTargetsEnded;
