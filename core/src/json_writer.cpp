@@ -168,21 +168,17 @@ JsonWriter& JsonWriter::value(bool b) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(int64_t v) {
+template <typename Integer>
+JsonWriter& JsonWriter::integer(Integer v) {
   before_value();
-  char tmp[24];
+  char tmp[24];  // enough for any 64-bit integer with its sign
   auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
   buf_.append(tmp, end);
   return *this;
 }
 
-JsonWriter& JsonWriter::value(uint64_t v) {
-  before_value();
-  char tmp[24];
-  auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
-  buf_.append(tmp, end);
-  return *this;
-}
+JsonWriter& JsonWriter::value(int64_t v) { return integer(v); }
+JsonWriter& JsonWriter::value(uint64_t v) { return integer(v); }
 
 JsonWriter& JsonWriter::value(double d, int max_decimals) {
   if (!std::isfinite(d)) return null();

@@ -91,15 +91,9 @@ bool CfiUnwinder::step(const FrameRegisters& frame, bool is_return_address,
 
 void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
                          const AddressSpace& space, UnwindResult& out) {
-  out.frames.clear();
-  out.stop = UnwindStop::kComplete;
-  if (!regs.has(X86Reg::kIp) || !regs.has(X86Reg::kSp)) {
-    out.stop = UnwindStop::kNoRegisters;
-    return;
-  }
-  FrameRegisters frame = FrameRegisters::from_user_regs(regs);
+  FrameRegisters frame;
+  if (!begin_unwind(regs, out, frame)) return;
   bool is_return_address = false;
-  out.frames.push_back(FrameAddress::ip(frame.pc()));
   while (true) {
     if (out.frames.size() >= max_frames_) {
       out.stop = UnwindStop::kMaxDepth;

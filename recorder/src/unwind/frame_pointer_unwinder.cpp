@@ -25,14 +25,8 @@ StepStatus frame_pointer_step(const FrameRegisters& callee, const StackMemory& s
 
 void FramePointerUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
                                   const AddressSpace& /*space*/, UnwindResult& out) {
-  out.frames.clear();
-  out.stop = UnwindStop::kComplete;
-  if (!regs.has(X86Reg::kIp) || !regs.has(X86Reg::kSp)) {
-    out.stop = UnwindStop::kNoRegisters;
-    return;
-  }
-  FrameRegisters frame = FrameRegisters::from_user_regs(regs);
-  out.frames.push_back(FrameAddress::ip(frame.pc()));
+  FrameRegisters frame;
+  if (!begin_unwind(regs, out, frame)) return;
   while (true) {
     if (out.frames.size() >= max_frames_) {
       out.stop = UnwindStop::kMaxDepth;

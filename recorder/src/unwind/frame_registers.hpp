@@ -76,4 +76,19 @@ inline StepStatus read_stack(const StackMemory& stack, uint64_t address, uint64_
   return StepStatus::kBadRule;
 }
 
+// The common start of every unwinder: resets `out` and records the sampled IP as frame 0.
+// Returns false (with kNoRegisters) when the sample carries no user IP and SP, as for kernel
+// threads.
+inline bool begin_unwind(const UserRegs& regs, UnwindResult& out, FrameRegisters& frame) {
+  out.frames.clear();
+  out.stop = UnwindStop::kComplete;
+  if (!regs.has(X86Reg::kIp) || !regs.has(X86Reg::kSp)) {
+    out.stop = UnwindStop::kNoRegisters;
+    return false;
+  }
+  frame = FrameRegisters::from_user_regs(regs);
+  out.frames.push_back(FrameAddress::ip(frame.pc()));
+  return true;
+}
+
 }  // namespace sprof::recorder::unwind

@@ -64,6 +64,8 @@ class JsonWriter {
   void before_value();
   void maybe_flush();
   JsonWriter& open_container(char bracket);
+  template <typename Integer>
+  JsonWriter& integer(Integer v);
   JsonWriter& close_container(char bracket);
 
   std::string buf_;
