@@ -15,11 +15,7 @@ int run_load_command(const LoadCommandOptions& options) {
     std::fprintf(stderr, "sprof: %s: no such profile file\n", options.profile_path.c_str());
     return kExitUsage;
   }
-  RecordingFacts facts;
-  facts.command = "sprof load " + options.profile_path;
-  facts.output_path = options.profile_path;
-  facts.output_bytes = static_cast<uint64_t>(st.st_size);
-  return serve_profile(options.profile_path, options.serve, facts);
+  return serve_profile(options.profile_path, options.serve, std::nullopt);
 }
 
 }  // namespace sprof::cli

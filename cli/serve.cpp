@@ -6,6 +6,7 @@
 #include "exit_codes.hpp"
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/profile_libraries.hpp"
+#include "sprof/api/profile_summary.hpp"
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/elf/vdso.hpp"
 #include "sprof/server/browser.hpp"
@@ -56,10 +57,26 @@ void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
   }
 }
 
+RecordingFacts facts_from_profile(const std::string& path, std::string_view json) {
+  const api::ProfileSummary summary = api::summarize_profile(json);
+  RecordingFacts facts;
+  // sprof names its profiles "sprof: <command>"; the page adds its own "sprof:" prefix.
+  std::string_view product = summary.product;
+  if (product.starts_with("sprof: ")) product.remove_prefix(7);
+  facts.command = product.empty() ? path : std::string(product);
+  facts.duration_s = summary.duration_s;
+  facts.processes = summary.processes;
+  facts.threads = summary.threads;
+  facts.samples = summary.samples;
+  facts.lost = summary.lost;
+  facts.output_path = path;
+  return facts;
+}
+
 }  // namespace
 
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
-                  const RecordingFacts& facts) {
+                  std::optional<RecordingFacts> facts) {
   // The profile's libs say where each module's file was when it was recorded.
   auto bytes = api::read_maybe_gzip_file(profile_path);
   if (!bytes.has_value()) {
@@ -70,6 +87,7 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   symbolicator::SymbolicatorOptions symbol_options;
   symbol_options.symbol_dirs = options.symbol_dirs;
   symbol_options.hints = api::library_hints_from_profile(*bytes);
+  if (!facts) facts = facts_from_profile(profile_path, *bytes);
   add_vdso_hint(symbol_options.hints);
   bytes->clear();
   bytes->shrink_to_fit();
@@ -82,7 +100,7 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   server_options.port = options.port;
   server_options.profile_path = profile_path;
   server_options.profiler_base = profiler_base(options);
-  server_options.page = page_info(facts);
+  server_options.page = page_info(*facts);
   server_options.assets = embedded_assets();
   server_options.handle_signals = true;
   server_options.api = [&symbolication](std::string_view path, std::string_view body) {

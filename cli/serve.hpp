@@ -5,6 +5,7 @@
 // until Ctrl-C.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "options.hpp"
@@ -12,8 +13,9 @@
 
 namespace sprof::cli {
 
-// Returns an exit code from exit_codes.hpp.
+// Returns an exit code from exit_codes.hpp. Without `facts` (a saved profile), the page shows
+// what the profile itself says about its recording.
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
-                  const RecordingFacts& facts);
+                  std::optional<RecordingFacts> facts);
 
 }  // namespace sprof::cli

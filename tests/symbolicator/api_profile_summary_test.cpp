@@ -1,0 +1,33 @@
+#include <doctest/doctest.h>
+
+#include "sprof/api/profile_summary.hpp"
+
+using sprof::api::summarize_profile;
+
+TEST_CASE("a profile summary counts processes by pid, threads, samples and lost records") {
+  // Root process 10 with two threads, its exec'd image (same pid) and a child process 20.
+  const char* json = R"({
+    "meta": {"product": "sprof: app", "profilingStartTime": 0, "profilingEndTime": 1500,
+             "sprof": {"lostRecords": 3, "lostSamples": 2}},
+    "threads": [
+      {"pid": 10, "tid": 10, "samples": {"data": [[0, 1], [0, 2]]}},
+      {"pid": 10, "tid": 11, "samples": {"data": [[0, 3]]}}],
+    "processes": [
+      {"threads": [{"pid": 10, "tid": 10, "samples": {"data": [[0, 4]]}}]},
+      {"threads": [{"pid": 20, "tid": 20, "samples": {"data": []}}]}]
+  })";
+  const auto s = summarize_profile(json);
+  CHECK(s.product == "sprof: app");
+  CHECK(s.duration_s == doctest::Approx(1.5));
+  CHECK(s.processes == 2);
+  CHECK(s.threads == 4);
+  CHECK(s.samples == 4);
+  CHECK(s.lost == 5);
+}
+
+TEST_CASE("a document that does not parse gives an empty summary") {
+  const auto s = summarize_profile("{not json");
+  CHECK(s.product.empty());
+  CHECK(s.threads == 0);
+  CHECK(s.samples == 0);
+}
