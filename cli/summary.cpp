@@ -59,6 +59,9 @@ std::string details_line(const recorder::RecordingStats& s, int frequency_hz) {
                   100.0 * static_cast<double>(s.unwind_stops[0]) /
                       static_cast<double>(s.unwound_samples));
     line += std::string(", ") + pct + " of stacks unwound to the thread entry";
+    if (const auto stops = recorder::describe_incomplete_unwinds(s); !stops.empty()) {
+      line += " (stopped early: " + stops + ")";
+    }
   }
   if (s.samples) {
     char per[48];

@@ -34,4 +34,8 @@ struct RecordingStats {
   uint64_t reader_cpu_ns = 0;
 };
 
+// "12 stack-truncated, 3 no-cfi": the samples whose user stack stopped before the thread's
+// entry, by reason; empty when every unwound stack was complete.
+std::string describe_incomplete_unwinds(const RecordingStats& stats);
+
 }  // namespace sprof::recorder
