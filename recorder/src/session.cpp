@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <future>
 #include <thread>
 
 #include "attach/attach_targets.hpp"
@@ -251,7 +252,6 @@ ConverterOptions Session::Impl::converter_options() const {
   copts.switch_records = events->attr().context_switch != 0;
   copts.sample_regs_user = events->attr().sample_regs_user;
   copts.unwinder = unwinder.get();
-  if (!events->kernel_excluded()) copts.kernel_lib = kernel_library();
   copts.proc = live_proc_access();
   if (options.system_wide) {
     // The profile's top level must be one process: pid 0, where the idle time of every CPU
@@ -353,6 +353,11 @@ Result<Recording> Session::run(std::atomic<int>& pending_signal,
   ProfileConverter converter(s.converter_options(), s.modules);
   const auto sink = [&converter](perf::Record&& r) { converter.consume(r); };
 
+  // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
+  // do it beside the recording instead of delaying the first ring read by that much.
+  std::future<std::optional<profile::Library>> kernel_lib;
+  if (!s.events->kernel_excluded()) kernel_lib = std::async(std::launch::async, kernel_library);
+
   const uint64_t reader_cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   auto recorded = is_attach_mode(s.options)
                       ? s.run_attached(converter, sink, stop_requested)
@@ -365,6 +370,7 @@ Result<Recording> Session::run(std::atomic<int>& pending_signal,
     // The root process's exit marker carries the status only sprof's waitpid knows.
     converter.set_root_exit_status(recording.status);
   }
+  if (kernel_lib.valid()) converter.set_kernel_library(kernel_lib.get());
   recording.profile = converter.finish(recording.child_exit_monotonic_ns);
   recording.stats = converter.stats();  // after finish(), which counts unreadable modules
   fill_meta(recording.profile.meta, recording.stats, s.options);

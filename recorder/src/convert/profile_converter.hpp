@@ -74,6 +74,9 @@ class ProfileConverter {
   // Closes open threads and processes at `end_ns` and returns the profile.
   profile::Profile finish(uint64_t end_ns);
   // How the root process ended, when the caller knows (it launched it); call before `finish`.
+  // The "[kernel.kallsyms]" lib appended to every process's libs at `finish` (it may be
+  // computed while recording runs).
+  void set_kernel_library(std::optional<profile::Library> lib) { options_.kernel_lib = std::move(lib); }
   void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
 
