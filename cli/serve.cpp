@@ -57,8 +57,7 @@ void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
   }
 }
 
-RecordingFacts facts_from_profile(const std::string& path, std::string_view json) {
-  const api::ProfileSummary summary = api::summarize_profile(json);
+RecordingFacts facts_from_summary(const std::string& path, const api::ProfileSummary& summary) {
   RecordingFacts facts;
   // sprof names its profiles "sprof: <command>"; the page adds its own "sprof:" prefix.
   std::string_view product = summary.product;
@@ -87,7 +86,16 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   symbolicator::SymbolicatorOptions symbol_options;
   symbol_options.symbol_dirs = options.symbol_dirs;
   symbol_options.hints = api::library_hints_from_profile(*bytes);
-  if (!facts) facts = facts_from_profile(profile_path, *bytes);
+  if (!facts) {
+    // `sprof load` of an arbitrary file: say so now rather than let the browser fail later.
+    const api::ProfileSummary summary = api::summarize_profile(*bytes);
+    if (!summary.is_gecko_profile) {
+      std::fprintf(stderr, "sprof: %s is not a Gecko profile (no meta.version)\n",
+                   profile_path.c_str());
+      return kExitUsage;
+    }
+    facts = facts_from_summary(profile_path, summary);
+  }
   add_vdso_hint(symbol_options.hints);
   bytes->clear();
   bytes->shrink_to_fit();

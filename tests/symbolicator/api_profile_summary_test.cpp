@@ -7,7 +7,7 @@ using sprof::api::summarize_profile;
 TEST_CASE("a profile summary counts processes by pid, threads, samples and lost records") {
   // Root process 10 with two threads, its exec'd image (same pid) and a child process 20.
   const char* json = R"({
-    "meta": {"product": "sprof: app", "profilingStartTime": 0, "profilingEndTime": 1500,
+    "meta": {"version": 36, "product": "sprof: app", "profilingStartTime": 0, "profilingEndTime": 1500,
              "sprof": {"lostRecords": 3, "lostSamples": 2}},
     "threads": [
       {"pid": 10, "tid": 10, "samples": {"data": [[0, 1], [0, 2]]}},
@@ -17,6 +17,7 @@ TEST_CASE("a profile summary counts processes by pid, threads, samples and lost 
       {"threads": [{"pid": 20, "tid": 20, "samples": {"data": []}}]}]
   })";
   const auto s = summarize_profile(json);
+  CHECK(s.is_gecko_profile);
   CHECK(s.product == "sprof: app");
   CHECK(s.duration_s == doctest::Approx(1.5));
   CHECK(s.processes == 2);
@@ -27,6 +28,8 @@ TEST_CASE("a profile summary counts processes by pid, threads, samples and lost 
 
 TEST_CASE("a document that does not parse gives an empty summary") {
   const auto s = summarize_profile("{not json");
+  CHECK_FALSE(s.is_gecko_profile);
+  CHECK_FALSE(summarize_profile(R"({"a": 1})").is_gecko_profile);
   CHECK(s.product.empty());
   CHECK(s.threads == 0);
   CHECK(s.samples == 0);

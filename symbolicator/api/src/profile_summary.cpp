@@ -12,12 +12,16 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-uint64_t count_of(element value) {
+// Taking the simdjson_result (not an element) keeps a missing key an error code: converting it
+// to an element would throw.
+using Lookup = simdjson::simdjson_result<element>;
+
+uint64_t count_of(Lookup value) {
   int64_t n = 0;
   return value.get(n) == simdjson::SUCCESS && n > 0 ? static_cast<uint64_t>(n) : 0;
 }
 
-double number_of(element value) {
+double number_of(Lookup value) {
   double d = 0;
   return value.get(d) == simdjson::SUCCESS ? d : 0;
 }
@@ -43,6 +47,8 @@ ProfileSummary summarize_profile(std::string_view json) {
   simdjson::dom::parser parser;
   object top;
   if (parser.parse(json.data(), json.size()).get(top) != simdjson::SUCCESS) return summary;
+  double version = 0;
+  summary.is_gecko_profile = top["meta"]["version"].get(version) == simdjson::SUCCESS;
   std::string_view product;
   if (top["meta"]["product"].get(product) == simdjson::SUCCESS) summary.product = product;
   summary.duration_s = (number_of(top["meta"]["profilingEndTime"]) -

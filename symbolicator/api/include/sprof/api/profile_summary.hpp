@@ -11,6 +11,7 @@
 namespace sprof::api {
 
 struct ProfileSummary {
+  bool is_gecko_profile = false;  // a JSON object with a numeric meta.version
   std::string product;      // meta.product, e.g. "sprof: make"
   double duration_s = 0;    // profilingEndTime - profilingStartTime
   uint64_t processes = 0;   // distinct pids over the top level and `processes`
