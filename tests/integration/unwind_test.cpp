@@ -51,18 +51,23 @@ ChainStats chain_stats(const ProfileView& profile, ProfileSymbols& symbols) {
   return st;
 }
 
-}  // namespace
-
-TEST_CASE("dwarf unwinding reaches the thread entry through every caller, libm and std::sort included") {
-  skip_without_perf();
-  const auto dir = make_temp_dir("unwind");
+// Records it_unwind (2 threads) with `--unwind mode` and measures its chains.
+ChainStats record_it_unwind(const std::string& mode, const std::string& seconds) {
+  const auto dir = make_temp_dir("unwind-" + mode);
   const auto out = dir + "/p.json.gz";
-  auto r = sprof_record(out, {"--unwind", "dwarf"}, {target_path("it_unwind"), "2", "1.5"});
+  auto r = sprof_record(out, {"--unwind", mode}, {target_path("it_unwind"), "2", seconds});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   const auto profile = read_profile(out);
   ProfileSymbols symbols(profile.processes.at(0));
-  const auto st = chain_stats(profile, symbols);
+  return chain_stats(profile, symbols);
+}
+
+}  // namespace
+
+TEST_CASE("dwarf unwinding reaches the thread entry through every caller, libm and std::sort included") {
+  skip_without_perf();
+  const auto st = record_it_unwind("dwarf", "1.5");
   MESSAGE("samples " << st.samples << ", reach entry " << st.reach_entry << ", libm_heavy "
                   << st.in_libm_heavy << " (exact " << st.libm_exact << "), compare_values "
                   << st.in_compare << " (exact " << st.compare_exact << ")");
@@ -76,14 +81,7 @@ TEST_CASE("dwarf unwinding reaches the thread entry through every caller, libm a
 
 TEST_CASE("frame-pointer mode stays available and loses callers above libm, as documented") {
   skip_without_perf();
-  const auto dir = make_temp_dir("unwind-fp");
-  const auto out = dir + "/p.json.gz";
-  auto r = sprof_record(out, {"--unwind", "fp"}, {target_path("it_unwind"), "2", "1.0"});
-  INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto profile = read_profile(out);
-  ProfileSymbols symbols(profile.processes.at(0));
-  const auto st = chain_stats(profile, symbols);
+  const auto st = record_it_unwind("fp", "1.0");
   REQUIRE(st.samples > 100);
   // Frame pointers cannot walk through code built without them: most stacks stop early.
   CHECK(static_cast<double>(st.reach_entry) < 0.5 * static_cast<double>(st.samples));
