@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sprof/core/byte_reader.hpp"
+#include "sprof/core/text_lines.hpp"
 
 namespace sprof {
 
@@ -75,9 +76,7 @@ JitFileKind jit_file_kind(std::string_view path) {
 std::vector<JitSymbol> parse_perf_map(std::string_view text) {
   std::vector<JitSymbol> symbols;
   while (!text.empty()) {
-    const auto newline = text.find('\n');
-    std::string_view line = text.substr(0, newline);
-    text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+    std::string_view line = take_line(text);
     JitSymbol s;
     if (!take_hex(line, s.start) || !take_hex(line, s.size)) continue;
     const std::string_view name = trim(line);

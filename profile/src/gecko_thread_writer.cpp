@@ -9,16 +9,6 @@ namespace sprof::profile::detail {
 
 namespace {
 
-// Nullable numbers: JSON `null` for nullopt.
-template <typename T>
-void write_optional(JsonWriter& w, const std::optional<T>& v) {
-  if (v) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 void write_string_table(JsonWriter& w, const Thread& thread) {
   w.key("stringTable").begin_array();
   for (const std::string& s : thread.strings()) w.value(s);
@@ -50,7 +40,7 @@ void write_stack_table(JsonWriter& w, const Thread& thread) {
   w.key("data").begin_array();
   for (const StackEntry& s : thread.stacks()) {
     w.begin_array();
-    write_optional(w, s.prefix);
+    w.value(s.prefix);
     w.value(s.frame).end_array();
   }
   w.end_array();
@@ -85,9 +75,9 @@ void write_samples(JsonWriter& w, const Thread& thread) {
   for (uint32_t i : sample_order(samples)) {
     const Sample& s = samples[i];
     w.begin_array();
-    write_optional(w, s.stack);
+    w.value(s.stack);
     w.value(s.time_ms).null();
-    write_optional(w, s.cpu_delta_ns);
+    w.value(s.cpu_delta_ns);
     w.end_array();
   }
   w.end_array();
@@ -172,7 +162,7 @@ void write_gecko_thread(JsonWriter& w, const Thread& thread, const Process& proc
   w.field("pid", thread.pid == 0 ? process.pid : thread.pid).field("tid", thread.tid);
   w.field("registerTime", thread.register_time_ms);
   w.key("unregisterTime");
-  write_optional(w, thread.unregister_time_ms);
+  w.value(thread.unregister_time_ms);
   write_string_table(w, thread);
   write_frame_table(w, thread);
   write_stack_table(w, thread);

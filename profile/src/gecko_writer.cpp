@@ -14,15 +14,6 @@ namespace {
 // The only Gecko version that runs no upgraders in the front end (contract §2.1).
 constexpr int kGeckoVersion = 36;
 
-template <typename T>
-void write_optional(JsonWriter& w, const std::optional<T>& v) {
-  if (v) {
-    w.value(*v);
-  } else {
-    w.null();
-  }
-}
-
 void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories) {
   w.key("categories").begin_array();
   for (const CategoryInfo& c : categories) {
@@ -84,7 +75,7 @@ void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
   if (meta.profiling_start_ms) w.field("profilingStartTime", *meta.profiling_start_ms);
   if (meta.profiling_end_ms) w.field("profilingEndTime", *meta.profiling_end_ms);
   w.key("shutdownTime");
-  write_optional(w, root ? root->shutdown_time_ms : std::nullopt);
+  w.value(root ? root->shutdown_time_ms : std::nullopt);
   w.field("interval", meta.interval_ms);
   w.field("stackwalk", 1).field("debug", 0).field("gcpoison", 0).field("asyncstack", 0);
   w.field("processType", 0);
@@ -112,7 +103,7 @@ void write_short_meta(JsonWriter& w, const Meta& meta, const Process& process) {
   w.field("version", kGeckoVersion);
   w.field("startTime", meta.start_time_ms);
   w.key("shutdownTime");
-  write_optional(w, process.shutdown_time_ms);
+  w.value(process.shutdown_time_ms);
   write_categories(w, meta.categories);
   w.key("markerSchema").begin_array().end_array();  // all schemas live at the top level
   w.end_object();

@@ -54,3 +54,10 @@ TEST_CASE("json writer streams to its flush callback in chunks") {
   CHECK(out.size() == 2 + 100 * 8 + 99);
   CHECK(w.buffer().empty());
 }
+
+TEST_CASE("optional values are written as their value or null") {
+  JsonWriter w;
+  w.begin_array().value(std::optional<double>(1.5)).value(std::optional<uint32_t>());
+  w.value(std::optional<uint64_t>(7)).end_array();
+  CHECK(w.take() == "[1.5,null,7]");
+}

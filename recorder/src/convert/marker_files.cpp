@@ -6,6 +6,7 @@
 #include "convert/marker_schemas.hpp"
 #include "sprof/core/jit_symbol_file.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/core/text_lines.hpp"
 
 namespace sprof::recorder {
 
@@ -52,11 +53,9 @@ std::optional<MarkerFileName> parse_marker_file_name(std::string_view path) {
 std::vector<MarkerLine> parse_marker_lines(std::string_view text) {
   std::vector<MarkerLine> lines;
   while (!text.empty()) {
-    const auto newline = text.find('\n');
     // A last line without its newline may be cut short by a writer that died mid-write; its
     // name could be truncated, but the times are whole if both parse, so it is kept.
-    std::string_view line = text.substr(0, newline);
-    text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+    std::string_view line = take_line(text);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     MarkerLine m;
     if (!take_u64(line, m.start_ns) || !take_u64(line, m.end_ns)) continue;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "sprof/core/text_lines.hpp"
+
 namespace sprof::recorder {
 
 namespace {
@@ -90,9 +92,7 @@ std::vector<MapsEntry> parse_maps(std::string_view text, size_t* malformed_lines
   std::vector<MapsEntry> entries;
   size_t bad = 0;
   while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = take_line(text);
     if (line.empty()) continue;
     MapsEntry e;
     if (parse_line(line, e)) {

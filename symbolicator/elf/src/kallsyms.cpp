@@ -1,6 +1,7 @@
 // Parsing /proc/kallsyms text: "ffffffff81000000 T _text" or "ffffffffc0001000 t fn\t[module]".
 #include <charconv>
 
+#include "sprof/core/text_lines.hpp"
 #include "sprof/elf/kernel_image.hpp"
 
 namespace sprof::elf {
@@ -34,9 +35,7 @@ std::optional<KernelSymbol> parse_line(std::string_view line) {
 KernelSymbols KernelSymbols::parse(std::string_view text) {
   KernelSymbols result;
   while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    const std::string_view line = take_line(text);
     if (auto sym = parse_line(line)) result.symbols_.push_back(std::move(*sym));
   }
   return result;

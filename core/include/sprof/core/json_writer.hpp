@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,11 @@ class JsonWriter {
   // Doubles are written with at most `max_decimals` decimals, trailing zeros trimmed.
   JsonWriter& value(double d, int max_decimals = 6);
   JsonWriter& null();
+  // A nullable value: JSON `null` when empty.
+  template <typename T>
+  JsonWriter& value(const std::optional<T>& v) {
+    return v ? value(*v) : null();
+  }
   // Appends an already-serialised JSON value verbatim.
   JsonWriter& raw_value(std::string_view json);
 
