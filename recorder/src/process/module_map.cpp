@@ -7,6 +7,21 @@ std::string path_basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+namespace {
+
+// The part of `m` from `new_start` on, as its own mapping (file offsets and relative addresses
+// move with the start; the bias does not).
+Mapping tail_from(const Mapping& m, uint64_t new_start) {
+  Mapping tail = m;
+  const uint64_t cut = new_start - m.file.start;
+  tail.file.start = new_start;
+  tail.pgoff += cut;
+  tail.relative_start += cut;
+  return tail;
+}
+
+}  // namespace
+
 void ModuleMap::add(const std::string& path, uint64_t start, uint64_t end, uint64_t pgoff,
                     std::shared_ptr<const elf::ModuleIdentity> identity,
                     std::shared_ptr<const std::vector<uint8_t>> vdso_image) {
@@ -18,23 +33,14 @@ void ModuleMap::add(const std::string& path, uint64_t start, uint64_t end, uint6
     if (prev->second.file.end > start) {
       if (prev->second.file.end > end) {
         // The new mapping punches a hole: keep the tail as its own entry.
-        Mapping tail = prev->second;
-        const uint64_t cut = end - tail.file.start;
-        tail.file.start = end;
-        tail.pgoff += cut;
-        tail.relative_start += cut;
-        by_start_.emplace(end, std::move(tail));
+        by_start_.emplace(end, tail_from(prev->second, end));
       }
       prev->second.file.end = start;
     }
   }
   while (it != by_start_.end() && it->first < end) {
     if (it->second.file.end > end) {
-      Mapping tail = it->second;
-      const uint64_t cut = end - tail.file.start;
-      tail.file.start = end;
-      tail.pgoff += cut;
-      tail.relative_start += cut;
+      Mapping tail = tail_from(it->second, end);
       it = by_start_.erase(it);
       by_start_.emplace(end, std::move(tail));
       break;
