@@ -109,6 +109,12 @@ void ProfileConverter::load_maps_from_proc(uint32_t pid, ProcessState& p) {
   }
 }
 
+void ProfileConverter::learn_mapping_of(uint64_t user_ip, uint32_t pid, ProcessState& p) {
+  // A user address outside every known mapping may be in a library mapped before recording
+  // started (attach) or one perf did not report; /proc tells, once per process image.
+  if (p.modules.find(user_ip) == nullptr) load_maps_from_proc(pid, p);
+}
+
 void ProfileConverter::seed_process(uint32_t pid, const std::vector<uint32_t>& tids) {
   ProcessState& p = process(pid, options_.origin_monotonic_ns);
   load_maps_from_proc(pid, p);
@@ -256,6 +262,7 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
   // Kernel part of the callchain (leaf first), and the user part if we use frame pointers.
   bool in_user = false;
   bool user_from_callchain = options_.unwinder == nullptr || s.regs_user.empty();
+  std::optional<uint64_t> user_ip;  // the first user frame: where the user stack starts
   for (uint64_t addr : s.callchain) {
     if (addr >= kPerfContextMax) {
       if (addr == kPerfContextKernel) in_user = false;
@@ -265,17 +272,22 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
     if (!in_user) {
       frames_.emplace_back(addr, profile::Category::kKernel);
     } else if (user_from_callchain) {
+      if (!user_ip) user_ip = addr;
       frames_.emplace_back(addr, profile::Category::kUser);
     }
   }
   if (s.callchain.empty() && !s.kernel_mode) {
+    user_ip = s.ip;
     frames_.emplace_back(s.ip, profile::Category::kUser);
   }
-  if (user_from_callchain) return;
+  if (user_from_callchain) {
+    if (user_ip) learn_mapping_of(*user_ip, s.id.pid, p);
+    return;
+  }
 
   const auto regs = unwind::UserRegs::from_perf(options_.sample_regs_user, s.regs_user);
   const unwind::StackMemory stack(regs.sp(), s.stack_user);
-  if (p.modules.find(regs.ip()) == nullptr) load_maps_from_proc(s.id.pid, p);
+  learn_mapping_of(regs.ip(), s.id.pid, p);
   options_.unwinder->unwind(regs, stack, p.modules, unwind_result_);
   ++stats_.unwound_samples;
   const auto stop = static_cast<size_t>(unwind_result_.stop);
@@ -297,14 +309,7 @@ void ProfileConverter::on_sample(const perf::SampleRecord& s) {
 std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
                                                               const perf::SampleRecord& s) {
   ProcessState& p = processes_.at(s.id.pid);
-  if (p.modules.empty()) load_maps_from_proc(s.id.pid, p);
   collect_frames(s, p);
-  if (options_.unwinder == nullptr && !frames_.empty()) {
-    // Frame-pointer stacks: a user address outside every known mapping may be in a library
-    // mapped before recording started (attach); learn the mappings once.
-    const uint64_t leaf_user = frames_.back().first;
-    if (p.modules.find(leaf_user) == nullptr) load_maps_from_proc(s.id.pid, p);
-  }
 
   profile::Thread& t = profile_thread(ts);
   // An off-CPU stack's leaf is an Idle frame (contract section 4.3).

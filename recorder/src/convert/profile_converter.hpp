@@ -108,6 +108,7 @@ class ProfileConverter {
   void add_mapping(ProcessState& p, const std::string& path, uint64_t start, uint64_t end,
                    uint64_t pgoff);
   void load_maps_from_proc(uint32_t pid, ProcessState& p);
+  void learn_mapping_of(uint64_t user_ip, uint32_t pid, ProcessState& p);
   void add_marker_to_root(profile::Marker marker);
   // Fills `frames` leaf first: kernel frames, then user frames.
   void collect_frames(const perf::SampleRecord& s, ProcessState& p);
