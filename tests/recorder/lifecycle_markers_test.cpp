@@ -9,6 +9,7 @@
 #include <string>
 
 #include "convert/lifecycle_markers.hpp"
+#include "synthetic_records.hpp"
 #include "convert/marker_schemas.hpp"
 #include "convert/profile_converter.hpp"
 #include "sprof/profile/gecko_writer.hpp"
@@ -21,8 +22,10 @@ namespace {
 
 constexpr uint64_t kOrigin = 1'000'000'000;
 
+uint64_t at_ms(uint64_t ms) { return kOrigin + ms * 1'000'000; }
+
 perf::SampleId id(uint32_t pid, uint32_t tid, uint64_t ms) {
-  return perf::SampleId{pid, tid, kOrigin + ms * 1'000'000, 0};
+  return test::sample_id(pid, tid, at_ms(ms));
 }
 
 ConverterOptions options(uint32_t root) {
@@ -38,33 +41,16 @@ ConverterOptions options(uint32_t root) {
 }
 
 perf::CommRecord exec(uint32_t pid, std::string comm, uint64_t ms) {
-  perf::CommRecord c;
-  c.id = id(pid, pid, ms);
-  c.pid = c.tid = pid;
-  c.exec = true;
-  c.comm = std::move(comm);
-  return c;
+  return test::comm_record(pid, pid, std::move(comm), true, at_ms(ms));
 }
 
 perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
                              uint64_t ms) {
-  perf::ForkRecord f;
-  f.id = id(pid, tid, ms);
-  f.pid = pid;
-  f.ppid = ppid;
-  f.tid = tid;
-  f.ptid = ptid;
-  f.time = f.id.time;
-  return f;
+  return test::fork_record(pid, ppid, tid, ptid, at_ms(ms));
 }
 
 perf::ExitRecord exit_record(uint32_t pid, uint32_t tid, uint64_t ms) {
-  perf::ExitRecord e;
-  e.id = id(pid, tid, ms);
-  e.pid = e.ppid = pid;
-  e.tid = e.ptid = tid;
-  e.time = e.id.time;
-  return e;
+  return test::exit_record(pid, tid, at_ms(ms));
 }
 
 const profile::Marker* find_marker(const profile::Thread& t, const std::string& name) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "convert/profile_converter.hpp"
+#include "synthetic_records.hpp"
 
 using namespace sprof;
 using namespace sprof::recorder;
@@ -13,29 +14,21 @@ using namespace sprof::recorder;
 namespace {
 
 constexpr uint64_t kOrigin = 1'000'000'000;
-constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
-constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
+using test::kContextKernel;
+using test::kContextUser;
 constexpr uint32_t kPid = 50;
 
 uint64_t at_us(uint64_t us) { return kOrigin + us * 1000; }
 
-perf::SampleId id(uint32_t tid, uint64_t us) { return perf::SampleId{kPid, tid, at_us(us), 0}; }
+perf::SampleId id(uint32_t tid, uint64_t us) { return test::sample_id(kPid, tid, at_us(us)); }
 
 perf::CommRecord exec_comm(uint64_t us) {
-  perf::CommRecord c;
-  c.id = id(kPid, us);
-  c.pid = c.tid = kPid;
-  c.exec = true;
-  c.comm = "app";
-  return c;
+  return test::comm_record(kPid, kPid, "app", true, at_us(us));
 }
 
 perf::SampleRecord sample(uint32_t tid, uint64_t us, std::vector<uint64_t> chain) {
-  perf::SampleRecord s;
-  s.id = id(tid, us);
-  s.period = 999;  // must not be used when switch records give the CPU time
-  s.callchain = std::move(chain);
-  return s;
+  // A period that must not be used when switch records give the CPU time.
+  return test::sample_record(kPid, tid, at_us(us), std::move(chain), 999);
 }
 
 perf::SampleRecord on_cpu(uint32_t tid, uint64_t us) {
@@ -60,12 +53,7 @@ perf::SwitchRecord switch_record(uint32_t tid, uint64_t us, bool out, bool preem
 }
 
 perf::ExitRecord exit_record(uint32_t tid, uint64_t us) {
-  perf::ExitRecord e;
-  e.id = id(tid, us);
-  e.pid = e.ppid = kPid;
-  e.tid = e.ptid = tid;
-  e.time = at_us(us);
-  return e;
+  return test::exit_record(kPid, tid, at_us(us));
 }
 
 ConverterOptions options() {
@@ -169,13 +157,7 @@ TEST_CASE("converter carries a short thread's CPU after its last sample to a fin
   ModuleCache cache;
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
-  perf::ForkRecord fork;
-  fork.id = id(kPid, 100);
-  fork.pid = fork.ppid = kPid;
-  fork.tid = 51;
-  fork.ptid = kPid;
-  fork.time = at_us(100);
-  c.consume(fork);
+  c.consume(test::fork_record(kPid, kPid, 51, kPid, at_us(100)));
   c.consume(switch_record(51, 200, false));  // the new thread's first run
   c.consume(on_cpu(51, 1200));
   c.consume(switch_record(51, 1700, true, true));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "convert/profile_converter.hpp"
+#include "synthetic_records.hpp"
 #include "sprof_test/paths.hpp"
 
 using namespace sprof;
@@ -14,29 +15,21 @@ using namespace sprof::recorder;
 namespace {
 
 constexpr uint64_t kOrigin = 1'000'000'000;
-constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
-constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
+using test::kContextKernel;
+using test::kContextUser;
+
+uint64_t at_ms(uint64_t ms) { return kOrigin + ms * 1'000'000; }
 
 perf::SampleId id(uint32_t pid, uint32_t tid, uint64_t ms) {
-  return perf::SampleId{pid, tid, kOrigin + ms * 1'000'000, 0};
+  return test::sample_id(pid, tid, at_ms(ms));
 }
 
 perf::CommRecord comm(uint32_t pid, uint32_t tid, std::string name, bool exec, uint64_t ms) {
-  perf::CommRecord c;
-  c.id = id(pid, tid, ms);
-  c.pid = pid;
-  c.tid = tid;
-  c.exec = exec;
-  c.comm = std::move(name);
-  return c;
+  return test::comm_record(pid, tid, std::move(name), exec, at_ms(ms));
 }
 
 perf::SampleRecord sample(uint32_t pid, uint32_t tid, uint64_t ms, std::vector<uint64_t> chain) {
-  perf::SampleRecord s;
-  s.id = id(pid, tid, ms);
-  s.period = 1'000'000;
-  s.callchain = std::move(chain);
-  return s;
+  return test::sample_record(pid, tid, at_ms(ms), std::move(chain), 1'000'000);
 }
 
 perf::Mmap2Record mmap(uint32_t pid, std::string path, uint64_t addr, uint64_t len,
@@ -129,31 +122,13 @@ TEST_CASE("converter gives forked processes their own image and threads their co
   ModuleCache cache;
   ProfileConverter c(options(10), cache);
   c.consume(comm(10, 10, "parent", true, 0));
-  perf::ForkRecord thread_fork;
-  thread_fork.id = id(10, 10, 1);
-  thread_fork.pid = thread_fork.ppid = 10;
-  thread_fork.tid = 11;
-  thread_fork.ptid = 10;
-  thread_fork.time = thread_fork.id.time;
-  c.consume(thread_fork);
+  c.consume(test::fork_record(10, 10, 11, 10, at_ms(1)));  // a new thread: pid == ppid
   c.consume(comm(10, 11, "worker", false, 1));
-  perf::ForkRecord proc_fork;
-  proc_fork.id = id(20, 20, 2);
-  proc_fork.pid = 20;
-  proc_fork.ppid = 10;
-  proc_fork.tid = 20;
-  proc_fork.ptid = 10;
-  proc_fork.time = proc_fork.id.time;
-  c.consume(proc_fork);
+  c.consume(test::fork_record(20, 10, 20, 10, at_ms(2)));  // a new process
   c.consume(sample(20, 20, 3, {kContextUser, 0x1000}));
   c.consume(comm(20, 20, "child", true, 4));
   c.consume(sample(20, 20, 5, {kContextUser, 0x1000}));
-  perf::ExitRecord exit;
-  exit.id = id(10, 11, 6);
-  exit.pid = 10;
-  exit.tid = 11;
-  exit.time = exit.id.time;
-  c.consume(exit);
+  c.consume(test::exit_record(10, 11, at_ms(6)));
   auto p = c.finish(kOrigin + 8'000'000);
 
   REQUIRE(p.processes.size() == 3);  // parent, child before exec, child after exec
