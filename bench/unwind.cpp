@@ -21,19 +21,19 @@
 #include <string>
 #include <vector>
 
-#include "unwind/cfi_rule_cache.hpp"
-#include "unwind/cfi_unwinder.hpp"
-#include "unwind/frame_pointer_unwinder.hpp"
+#include "sprof/convert/unwind/cfi_rule_cache.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
+#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using sprof::recorder::unwind::CfiUnwinder;
-using sprof::recorder::unwind::FramePointerUnwinder;
-using sprof::recorder::unwind::UnwindResult;
-using sprof::recorder::unwind::UnwindStop;
-using sprof::recorder::unwind::Unwinder;
+using sprof::convert::unwind::CfiUnwinder;
+using sprof::convert::unwind::FramePointerUnwinder;
+using sprof::convert::unwind::UnwindResult;
+using sprof::convert::unwind::UnwindStop;
+using sprof::convert::unwind::Unwinder;
 
 struct Options {
   int runs = 20;

@@ -10,18 +10,18 @@
 #include <thread>
 
 #include "attach/attach_targets.hpp"
-#include "convert/marker_directory.hpp"
-#include "convert/profile_converter.hpp"
+#include "process/marker_directory.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "drain_loop.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
-#include "process/module_cache.hpp"
+#include "sprof/convert/module_cache.hpp"
 #include "process/proc_access.hpp"
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/core/log.hpp"
-#include "unwind/cfi_unwinder.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
 
 namespace sprof::recorder {
 
@@ -60,7 +60,7 @@ std::optional<profile::Library> kernel_library() {
   return lib;
 }
 
-void fill_meta(profile::Meta& meta, const RecordingStats& stats, const RecordOptions& options) {
+void fill_meta(profile::Meta& meta, const convert::RecordingStats& stats, const RecordOptions& options) {
   meta.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   meta.physical_cpus = meta.logical_cpus;
   utsname uts{};
@@ -78,7 +78,7 @@ void fill_meta(profile::Meta& meta, const RecordingStats& stats, const RecordOpt
   if (stats.unwound_samples) {
     meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
     for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
-      const char* name = unwind::unwind_stop_name(static_cast<unwind::UnwindStop>(i));
+      const char* name = convert::unwind::unwind_stop_name(static_cast<convert::unwind::UnwindStop>(i));
       meta.extra.emplace_back(std::string("unwindStop.") + name,
                               static_cast<int64_t>(stats.unwind_stops[i]));
     }
@@ -117,7 +117,7 @@ bool is_attach_mode(const RecordOptions& options) {
 constexpr std::chrono::milliseconds kTerminateGrace{2000};
 
 // The reading side's counters, added up over every set of events of the recording.
-void add_reader_stats(RecordingStats& stats, const perf::PerfEvents& events) {
+void add_reader_stats(convert::RecordingStats& stats, const perf::PerfEvents& events) {
   const auto reader = events.stats();
   stats.event_name = events.event_name();
   stats.malformed_records += reader.malformed_records + reader.ring_corruptions;
@@ -130,8 +130,8 @@ struct Session::Impl {
   RecordOptions options;
   std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
-  ModuleCache modules;
-  std::unique_ptr<unwind::Unwinder> unwinder;
+  convert::ModuleCache modules;
+  std::unique_ptr<convert::unwind::Unwinder> unwinder;
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
   std::vector<AttachedProcess> attached;            // -p
@@ -147,10 +147,10 @@ struct Session::Impl {
   }
   // Spawns the command stopped before exec and opens its events (enabled at exec).
   Result<void> spawn_iteration();
-  ConverterOptions converter_options() const;
-  Result<Recording> run_attached(ProfileConverter& converter, const perf::RecordSink& sink,
+  convert::ConverterOptions converter_options() const;
+  Result<Recording> run_attached(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
                                  const std::atomic<bool>* stop_requested);
-  Result<Recording> run_launched(ProfileConverter& converter, const perf::RecordSink& sink,
+  Result<Recording> run_launched(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
                                  std::atomic<int>& pending_signal,
                                  const std::atomic<bool>* stop_requested);
   uint64_t deadline_ns() const {
@@ -200,7 +200,7 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
   if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
+    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>();
   }
   impl->set_origin();
   SPROF_TRY_VOID(impl->child->release());
@@ -212,7 +212,7 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
+    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>();
   }
   raise_reader_priority();
   perf::EventConfig config = base_event_config(options);
@@ -243,8 +243,8 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-ConverterOptions Session::Impl::converter_options() const {
-  ConverterOptions copts;
+convert::ConverterOptions Session::Impl::converter_options() const {
+  convert::ConverterOptions copts;
   copts.origin_monotonic_ns = origin_ns;
   copts.origin_wall_ms = origin_wall_ms;
   copts.interval_ms = 1000.0 / options.frequency_hz;
@@ -270,8 +270,8 @@ ConverterOptions Session::Impl::converter_options() const {
   return copts;
 }
 
-Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
-                                              const perf::RecordSink& sink,
+Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
+                                              const convert::perf::RecordSink& sink,
                                               const std::atomic<bool>* stop_requested) {
   if (options.system_wide) {
     converter.seed_process(0, {0});  // first, so it is the top-level process
@@ -294,14 +294,14 @@ Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
 
   Recording recording;
   recording.stop_cause = cause;
-  recording.status = ExitStatus{};  // nothing of ours to report: sprof exits 0
+  recording.status = convert::ExitStatus{};  // nothing of ours to report: sprof exits 0
   recording.child_exit_monotonic_ns = end_ns;
   recording.duration_s = static_cast<double>(end_ns - origin_ns) / 1e9;
   return recording;
 }
 
-Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
-                                              const perf::RecordSink& sink,
+Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& converter,
+                                              const convert::perf::RecordSink& sink,
                                               std::atomic<int>& pending_signal,
                                               const std::atomic<bool>* stop_requested) {
   DrainLimits limits;
@@ -311,7 +311,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
   recording.iterations = 0;
   uint64_t end_ns = 0;
   for (;;) {
-    std::optional<ExitStatus> status;
+    std::optional<convert::ExitStatus> status;
     const TargetsEnded child_ended = [&]() -> Result<bool> {
       if (const int sig = pending_signal.exchange(0); sig != 0) (void)child->send_signal(sig);
       SPROF_TRY(status, child->try_wait());
@@ -327,7 +327,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
     recording.stop_cause = cause;
 
     if (cause == StopCause::kDuration) {
-      recording.status = ExitStatus{};  // stopped by request, not by the command: exit 0
+      recording.status = convert::ExitStatus{};  // stopped by request, not by the command: exit 0
       if (options.kill_on_stop) {
         SPROF_TRY_VOID(terminate_child(*child, kTerminateGrace));
       } else {
@@ -350,8 +350,8 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
 Result<Recording> Session::run(std::atomic<int>& pending_signal,
                                const std::atomic<bool>* stop_requested) {
   Impl& s = *impl_;
-  ProfileConverter converter(s.converter_options(), s.modules);
-  const auto sink = [&converter](perf::Record&& r) { converter.consume(r); };
+  convert::ProfileConverter converter(s.converter_options(), s.modules);
+  const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
   // do it beside the recording instead of delaying the first ring read by that much.

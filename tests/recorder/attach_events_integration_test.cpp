@@ -16,8 +16,13 @@
 #include "sprof_test/paths.hpp"
 #include "subprocess.hpp"
 
-namespace perf = sprof::recorder::perf;
-using namespace sprof::recorder;
+// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
+namespace perf {
+using namespace sprof::recorder::perf;
+using namespace sprof::convert::perf;
+}  // namespace perf
+using sprof::recorder::list_threads;
+using sprof::recorder::read_comm;
 using namespace std::chrono_literals;
 
 namespace {

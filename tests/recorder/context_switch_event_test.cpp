@@ -3,10 +3,14 @@
 #include <doctest/doctest.h>
 
 #include "perf/perf_event.hpp"
-#include "perf/record_parser.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 #include "record_builder.hpp"
 
-namespace perf = sprof::recorder::perf;
+// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
+namespace perf {
+using namespace sprof::recorder::perf;
+using namespace sprof::convert::perf;
+}  // namespace perf
 
 TEST_CASE("context-switch event shares the sampling event's layout but not its side-band records") {
   perf::EventConfig config;

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "convert/cpu_accounting.hpp"
-#include "convert/off_cpu.hpp"
+#include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/convert/off_cpu.hpp"
 
-using namespace sprof::recorder;
+using namespace sprof::convert;
 
 TEST_CASE("cpu accounting sums the on-CPU intervals between two takes") {
   CpuAccounting cpu;

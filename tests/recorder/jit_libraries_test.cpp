@@ -8,13 +8,13 @@
 #include <fstream>
 #include <string>
 
-#include "convert/jit_libraries.hpp"
-#include "convert/profile_converter.hpp"
+#include "sprof/convert/jit_libraries.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "jit_test_bytes.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 
 using namespace sprof;
-using namespace sprof::recorder;
+using namespace sprof::convert;
 
 namespace {
 

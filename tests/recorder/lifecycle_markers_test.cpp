@@ -8,14 +8,16 @@
 #include <map>
 #include <string>
 
-#include "convert/lifecycle_markers.hpp"
+#include "sprof/convert/lifecycle_markers.hpp"
 #include "synthetic_records.hpp"
-#include "convert/marker_schemas.hpp"
-#include "convert/profile_converter.hpp"
+#include "sprof/convert/marker_schemas.hpp"
+#include "process/proc_maps.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/gecko_validator.hpp"
 
 using namespace sprof;
+using namespace sprof::convert;
 using namespace sprof::recorder;
 
 namespace {

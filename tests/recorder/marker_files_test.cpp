@@ -8,11 +8,12 @@
 #include <fstream>
 #include <string>
 
-#include "convert/marker_directory.hpp"
-#include "convert/marker_files.hpp"
+#include "process/marker_directory.hpp"
+#include "sprof/convert/marker_files.hpp"
 #include "process/launcher.hpp"
 
 using namespace sprof;
+using namespace sprof::convert;
 using namespace sprof::recorder;
 
 TEST_CASE("marker file names give the pid and, when present, the tid") {

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "process/module_map.hpp"
+#include "sprof/convert/module_map.hpp"
 
-using sprof::recorder::ModuleMap;
+using sprof::convert::ModuleMap;
 
 TEST_CASE("a mapping over the middle of another splits it and keeps the tail's file offset") {
   ModuleMap map;

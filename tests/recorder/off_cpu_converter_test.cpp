@@ -5,11 +5,11 @@
 #include <numeric>
 #include <string>
 
-#include "convert/profile_converter.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "synthetic_records.hpp"
 
 using namespace sprof;
-using namespace sprof::recorder;
+using namespace sprof::convert;
 
 namespace {
 

@@ -10,7 +10,11 @@
 #include "process/launcher.hpp"
 #include "sprof_test/paths.hpp"
 
-namespace perf = sprof::recorder::perf;
+// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
+namespace perf {
+using namespace sprof::recorder::perf;
+using namespace sprof::convert::perf;
+}  // namespace perf
 using sprof::recorder::Launcher;
 
 namespace {

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <string>
 
-#include "convert/profile_converter.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "synthetic_records.hpp"
 #include "sprof_test/paths.hpp"
 
 using namespace sprof;
-using namespace sprof::recorder;
+using namespace sprof::convert;
 
 namespace {
 

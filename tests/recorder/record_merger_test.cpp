@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "perf/record_merger.hpp"
+#include "sprof/convert/perf/record_merger.hpp"
 
-namespace perf = sprof::recorder::perf;
+namespace perf = sprof::convert::perf;
 
 namespace {
 

@@ -4,11 +4,15 @@
 #include <memory>
 #include <vector>
 
-#include "perf/record_parser.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record_builder.hpp"
 
-namespace perf = sprof::recorder::perf;
+// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
+namespace perf {
+using namespace sprof::recorder::perf;
+using namespace sprof::convert::perf;
+}  // namespace perf
 using sprof::test::make_layout;
 using sprof::test::RecordBuilder;
 

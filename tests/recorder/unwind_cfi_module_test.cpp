@@ -18,7 +18,7 @@
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof_test/paths.hpp"
-#include "unwind/sigreturn_frame.hpp"
+#include "sprof/convert/unwind/sigreturn_frame.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace sprof::test {
@@ -174,9 +174,9 @@ TEST_CASE("libc's rt_sigreturn trampoline is recognised by its bytes") {
   CHECK(libc->path.find("libc.so") != std::string::npos);
   auto cfi = CfiModule::open(libc->path);
   REQUIRE(cfi.has_value());
-  std::array<uint8_t, recorder::unwind::kSigreturnCode.size()> code{};
+  std::array<uint8_t, convert::unwind::kSigreturnCode.size()> code{};
   REQUIRE((*cfi)->read_code(restorer - libc->bias, code));
-  CHECK(recorder::unwind::is_sigreturn_code(code));
+  CHECK(convert::unwind::is_sigreturn_code(code));
   // glibc also describes it as a signal frame ('S' augmentation), starting one byte early so
   // that "return address - 1" lookups land inside it.
   auto rule = (*cfi)->find_rule(restorer - libc->bias - 1);

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "unwind/cfi_rule_evaluator.hpp"
-#include "unwind/frame_pointer_unwinder.hpp"
-#include "unwind/sigreturn_frame.hpp"
+#include "sprof/convert/unwind/cfi_rule_evaluator.hpp"
+#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/convert/unwind/sigreturn_frame.hpp"
 
-namespace sprof::recorder::unwind {
+namespace sprof::convert::unwind {
 namespace {
 
 using elf::CfiOp;
@@ -363,4 +363,4 @@ TEST_CASE("every stop reason has its own name") {
   CHECK(std::string(unwind_stop_name(UnwindStop::kStackTruncated)) == "stack-truncated");
 }
 
-}  // namespace sprof::recorder::unwind
+}  // namespace sprof::convert::unwind

@@ -14,7 +14,7 @@
 #include "../targets/unwind/snapshot_format.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/elf/elf_symbols.hpp"
-#include "unwind/unwinder.hpp"
+#include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::test {
 
@@ -22,26 +22,26 @@ using unwind_snapshot::Phase;
 
 struct UnwindSnapshot {
   Phase phase = Phase::kIdle;
-  recorder::unwind::UserRegs regs;
+  convert::unwind::UserRegs regs;
   uint64_t stack_start = 0;
   uint64_t stack_top = 0;
   std::vector<uint8_t> stack;
 
-  recorder::unwind::StackMemory memory() const { return {stack_start, stack}; }
+  convert::unwind::StackMemory memory() const { return {stack_start, stack}; }
   // The copy reaches the top of the thread's stack (nothing was cut off).
   bool copy_is_complete() const { return stack_start + stack.size() == stack_top; }
 };
 
 // Executable mappings of the run, as the recorder's converter would build them from MMAP2.
-class MapsAddressSpace final : public recorder::unwind::AddressSpace {
+class MapsAddressSpace final : public convert::unwind::AddressSpace {
  public:
   static Result<MapsAddressSpace> parse(const std::string& maps_text,
                                         std::shared_ptr<const std::vector<uint8_t>> vdso_image);
-  const recorder::unwind::MappedFile* find(uint64_t avma) const override;
-  const std::vector<recorder::unwind::MappedFile>& mappings() const { return mappings_; }
+  const convert::unwind::MappedFile* find(uint64_t avma) const override;
+  const std::vector<convert::unwind::MappedFile>& mappings() const { return mappings_; }
 
  private:
-  std::vector<recorder::unwind::MappedFile> mappings_;  // sorted by start
+  std::vector<convert::unwind::MappedFile> mappings_;  // sorted by start
 };
 
 // Names addresses with the ELF symbol tables of the mapped files (not the vdso).

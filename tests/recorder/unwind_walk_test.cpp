@@ -9,9 +9,9 @@
 #include <memory>
 #include <vector>
 
-#include "unwind/cfi_unwinder.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
 
-namespace sprof::recorder::unwind {
+namespace sprof::convert::unwind {
 namespace {
 
 using elf::FrameRule;
@@ -271,4 +271,4 @@ TEST_CASE("a sample without user registers yields no frames") {
   CHECK(walk.result.frames.empty());
 }
 
-}  // namespace sprof::recorder::unwind
+}  // namespace sprof::convert::unwind

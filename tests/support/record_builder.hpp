@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "perf/records.hpp"
-#include "perf/sample_layout.hpp"
+#include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/perf/sample_layout.hpp"
 
 namespace sprof::test {
 
-namespace perf = ::sprof::recorder::perf;
+namespace perf = ::sprof::convert::perf;
 
 // Appends host-endian values, like the kernel's perf_output_put.
 class ByteWriter {

@@ -14,7 +14,7 @@
 
 #include "perf/cpu_list.hpp"
 #include "sprof/core/log.hpp"
-#include "unwind/unwinder.hpp"
+#include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -159,7 +159,7 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
                      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   if (c.user_regs_stack) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    attr.sample_regs_user = unwind::kX86UnwindRegsMask;
+    attr.sample_regs_user = convert::unwind::kX86UnwindRegsMask;
     attr.sample_stack_user = c.stack_user_bytes;
   }
   // PERF_SAMPLE_IDENTIFIER (first u64 of every sample) tells the context-switch event's samples
@@ -241,7 +241,7 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
       }
       return unexpected(std::move(rings).error());
     }
-    SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(attr));
+    SPROF_TRY(convert::perf::SampleLayout layout, convert::perf::SampleLayout::from_attr(attr));
     PerfEvents events(kind, attr, layout, std::move(*rings));
     if (config.off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
     return events;
@@ -334,16 +334,16 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms) {
 
 void PerfEvents::drain_round() {
   for (auto& r : rings_) {
-    r.ring.ring().drain([&](RawRecord raw) {
+    r.ring.ring().drain([&](convert::perf::RawRecord raw) {
       if (raw_observer_) raw_observer_(r.cpu, raw);
-      auto rec = parse_record(raw, layout_);
+      auto rec = convert::perf::parse_record(raw, layout_);
       if (rec) {
-        if (auto* sample = std::get_if<SampleRecord>(&*rec); sample && off_cpu()) {
+        if (auto* sample = std::get_if<convert::perf::SampleRecord>(&*rec); sample && off_cpu()) {
           sample->context_switch_sample = is_context_switch_event(sample->event_id);
         }
         ++stats_.records;
         merger_.add(std::move(*rec));
-      } else if (is_skipped_record(rec.error())) {
+      } else if (convert::perf::is_skipped_record(rec.error())) {
         ++stats_.skipped_records;
       } else {
         ++stats_.malformed_records;
@@ -353,12 +353,12 @@ void PerfEvents::drain_round() {
   }
 }
 
-void PerfEvents::read_available(const RecordSink& sink) {
+void PerfEvents::read_available(const convert::perf::RecordSink& sink) {
   drain_round();
   merger_.end_round(sink);
 }
 
-void PerfEvents::flush_all(const RecordSink& sink) {
+void PerfEvents::flush_all(const convert::perf::RecordSink& sink) {
   drain_round();
   merger_.flush(sink);
 }

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "perf/record_merger.hpp"
-#include "perf/record_parser.hpp"
+#include "sprof/convert/perf/record_merger.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 #include "perf/ring_buffer.hpp"
-#include "perf/sample_layout.hpp"
+#include "sprof/convert/perf/sample_layout.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
 
@@ -99,7 +99,7 @@ class PerfEvents {
   // exclude_kernel: there are no kernel frames then.
   bool kernel_excluded() const { return attr_.exclude_kernel != 0; }
   const perf_event_attr& attr() const { return attr_; }
-  const SampleLayout& layout() const { return layout_; }
+  const convert::perf::SampleLayout& layout() const { return layout_; }
   std::vector<uint32_t> cpus() const;
   size_t ring_bytes_per_cpu() const;
 
@@ -116,13 +116,13 @@ class PerfEvents {
 
   // One read round: drains every ring, parses, and emits through `sink` (in time order) what the
   // merger can release. Cheap when nothing is pending; call after every poll.
-  void read_available(const RecordSink& sink);
+  void read_available(const convert::perf::RecordSink& sink);
   // Drains the rings one last time and emits everything still buffered (after disable or when
   // the target has exited).
-  void flush_all(const RecordSink& sink);
+  void flush_all(const convert::perf::RecordSink& sink);
 
   // Sees every raw record (with the CPU of its ring) before parsing, e.g. for a raw dump.
-  void set_raw_observer(std::function<void(uint32_t cpu, RawRecord)> observer) {
+  void set_raw_observer(std::function<void(uint32_t cpu, convert::perf::RawRecord)> observer) {
     raw_observer_ = std::move(observer);
   }
 
@@ -136,7 +136,7 @@ class PerfEvents {
     std::vector<UniqueFd> fds;  // fds[0] owns the ring; the others SET_OUTPUT into it
     MappedRingBuffer ring;
   };
-  PerfEvents(EventKind kind, perf_event_attr attr, SampleLayout layout, std::vector<CpuRing> rings)
+  PerfEvents(EventKind kind, perf_event_attr attr, convert::perf::SampleLayout layout, std::vector<CpuRing> rings)
       : kind_(kind), attr_(attr), layout_(layout), rings_(std::move(rings)) {}
   void drain_round();
   // Opens the context-switch event of `task` on every CPU, writing into that CPU's ring, and
@@ -148,12 +148,12 @@ class PerfEvents {
 
   EventKind kind_;
   perf_event_attr attr_;
-  SampleLayout layout_;
+  convert::perf::SampleLayout layout_;
   std::vector<CpuRing> rings_;
   std::vector<uint64_t> context_switch_ids_;  // event ids of the context-switch events
-  RecordMerger merger_;
+  convert::perf::RecordMerger merger_;
   ReaderStats stats_;
-  std::function<void(uint32_t, RawRecord)> raw_observer_;
+  std::function<void(uint32_t, convert::perf::RawRecord)> raw_observer_;
 };
 
 }  // namespace sprof::recorder::perf
