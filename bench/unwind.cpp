@@ -24,6 +24,7 @@
 #include "sprof/convert/unwind/cfi_rule_cache.hpp"
 #include "sprof/convert/unwind/cfi_unwinder.hpp"
 #include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace {
@@ -112,10 +113,11 @@ int main(int argc, char** argv) {
 
   std::vector<PassResult> cold;
   std::vector<PassResult> warm;
-  CfiUnwinder warm_unwinder;
+  sprof::recorder::LocalFiles files;  // the snapshots' binaries, as they are on this machine
+  CfiUnwinder warm_unwinder(files);
   one_pass(warm_unwinder, *run);  // fill the caches
   for (int i = 0; i < options.runs; ++i) {
-    CfiUnwinder fresh;
+    CfiUnwinder fresh(files);
     cold.push_back(one_pass(fresh, *run));
     warm.push_back(one_pass(warm_unwinder, *run));
   }

@@ -1,7 +1,5 @@
 #include "sprof/convert/jit_libraries.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 
 #include "sprof/core/log.hpp"
@@ -42,13 +40,6 @@ bool intersects(const std::vector<Range>& occupied, uint64_t start, uint64_t end
   auto it = std::upper_bound(occupied.begin(), occupied.end(), start,
                              [](uint64_t a, Range r) { return a < r.end; });
   return it != occupied.end() && it->start < end;
-}
-
-std::optional<double> mtime_wall_ms(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return static_cast<double>(st.st_mtim.tv_sec) * 1e3 +
-         static_cast<double>(st.st_mtim.tv_nsec) / 1e6;
 }
 
 }  // namespace
@@ -105,7 +96,7 @@ bool JitLibraries::note_mmap(uint32_t pid, const std::string& path) {
 std::vector<std::string> JitLibraries::files_of(uint32_t pid) const {
   std::vector<std::string> files;
   const std::string perf_map = options_.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
-  if (const auto mtime = mtime_wall_ms(perf_map)) {
+  if (const auto mtime = files_.modified_wall_ms(perf_map)) {
     if (*mtime >= options_.min_mtime_wall_ms || attached_.count(pid)) {
       files.push_back(perf_map);
     } else {
@@ -121,7 +112,7 @@ std::vector<std::string> JitLibraries::files_of(uint32_t pid) const {
 void JitLibraries::add_libraries(uint32_t pid, std::vector<profile::Library>& libs) const {
   bool added = false;
   for (const std::string& path : files_of(pid)) {
-    auto content = read_small_file(path, kMaxJitFileBytes);
+    auto content = files_.read_file(path, kMaxJitFileBytes);
     if (!content) {
       log::debug("JIT symbols skipped: " + content.error().message);
       continue;

@@ -4,7 +4,6 @@
 #include <charconv>
 
 #include "sprof/convert/marker_schemas.hpp"
-#include "sprof/core/jit_symbol_file.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/text_lines.hpp"
 
@@ -92,8 +91,8 @@ bool MarkerFiles::note_mmap(const std::string& path) {
   return true;
 }
 
-std::vector<MarkerLine> MarkerFiles::read_file(const std::string& path) {
-  auto text = read_small_file(path, kMaxMarkerFileBytes);
+std::vector<MarkerLine> MarkerFiles::read_file(const std::string& path) const {
+  auto text = host_.read_file(path, kMaxMarkerFileBytes);
   if (!text) {
     log::debug("marker file skipped: " + text.error().message);
     return {};

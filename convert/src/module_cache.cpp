@@ -1,7 +1,6 @@
 #include "sprof/convert/module_cache.hpp"
 
 #include "sprof/core/log.hpp"
-#include "sprof/elf/vdso.hpp"
 
 namespace sprof::convert {
 
@@ -9,7 +8,7 @@ std::shared_ptr<const elf::ModuleIdentity> ModuleCache::identity(const std::stri
   auto it = by_path_.find(path);
   if (it != by_path_.end()) return it->second;
   std::shared_ptr<const elf::ModuleIdentity> result;
-  auto id = elf::read_module_identity(path);
+  auto id = files_.module_identity(path);
   if (id.has_value()) {
     result = std::make_shared<const elf::ModuleIdentity>(std::move(*id));
   } else {
@@ -23,7 +22,7 @@ std::shared_ptr<const elf::ModuleIdentity> ModuleCache::identity(const std::stri
 std::shared_ptr<const std::vector<uint8_t>> ModuleCache::vdso_image() {
   if (vdso_loaded_) return vdso_;
   vdso_loaded_ = true;
-  vdso_ = elf::own_vdso_image();
+  vdso_ = files_.vdso_image();
   if (vdso_) {
     auto id = elf::read_module_identity(std::span<const uint8_t>(*vdso_));
     if (id.has_value()) vdso_identity_ = std::make_shared<const elf::ModuleIdentity>(std::move(*id));

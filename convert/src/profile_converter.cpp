@@ -20,7 +20,8 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
     : options_(std::move(options)),
       modules_(modules),
       lifecycle_(options_.root_pid),
-      jit_(JitLibraries::for_recording(options_.origin_wall_ms)) {
+      marker_files_(modules.files()),
+      jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())) {
   profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;
   profile_.meta.start_time_monotonic_ns = options_.origin_monotonic_ns;

@@ -21,6 +21,7 @@
 #include "process/stop_child.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "sprof/convert/unwind/cfi_unwinder.hpp"
 
 namespace sprof::recorder {
@@ -130,7 +131,8 @@ struct Session::Impl {
   RecordOptions options;
   std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
-  convert::ModuleCache modules;
+  LocalFiles files;  // the converter's host: this machine
+  convert::ModuleCache modules{files};
   std::unique_ptr<convert::unwind::Unwinder> unwinder;
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
@@ -200,7 +202,7 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
   if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>();
+    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>(impl->files);
   }
   impl->set_origin();
   SPROF_TRY_VOID(impl->child->release());
@@ -212,7 +214,7 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>();
+    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>(impl->files);
   }
   raise_reader_priority();
   perf::EventConfig config = base_event_config(options);

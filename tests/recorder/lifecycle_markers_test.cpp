@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include "sprof/convert/lifecycle_markers.hpp"
+#include "fake_host_files.hpp"
 #include "synthetic_records.hpp"
 #include "sprof/convert/marker_schemas.hpp"
 #include "process/proc_maps.hpp"
@@ -79,7 +79,8 @@ const profile::Thread& thread_with_tid(const profile::Profile& p, int64_t tid) {
 
 // Records a small process tree: root 100 execs, creates thread 101 (exits), forks 200 (exits).
 profile::Profile record_lifecycle(std::optional<ExitStatus> root_status) {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(100), cache);
   c.consume(exec(100, "app", 1));
   c.consume(fork_record(100, 100, 101, 100, 2));
@@ -163,17 +164,15 @@ TEST_CASE("the command line from /proc joins the arguments with spaces") {
 }
 
 TEST_CASE("user marker files named by data mmaps become markers on their threads") {
-  char dir_template[] = "/tmp/sprof-um-test-XXXXXX";
-  REQUIRE(mkdtemp(dir_template) != nullptr);
-  const std::string dir = dir_template;
+  const std::string dir = "/tmp/sprof-um-test";
   const uint64_t ms = 1'000'000;
   // Thread 51's own file, and a per-process file that goes to the main thread.
-  std::ofstream(dir + "/marker-50-51.txt")
-      << (kOrigin + 2 * ms) << " " << (kOrigin + 4 * ms) << " worker work\n";
-  std::ofstream(dir + "/marker-50.txt")
-      << (kOrigin + 3 * ms) << " " << (kOrigin + 3 * ms) << " main tick\n";
-
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  files.add_file(dir + "/marker-50-51.txt", std::to_string(kOrigin + 2 * ms) + " " +
+                                                std::to_string(kOrigin + 4 * ms) + " worker work\n");
+  files.add_file(dir + "/marker-50.txt", std::to_string(kOrigin + 3 * ms) + " " +
+                                             std::to_string(kOrigin + 3 * ms) + " main tick\n");
+  ModuleCache cache(files);
   ProfileConverter c(options(50), cache);
   c.consume(exec(50, "app", 1));
   c.consume(fork_record(50, 50, 51, 50, 1));
@@ -190,8 +189,6 @@ TEST_CASE("user marker files named by data mmaps become markers on their threads
     c.consume(m);
   }
   const auto p = c.finish(kOrigin + 10 * ms);
-  for (const char* name : {"/marker-50-51.txt", "/marker-50.txt"}) unlink((dir + name).c_str());
-  rmdir(dir.c_str());
 
   const auto* work = find_marker(thread_with_tid(p, 51), "worker work");
   REQUIRE(work != nullptr);

@@ -11,6 +11,7 @@
 #include "process/marker_directory.hpp"
 #include "sprof/convert/marker_files.hpp"
 #include "process/launcher.hpp"
+#include "sprof/recorder/local_files.hpp"
 
 using namespace sprof;
 using namespace sprof::convert;
@@ -71,7 +72,8 @@ TEST_CASE("marker files are remembered once each and read at the end") {
   std::ofstream(dir + "/marker-7-8.txt") << "10 20 a\n30 30 b\n";
   std::ofstream(dir + "/marker-7.txt") << "40 50 c\n";
 
-  MarkerFiles files;
+  LocalFiles disk;
+  MarkerFiles files(disk);
   CHECK(files.note_mmap(dir + "/marker-7-8.txt"));
   CHECK(files.note_mmap(dir + "/marker-7-8.txt"));
   CHECK(files.note_mmap(dir + "/marker-7.txt"));

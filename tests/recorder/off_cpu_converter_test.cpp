@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sprof/convert/profile_converter.hpp"
+#include "fake_host_files.hpp"
 #include "synthetic_records.hpp"
 
 using namespace sprof;
@@ -80,7 +81,8 @@ uint64_t delta_sum(const profile::Thread& t) {
 
 TEST_CASE("converter gives each sample the CPU used since the previous one and blocked time as "
           "Idle samples without CPU") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));                        // running from 0 (exec has no switch-in)
   c.consume(on_cpu(kPid, 1000));                  // 1000 us of CPU
@@ -133,7 +135,8 @@ TEST_CASE("converter gives each sample the CPU used since the previous one and b
 }
 
 TEST_CASE("converter makes no off-CPU samples for a preempted thread or a switch without a stack") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 500));
@@ -154,7 +157,8 @@ TEST_CASE("converter makes no off-CPU samples for a preempted thread or a switch
 }
 
 TEST_CASE("converter carries a short thread's CPU after its last sample to a final sample") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
   c.consume(test::fork_record(kPid, kPid, 51, kPid, at_us(100)));
@@ -177,7 +181,8 @@ TEST_CASE("converter carries a short thread's CPU after its last sample to a fin
 }
 
 TEST_CASE("converter caps the off-CPU samples of a long sleep") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 100));
@@ -192,7 +197,8 @@ TEST_CASE("converter caps the off-CPU samples of a long sleep") {
 }
 
 TEST_CASE("converter uses the sample period when no switch records are recorded") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ConverterOptions o = options();
   o.switch_records = false;
   ProfileConverter c(o, cache);
@@ -207,7 +213,8 @@ TEST_CASE("converter uses the sample period when no switch records are recorded"
 }
 
 TEST_CASE("converter falls back to the period for a thread whose start it did not see") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(on_cpu(kPid, 1000));  // first record of the thread: CPU before it is unknown
   c.consume(on_cpu(kPid, 2000));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sprof/convert/profile_converter.hpp"
+#include "fake_host_files.hpp"
 #include "synthetic_records.hpp"
 #include "sprof_test/paths.hpp"
 
@@ -70,7 +71,9 @@ std::string self_exe() {
 }  // namespace
 
 TEST_CASE("converter reuses the empty pre-exec image and names the process after exec") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  files.add_binary_from_disk(self_exe());
+  ModuleCache cache(files);
   ProfileConverter c(options(100), cache);
   c.consume(comm(100, 100, "app", true, 0));
   c.consume(mmap(100, self_exe(), 0x555555554000, 0x10000, 0, 0));
@@ -93,7 +96,8 @@ TEST_CASE("converter reuses the empty pre-exec image and names the process after
 }
 
 TEST_CASE("converter puts kernel frames at the leaf end and user frames root first") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(7), cache);
   c.consume(comm(7, 7, "k", true, 0));
   // Callchain leaf first: kernel leaf, kernel caller, then user ip and its caller.
@@ -119,7 +123,8 @@ TEST_CASE("converter puts kernel frames at the leaf end and user frames root fir
 }
 
 TEST_CASE("converter gives forked processes their own image and threads their comm names") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(10), cache);
   c.consume(comm(10, 10, "parent", true, 0));
   c.consume(test::fork_record(10, 10, 11, 10, at_ms(1)));  // a new thread: pid == ppid
@@ -147,7 +152,8 @@ TEST_CASE("converter gives forked processes their own image and threads their co
 }
 
 TEST_CASE("converter counts lost records and marks them on the root's main thread") {
-  ModuleCache cache;
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
   ProfileConverter c(options(5), cache);
   c.consume(comm(5, 5, "x", true, 0));
   perf::LostRecord lost;

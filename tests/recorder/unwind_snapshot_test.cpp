@@ -16,6 +16,7 @@
 #include "sprof/convert/unwind/cfi_rule_cache.hpp"
 #include "sprof/convert/unwind/cfi_unwinder.hpp"
 #include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace sprof::test {
@@ -79,7 +80,8 @@ class Fixture {
 
  private:
   SymbolLookup symbols_;
-  CfiUnwinder unwinder_;
+  recorder::LocalFiles files_;  // the run's binaries, as they are on this machine
+  CfiUnwinder unwinder_{files_};
   std::vector<Unwound> unwound_;
 };
 
@@ -222,7 +224,8 @@ TEST_CASE("a warm rule cache gives the same frames as a cold one") {
   const auto& run = snapshot_run();
   size_t checked = 0;
   for (size_t i = 0; i < run.samples.size(); i += 7) {
-    CfiUnwinder cold;
+    recorder::LocalFiles files;
+    CfiUnwinder cold(files);
     UnwindResult a;
     UnwindResult b;
     cold.unwind(run.samples[i].regs, run.samples[i].memory(), run.space, a);

@@ -44,7 +44,7 @@ struct CfiRuleCache::ModuleEntry {
   }
 };
 
-CfiRuleCache::CfiRuleCache() = default;
+CfiRuleCache::CfiRuleCache(HostFiles& files) : files_(files) {}
 CfiRuleCache::~CfiRuleCache() = default;
 
 CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
@@ -53,7 +53,7 @@ CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
   if (!slot) {
     slot = std::make_unique<ModuleEntry>();
     auto opened = module.vdso_image ? elf::CfiModule::open_image(*module.vdso_image)
-                                    : elf::CfiModule::open(module.path);
+                                    : files_.module_cfi(module.path);
     if (opened) {
       slot->cfi = std::move(*opened);
       ++stats_.modules_opened;

@@ -40,8 +40,8 @@ bool fall_back_to_frame_pointer(const FrameRegisters& frame, bool is_return_addr
 
 }  // namespace
 
-CfiUnwinder::CfiUnwinder(size_t max_frames) : max_frames_(max_frames) {
-  auto cache = std::make_unique<CfiRuleCache>();
+CfiUnwinder::CfiUnwinder(HostFiles& files, size_t max_frames) : max_frames_(max_frames) {
+  auto cache = std::make_unique<CfiRuleCache>(files);
   cache_ = cache.get();
   rules_ = std::move(cache);
 }

@@ -14,7 +14,8 @@
 // Libs must not overlap (contract section 2.4): code ranges are grouped into one lib per run
 // of ranges with no real lib between them, and ranges overlapping a real lib are left out.
 //
-// The files are read when the recording ends and again by the symbolicator when the profile is
+// The files are read through the host (host.hpp) when the recording ends, and again by the
+// symbolicator when the profile is
 // served: symbols resolve while the files exist (JITs leave them in /tmp; sprof does not copy
 // them).
 #pragma once
@@ -26,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sprof/convert/host.hpp"
 #include "sprof/core/jit_symbol_file.hpp"
 #include "sprof/profile/profile.hpp"
 
@@ -39,11 +41,11 @@ class JitLibraries {
     // had the same pid; ignored (except for attached processes, which predate the recording).
     double min_mtime_wall_ms = 0;
   };
-  explicit JitLibraries(Options options) : options_(std::move(options)) {}
+  JitLibraries(Options options, HostFiles& files) : options_(std::move(options)), files_(files) {}
   // Perf maps in /tmp, written since `origin_wall_ms` (less a second: file times come from a
   // coarse clock that may lag the recorder's reading).
-  static JitLibraries for_recording(double origin_wall_ms) {
-    return JitLibraries(Options{"/tmp", origin_wall_ms - 1000.0});
+  static JitLibraries for_recording(double origin_wall_ms, HostFiles& files) {
+    return JitLibraries(Options{"/tmp", origin_wall_ms - 1000.0}, files);
   }
 
   // Remembers `path` if it is a jitdump; true if it is.
@@ -57,6 +59,7 @@ class JitLibraries {
   std::vector<std::string> files_of(uint32_t pid) const;
 
   Options options_;
+  HostFiles& files_;
   std::unordered_map<uint32_t, std::vector<std::string>> jitdumps_;  // pid -> paths
   std::unordered_set<uint32_t> attached_;
 };

@@ -8,9 +8,9 @@
 //     <start_ns> <end_ns> <name>
 //
 // with CLOCK_MONOTONIC nanoseconds, the clock the recording uses (use_clockid). start == end
-// makes an instant marker. The recorder remembers every such path it sees and reads the files
-// when the recording ends; a marker goes to thread <tid> from the name, else the process's main
-// thread.
+// makes an instant marker. The converter remembers every such path it sees and reads the files
+// through the host (host.hpp) when the recording ends; a marker goes to thread <tid> from the
+// name, else the process's main thread.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sprof/convert/host.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
@@ -46,6 +47,8 @@ profile::Marker user_marker(const MarkerLine& line, double start_ms, double end_
 // The marker files a recording saw, in the order first seen.
 class MarkerFiles {
  public:
+  explicit MarkerFiles(HostFiles& files) : host_(files) {}
+
   struct File {
     std::string path;
     uint32_t pid = 0;
@@ -66,7 +69,8 @@ class MarkerFiles {
   }
 
  private:
-  static std::vector<MarkerLine> read_file(const std::string& path);
+  std::vector<MarkerLine> read_file(const std::string& path) const;
+  HostFiles& host_;
   std::vector<File> files_;
 };
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/convert/host.hpp"
 #include "sprof/convert/jit_libraries.hpp"
 #include "sprof/convert/lifecycle_markers.hpp"
 #include "sprof/convert/marker_files.hpp"
@@ -32,20 +33,6 @@
 #include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::convert {
-
-// Access to /proc for things the record stream does not carry (names of threads that existed
-// before recording started, mappings of attached processes). Tests inject fakes.
-struct ProcAccess {
-  std::function<std::optional<std::string>(uint32_t pid, uint32_t tid)> read_comm;
-  // Executable mappings: (path, start, end, pgoff).
-  struct Map {
-    std::string path;
-    uint64_t start, end, pgoff;
-  };
-  std::function<std::vector<Map>(uint32_t pid)> read_exec_maps;
-  // The command line (arguments joined by spaces) for exec markers; may be unset.
-  std::function<std::optional<std::string>(uint32_t pid)> read_cmdline;
-};
 
 struct ConverterOptions {
   uint64_t origin_monotonic_ns = 0;  // CLOCK_MONOTONIC at the profile's time origin
@@ -60,7 +47,7 @@ struct ConverterOptions {
   uint64_t sample_regs_user = 0;     // attr.sample_regs_user (dwarf mode)
   unwind::Unwinder* unwinder = nullptr;  // null: user frames from the callchain
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
-  ProcAccess proc;
+  ProcAccess proc;  // /proc of the recorded machine (host.hpp)
 };
 
 class ProfileConverter {

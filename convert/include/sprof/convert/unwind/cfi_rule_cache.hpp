@@ -1,7 +1,8 @@
 // sprof/convert/unwind/cfi_rule_cache.hpp
 //
-// `CfiRuleCache`: the `RuleSource` used while recording. CFI of each file is opened once
-// (`elf::CfiModule`, shared by every process that maps the file) and each answer is cached:
+// `CfiRuleCache`: the `RuleSource` used while converting. CFI of each file is opened once, through
+// the host (`HostFiles::module_cfi`; the vdso from its image), shared by every process that maps
+// the file, and each answer is cached:
 // per exact PC (a hash lookup, the common case: samples revisit the same return addresses), and
 // per CFI row range (a PC new to the cache but inside a known row costs a tree lookup, not a libdw
 // query). libdw's `dwarf_cfi_addrframe` costs ~1 us, the cached path ~tens of ns.
@@ -16,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/convert/host.hpp"
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/convert/unwind/rule_source.hpp"
 
@@ -32,7 +34,7 @@ struct CfiCacheStats {
 
 class CfiRuleCache final : public RuleSource {
  public:
-  CfiRuleCache();
+  explicit CfiRuleCache(HostFiles& files);
   ~CfiRuleCache() override;
   CodeLookup lookup(const MappedFile& module, uint64_t svma, bool is_return_address) override;
   const CfiCacheStats& stats() const { return stats_; }
@@ -42,6 +44,7 @@ class CfiRuleCache final : public RuleSource {
   ModuleEntry& entry_for(const MappedFile& module);
   uint32_t resolve(ModuleEntry& entry, uint64_t svma, bool is_return_address);
 
+  HostFiles& files_;
   std::unordered_map<std::string, std::unique_ptr<ModuleEntry>> modules_;
   // Consecutive frames and samples mostly hit the same module: remember the last one.
   std::string last_path_;

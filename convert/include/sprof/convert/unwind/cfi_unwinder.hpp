@@ -15,6 +15,7 @@
 
 #include <memory>
 
+#include "sprof/convert/host.hpp"
 #include "sprof/convert/unwind/frame_registers.hpp"
 #include "sprof/convert/unwind/rule_source.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
@@ -27,8 +28,8 @@ class CfiUnwinder final : public Unwinder {
  public:
   static constexpr size_t kDefaultMaxFrames = 256;
 
-  // Reads CFI from the files of the address space (a `CfiRuleCache` it owns).
-  explicit CfiUnwinder(size_t max_frames = kDefaultMaxFrames);
+  // Reads CFI of the address space's files from `files` (through a `CfiRuleCache` it owns).
+  explicit CfiUnwinder(HostFiles& files, size_t max_frames = kDefaultMaxFrames);
   // Uses `rules` instead (tests: hand-written rules over fake memory).
   explicit CfiUnwinder(std::unique_ptr<RuleSource> rules, size_t max_frames = kDefaultMaxFrames);
   ~CfiUnwinder() override;
