@@ -22,6 +22,7 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
       lifecycle_(options_.root_pid),
       marker_files_(modules.files()),
       jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())) {
+  stats_.event_name = options_.event_name;
   profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;
   profile_.meta.start_time_monotonic_ns = options_.origin_monotonic_ns;
@@ -166,6 +167,13 @@ void ProfileConverter::consume(const perf::Record& record) {
       record);
 }
 
+void ProfileConverter::consume_all(RecordSource& source) {
+  const perf::RecordSink sink = [this](perf::Record&& r) { consume(r); };
+  while (source.read_available(sink)) {
+  }
+  source.flush_all(sink);
+}
+
 void ProfileConverter::add_marker_to_root(profile::Marker marker) {
   // Recording-level events belong to the root process's main thread, which always exists once
   // anything was recorded.
@@ -286,7 +294,7 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
     return;
   }
 
-  const auto regs = unwind::UserRegs::from_perf(options_.sample_regs_user, s.regs_user);
+  const auto regs = unwind::UserRegs::from_perf(s.sample_regs_user, s.regs_user);
   const unwind::StackMemory stack(regs.sp(), s.stack_user);
   learn_mapping_of(regs.ip(), s.id.pid, p);
   options_.unwinder->unwind(regs, stack, p.modules, unwind_result_);

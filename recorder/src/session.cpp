@@ -22,7 +22,7 @@
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/recorder/local_files.hpp"
-#include "sprof/convert/unwind/cfi_unwinder.hpp"
+#include "sprof/convert/source_description.hpp"
 
 namespace sprof::recorder {
 
@@ -61,31 +61,6 @@ std::optional<profile::Library> kernel_library() {
   return lib;
 }
 
-void fill_meta(profile::Meta& meta, const convert::RecordingStats& stats, const RecordOptions& options) {
-  meta.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
-  meta.physical_cpus = meta.logical_cpus;
-  utsname uts{};
-  if (uname(&uts) == 0) meta.oscpu = std::string("Linux ") + uts.machine;
-  meta.extra = {
-      {"event", stats.event_name},
-      {"frequencyHz", static_cast<int64_t>(options.frequency_hz)},
-      {"unwind", std::string(options.unwind == UnwindMode::kDwarf ? "dwarf" : "fp")},
-      {"lostRecords", static_cast<int64_t>(stats.lost_records)},
-      {"lostSamples", static_cast<int64_t>(stats.lost_samples)},
-      {"throttleEvents", static_cast<int64_t>(stats.throttle_events)},
-      {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
-  };
-  meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));
-  if (stats.unwound_samples) {
-    meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
-    for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
-      const char* name = convert::unwind::unwind_stop_name(static_cast<convert::unwind::UnwindStop>(i));
-      meta.extra.emplace_back(std::string("unwindStop.") + name,
-                              static_cast<int64_t>(stats.unwind_stops[i]));
-    }
-  }
-}
-
 // The reading thread competes for CPU with the target, which usually keeps every CPU busy. When it
 // is not scheduled for a while the rings fill and the kernel drops samples (measured: ~15 % lost
 // at 10 kHz with 32 KiB stacks on 2 busy CPUs at equal priority, none at nice -10). Only this
@@ -120,7 +95,6 @@ constexpr std::chrono::milliseconds kTerminateGrace{2000};
 // The reading side's counters, added up over every set of events of the recording.
 void add_reader_stats(convert::RecordingStats& stats, const perf::PerfEvents& events) {
   const auto reader = events.stats();
-  stats.event_name = events.event_name();
   stats.malformed_records += reader.malformed_records + reader.ring_corruptions;
   stats.unknown_records += reader.skipped_records;
 }
@@ -133,7 +107,7 @@ struct Session::Impl {
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
   LocalFiles files;  // the converter's host: this machine
   convert::ModuleCache modules{files};
-  std::unique_ptr<convert::unwind::Unwinder> unwinder;
+  std::unique_ptr<convert::unwind::Unwinder> unwinder;  // for the converter (make_unwinder)
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
   std::vector<AttachedProcess> attached;            // -p
@@ -149,7 +123,10 @@ struct Session::Impl {
   }
   // Spawns the command stopped before exec and opens its events (enabled at exec).
   Result<void> spawn_iteration();
-  convert::ConverterOptions converter_options() const;
+  // How this recording's records are made, for the converter's options and the profile's meta.
+  convert::SourceDescription describe() const;
+  // /proc of this machine; system-wide, with the snapshot for processes that are gone.
+  convert::ProcAccess proc_access() const;
   Result<Recording> run_attached(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
                                  const std::atomic<bool>* stop_requested);
   Result<Recording> run_launched(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
@@ -201,9 +178,6 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   if (errno == 0) impl->command_nice = nice_now;
   SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
-  if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>(impl->files);
-  }
   impl->set_origin();
   SPROF_TRY_VOID(impl->child->release());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -213,9 +187,6 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   if (!is_attach_mode(options)) return fail(Errc::kInvalidArgument, "nothing to attach to");
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<convert::unwind::CfiUnwinder>(impl->files);
-  }
   raise_reader_priority();
   perf::EventConfig config = base_event_config(options);
   if (options.system_wide) {
@@ -245,31 +216,34 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-convert::ConverterOptions Session::Impl::converter_options() const {
-  convert::ConverterOptions copts;
-  copts.origin_monotonic_ns = origin_ns;
-  copts.origin_wall_ms = origin_wall_ms;
-  copts.interval_ms = 1000.0 / options.frequency_hz;
-  copts.period_is_cpu_ns = events->event_kind() == perf::EventKind::kCpuClock;
-  copts.switch_records = events->attr().context_switch != 0;
-  copts.sample_regs_user = events->attr().sample_regs_user;
-  copts.unwinder = unwinder.get();
-  copts.proc = live_proc_access();
+convert::SourceDescription Session::Impl::describe() const {
+  convert::SourceDescription d;
+  d.events = events->event_specs();
+  d.origin_monotonic_ns = origin_ns;
+  d.origin_wall_ms = origin_wall_ms;
+  d.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  utsname uts{};
+  if (uname(&uts) == 0) d.oscpu = std::string("Linux ") + uts.machine;
   if (options.system_wide) {
     // The profile's top level must be one process: pid 0, where the idle time of every CPU
     // goes, exists on every system and belongs to no user process (see with_snapshot_fallback).
-    copts.product = "sprof: system";
-    copts.root_pid = 0;
-    copts.proc = with_snapshot_fallback(std::move(copts.proc), snapshot);
+    d.product = "sprof: system";
+    d.root_pid = 0;
   } else if (!attached.empty()) {
     const auto root = static_cast<uint32_t>(attached.front().pid);
-    copts.product = "sprof: " + copts.proc.read_comm(root, root).value_or("pid " + std::to_string(root));
-    copts.root_pid = root;
+    auto comm = read_comm(static_cast<pid_t>(root), static_cast<pid_t>(root));
+    d.product = "sprof: " + (comm.has_value() ? *comm : "pid " + std::to_string(root));
+    d.root_pid = root;
   } else {
-    copts.product = "sprof: " + basename_of(options.command.front());
-    copts.root_pid = static_cast<uint32_t>(child->pid());
+    d.product = "sprof: " + basename_of(options.command.front());
+    d.root_pid = static_cast<uint32_t>(child->pid());
   }
-  return copts;
+  return d;
+}
+
+convert::ProcAccess Session::Impl::proc_access() const {
+  if (options.system_wide) return with_snapshot_fallback(live_proc_access(), snapshot);
+  return live_proc_access();
 }
 
 Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
@@ -352,7 +326,10 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
 Result<Recording> Session::run(std::atomic<int>& pending_signal,
                                const std::atomic<bool>* stop_requested) {
   Impl& s = *impl_;
-  convert::ProfileConverter converter(s.converter_options(), s.modules);
+  const convert::SourceDescription source = s.describe();
+  s.unwinder = convert::make_unwinder(source, s.files);
+  convert::ProfileConverter converter(
+      convert::converter_options(source, s.proc_access(), s.unwinder.get()), s.modules);
   const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
@@ -375,7 +352,7 @@ Result<Recording> Session::run(std::atomic<int>& pending_signal,
   if (kernel_lib.valid()) converter.set_kernel_library(kernel_lib.get());
   recording.profile = converter.finish(recording.child_exit_monotonic_ns);
   recording.stats = converter.stats();  // after finish(), which counts unreadable modules
-  fill_meta(recording.profile.meta, recording.stats, s.options);
+  convert::describe_recording(recording.profile.meta, source, recording.stats);
   return recorded;
 }
 

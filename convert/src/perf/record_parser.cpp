@@ -119,6 +119,7 @@ Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
       !read_regs(r, l.regs_user_count(), s.regs_user_abi, &s.regs_user)) {
     return malformed(kName, "truncated in regs_user");
   }
+  if (!s.regs_user.empty()) s.sample_regs_user = l.sample_regs_user();
   if (l.has(PERF_SAMPLE_STACK_USER)) {
     // u64 size; char data[size]; u64 dyn_size — but only `size` when it is 0 (no user regs,
     // e.g. a kernel thread): the kernel then emits neither data nor dyn_size.

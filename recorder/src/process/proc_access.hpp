@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sprof/convert/profile_converter.hpp"
+#include "sprof/convert/host.hpp"
 
 namespace sprof::recorder {
 

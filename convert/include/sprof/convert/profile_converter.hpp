@@ -1,7 +1,9 @@
 // sprof/convert/profile_converter.hpp
 //
 // Turns the time-ordered stream of perf records into a `profile::Profile`, independent of where
-// the records come from (live ring buffers or a test's synthetic records — samply's lesson).
+// the records come from (any `RecordSource`: live ring buffers, a recorded file, a test's
+// synthetic records — samply's lesson). Its options are built from the source's description by
+// `converter_options` (source_description.hpp), the same way for every source.
 //
 // It tracks processes (fork, exec, exit), threads (creation, names, exit) and each process
 // image's executable mappings, and builds one Gecko process per process image: an exec starts a
@@ -25,6 +27,7 @@
 #include "sprof/convert/lifecycle_markers.hpp"
 #include "sprof/convert/marker_files.hpp"
 #include "sprof/convert/off_cpu.hpp"
+#include "sprof/convert/record_source.hpp"
 #include "sprof/convert/perf/records.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/module_map.hpp"
@@ -35,6 +38,7 @@
 namespace sprof::convert {
 
 struct ConverterOptions {
+  std::string event_name;            // the sampling event ("cpu-clock"), for the stats
   uint64_t origin_monotonic_ns = 0;  // CLOCK_MONOTONIC at the profile's time origin
   double origin_wall_ms = 0;         // wall clock (ms since epoch) at the same instant
   double interval_ms = 1;
@@ -44,7 +48,6 @@ struct ConverterOptions {
   // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
   // the period being the fallback for threads whose start is unknown.
   bool switch_records = false;
-  uint64_t sample_regs_user = 0;     // attr.sample_regs_user (dwarf mode)
   unwind::Unwinder* unwinder = nullptr;  // null: user frames from the callchain
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
   ProcAccess proc;  // /proc of the recorded machine (host.hpp)
@@ -55,15 +58,17 @@ class ProfileConverter {
   ProfileConverter(ConverterOptions options, ModuleCache& modules);
 
   void consume(const perf::Record& record);
+  // Consumes every record of a source that ends by itself (a file, a list; not live rings).
+  void consume_all(RecordSource& source);
   // Registers a process that already runs (attach): its threads and mappings from /proc.
   void seed_process(uint32_t pid, const std::vector<uint32_t>& tids);
 
   // Closes open threads and processes at `end_ns` and returns the profile.
   profile::Profile finish(uint64_t end_ns);
-  // How the root process ended, when the caller knows (it launched it); call before `finish`.
   // The "[kernel.kallsyms]" lib appended to every process's libs at `finish` (it may be
   // computed while recording runs).
   void set_kernel_library(std::optional<profile::Library> lib) { options_.kernel_lib = std::move(lib); }
+  // How the root process ended, when the caller knows (it launched it); call before `finish`.
   void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
 

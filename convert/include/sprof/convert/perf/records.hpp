@@ -35,16 +35,18 @@ struct SampleRecord {
   bool kernel_mode = false;            // PERF_RECORD_MISC_KERNEL in header.misc
   std::vector<uint64_t> callchain;     // raw, including PERF_CONTEXT_* markers
   // PERF_SAMPLE_REGS_USER: `regs_user_abi` is PERF_SAMPLE_REGS_ABI_*; `regs_user` holds one value
-  // per bit set in attr.sample_regs_user, in bit order. Empty when abi is NONE (kernel thread).
+  // per bit set in `sample_regs_user` (the event's attr.sample_regs_user, copied from its
+  // layout), in bit order. Empty when abi is NONE (kernel thread).
   uint64_t regs_user_abi = 0;
   std::vector<uint64_t> regs_user;
+  uint64_t sample_regs_user = 0;
   // PERF_SAMPLE_STACK_USER: the copied bytes, already trimmed to dyn_size.
   std::vector<uint8_t> stack_user;
   // PERF_SAMPLE_IDENTIFIER (or PERF_SAMPLE_ID): the id of the event that took the sample; for an
   // inherited event the kernel reports its parent's id (primary_event_id). 0 when absent.
   uint64_t event_id = 0;
-  // Set by `PerfEvents` (not the parser): the sample comes from the context-switch event, i.e.
-  // it was taken as this thread was switched out (off-CPU stacks).
+  // Set from the role of the event that wrote it (RecordStream, not the parser): the sample comes
+  // from a context-switch event, i.e. it was taken as this thread was switched out (off-CPU).
   bool context_switch_sample = false;
 };
 
