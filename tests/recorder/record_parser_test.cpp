@@ -19,7 +19,7 @@ constexpr uint64_t kBasicSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SA
                                       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 constexpr uint64_t kDwarfSampleType =
     kBasicSampleType | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-constexpr uint64_t kRegsMask = sprof::convert::unwind::kX86UnwindRegsMask;
+constexpr uint64_t kRegsMask = sprof::arch::x86_64::kUnwindRegsMask;
 
 perf::SampleId some_id() { return perf::SampleId{100, 101, 123456789, 1}; }
 

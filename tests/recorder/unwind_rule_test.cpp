@@ -290,10 +290,10 @@ TEST_CASE("the frame-pointer unwinder follows the rbp chain to its zero end") {
   stack.put(fp2, 0);
   stack.put(fp2 + 8, 0x402222);
   UserRegs regs;
-  regs.regs[static_cast<size_t>(X86Reg::kIp)] = 0x403333;
-  regs.regs[static_cast<size_t>(X86Reg::kSp)] = kStackBase;
-  regs.regs[static_cast<size_t>(X86Reg::kBp)] = fp1;
-  regs.valid = kX86UnwindRegsMask;
+  regs.regs[static_cast<size_t>(PerfReg::kIp)] = 0x403333;
+  regs.regs[static_cast<size_t>(PerfReg::kSp)] = kStackBase;
+  regs.regs[static_cast<size_t>(PerfReg::kBp)] = fp1;
+  regs.valid = arch::x86_64::kUnwindRegsMask;
   struct NoModules : AddressSpace {
     const MappedFile* find(uint64_t) const override { return nullptr; }
   } space;
@@ -331,14 +331,14 @@ TEST_CASE("perf's packed register array is spread by the sample_regs_user mask")
   const uint64_t mask = (1u << 0) | (1u << 7) | (1u << 8) | (1u << 16);
   const std::vector<uint64_t> packed = {10, 70, 80, 160};
   const UserRegs regs = UserRegs::from_perf(mask, packed);
-  CHECK(regs.get(X86Reg::kAx) == 10);
+  CHECK(regs.get(PerfReg::kAx) == 10);
   CHECK(regs.sp() == 70);
   CHECK(regs.ip() == 80);
-  CHECK(regs.get(X86Reg::kR8) == 160);
-  CHECK(regs.has(X86Reg::kR8));
-  CHECK_FALSE(regs.has(X86Reg::kBx));
+  CHECK(regs.get(PerfReg::kR8) == 160);
+  CHECK(regs.has(PerfReg::kR8));
+  CHECK_FALSE(regs.has(PerfReg::kBx));
   const UserRegs short_regs = UserRegs::from_perf(mask, std::vector<uint64_t>{10, 70});
-  CHECK_FALSE(short_regs.has(X86Reg::kIp));
+  CHECK_FALSE(short_regs.has(PerfReg::kIp));
 }
 
 TEST_CASE("stack memory reads only inside the copy") {

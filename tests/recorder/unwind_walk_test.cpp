@@ -103,11 +103,11 @@ class FakeRules final : public RuleSource {
 
 UserRegs regs_at(uint64_t ip, uint64_t sp, uint64_t bp = 0) {
   UserRegs regs;
-  regs.regs[static_cast<size_t>(X86Reg::kIp)] = ip;
-  regs.regs[static_cast<size_t>(X86Reg::kSp)] = sp;
-  regs.regs[static_cast<size_t>(X86Reg::kBp)] = bp;
-  regs.regs[static_cast<size_t>(X86Reg::kBx)] = 0x1111;
-  regs.valid = kX86UnwindRegsMask;
+  regs.regs[static_cast<size_t>(PerfReg::kIp)] = ip;
+  regs.regs[static_cast<size_t>(PerfReg::kSp)] = sp;
+  regs.regs[static_cast<size_t>(PerfReg::kBp)] = bp;
+  regs.regs[static_cast<size_t>(PerfReg::kBx)] = 0x1111;
+  regs.valid = arch::x86_64::kUnwindRegsMask;
   return regs;
 }
 

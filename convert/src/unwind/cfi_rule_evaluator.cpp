@@ -65,7 +65,7 @@ bool apply_binary(CfiOpcode op, uint64_t a, uint64_t b, uint64_t& out) {
 // Pushes register `reg` + `offset`; fails when the register is unknown in this frame.
 bool push_register(const FrameRegisters& regs, uint64_t reg, uint64_t offset,
                    ExpressionStack& stack) {
-  if (reg >= elf::kDwarfRegCount || !regs.has(static_cast<unsigned>(reg))) return false;
+  if (reg >= arch::x86_64::kDwarfRegCount || !regs.has(static_cast<unsigned>(reg))) return false;
   return stack.push(regs.get(static_cast<unsigned>(reg)) + offset);
 }
 

@@ -13,12 +13,14 @@ StepStatus frame_pointer_step(const FrameRegisters& callee, const StackMemory& s
   uint64_t saved_rbp = 0;
   uint64_t return_address = 0;
   StepStatus status = read_stack(stack, rbp, saved_rbp);
-  if (status == StepStatus::kOk) status = read_stack(stack, rbp + 8, return_address);
+  if (status == StepStatus::kOk) {
+    status = read_stack(stack, rbp + arch::x86_64::kFramePointerReturnAddressOffset, return_address);
+  }
   if (status != StepStatus::kOk) return status;
   if (return_address == 0) return StepStatus::kNoCaller;
   caller = FrameRegisters{};
   caller.set(DwarfReg::kRip, return_address);
-  caller.set(DwarfReg::kRsp, rbp + 16);
+  caller.set(DwarfReg::kRsp, rbp + arch::x86_64::kFramePointerCallerSpOffset);
   caller.set(DwarfReg::kRbp, saved_rbp);
   return StepStatus::kOk;
 }

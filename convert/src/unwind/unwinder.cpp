@@ -14,7 +14,7 @@ UserRegs UserRegs::from_perf(uint64_t mask, std::span<const uint64_t> packed) {
   // attr.sample_regs_user, lowest bit first (perf_output_sample_regs in kernel/events/core.c).
   UserRegs out;
   size_t next = 0;
-  for (unsigned bit = 0; bit < static_cast<unsigned>(X86Reg::kCount) && next < packed.size();
+  for (unsigned bit = 0; bit < static_cast<unsigned>(PerfReg::kCount) && next < packed.size();
        ++bit) {
     if (((mask >> bit) & 1) == 0) continue;
     out.regs[bit] = packed[next++];

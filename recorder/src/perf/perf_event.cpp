@@ -13,9 +13,9 @@
 #include <string>
 
 #include "perf/cpu_list.hpp"
+#include "sprof/arch/x86_64.hpp"
 #include "sprof/convert/perf/event_attr.hpp"
 #include "sprof/core/log.hpp"
-#include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -150,7 +150,7 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
                      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   if (c.user_regs_stack) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    attr.sample_regs_user = convert::unwind::kX86UnwindRegsMask;
+    attr.sample_regs_user = arch::x86_64::kUnwindRegsMask;
     attr.sample_stack_user = c.stack_user_bytes;
   }
   // PERF_SAMPLE_IDENTIFIER (first u64 of every sample) tells the context-switch event's samples

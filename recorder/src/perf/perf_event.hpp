@@ -34,7 +34,7 @@ namespace sprof::recorder::perf {
 struct EventConfig {
   int frequency_hz = 1000;
   bool kernel_callchain = true;
-  // DWARF mode: PERF_SAMPLE_REGS_USER (kX86UnwindRegsMask) + PERF_SAMPLE_STACK_USER.
+  // DWARF mode: PERF_SAMPLE_REGS_USER (arch::x86_64::kUnwindRegsMask) + PERF_SAMPLE_STACK_USER.
   bool user_regs_stack = false;
   // attr.sample_stack_user: a multiple of 8 below 65535 (the kernel's limits).
   uint32_t stack_user_bytes = 8192;

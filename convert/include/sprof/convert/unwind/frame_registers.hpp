@@ -1,7 +1,7 @@
 // sprof/convert/unwind/frame_registers.hpp
 //
 // The registers of one frame during a walk, indexed by DWARF register number (the numbering CFI
-// rules use, x86-64 psABI figure 3.36), with a validity bit each. Column 16 holds the frame's PC.
+// rules use; sprof/arch/x86_64.hpp), with a validity bit each. Column 16 holds the frame's PC.
 // A register is valid when it was sampled or recovered; call-clobbered registers become invalid
 // in callers.
 #pragma once
@@ -9,19 +9,19 @@
 #include <array>
 #include <cstdint>
 
-#include "sprof/elf/cfi_rule.hpp"
+#include "sprof/arch/x86_64.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::convert::unwind {
 
-using elf::DwarfReg;
+using arch::x86_64::DwarfReg;
 
 struct FrameRegisters {
-  std::array<uint64_t, elf::kDwarfRegCount> value{};
+  std::array<uint64_t, arch::x86_64::kDwarfRegCount> value{};
   uint32_t valid = 0;
 
   bool has(DwarfReg r) const { return (valid >> static_cast<unsigned>(r)) & 1; }
-  bool has(unsigned r) const { return r < elf::kDwarfRegCount && ((valid >> r) & 1); }
+  bool has(unsigned r) const { return r < arch::x86_64::kDwarfRegCount && ((valid >> r) & 1); }
   uint64_t get(DwarfReg r) const { return value[static_cast<size_t>(r)]; }
   uint64_t get(unsigned r) const { return value[r]; }
   void set(DwarfReg r, uint64_t v) {
@@ -32,26 +32,11 @@ struct FrameRegisters {
   uint64_t pc() const { return get(DwarfReg::kRip); }
   uint64_t sp() const { return get(DwarfReg::kRsp); }
 
-  // Maps perf's x86 register numbers (<asm/perf_regs.h>) to DWARF numbers; segment registers
-  // and flags have no DWARF column an unwinder needs and are dropped.
+  // The sampled registers under their DWARF numbers; segment registers and flags have no DWARF
+  // column an unwinder needs and are dropped.
   static FrameRegisters from_user_regs(const UserRegs& regs) {
-    struct Pair {
-      X86Reg perf;
-      DwarfReg dwarf;
-    };
-    static constexpr Pair kMap[] = {
-        {X86Reg::kAx, DwarfReg::kRax},  {X86Reg::kBx, DwarfReg::kRbx},
-        {X86Reg::kCx, DwarfReg::kRcx},  {X86Reg::kDx, DwarfReg::kRdx},
-        {X86Reg::kSi, DwarfReg::kRsi},  {X86Reg::kDi, DwarfReg::kRdi},
-        {X86Reg::kBp, DwarfReg::kRbp},  {X86Reg::kSp, DwarfReg::kRsp},
-        {X86Reg::kIp, DwarfReg::kRip},  {X86Reg::kR8, DwarfReg::kR8},
-        {X86Reg::kR9, DwarfReg::kR9},   {X86Reg::kR10, DwarfReg::kR10},
-        {X86Reg::kR11, DwarfReg::kR11}, {X86Reg::kR12, DwarfReg::kR12},
-        {X86Reg::kR13, DwarfReg::kR13}, {X86Reg::kR14, DwarfReg::kR14},
-        {X86Reg::kR15, DwarfReg::kR15},
-    };
     FrameRegisters out;
-    for (const Pair& p : kMap) {
+    for (const auto& p : arch::x86_64::kPerfToDwarf) {
       if (regs.has(p.perf)) out.set(p.dwarf, regs.get(p.perf));
     }
     return out;
@@ -82,7 +67,7 @@ inline StepStatus read_stack(const StackMemory& stack, uint64_t address, uint64_
 inline bool begin_unwind(const UserRegs& regs, UnwindResult& out, FrameRegisters& frame) {
   out.frames.clear();
   out.stop = UnwindStop::kComplete;
-  if (!regs.has(X86Reg::kIp) || !regs.has(X86Reg::kSp)) {
+  if (!regs.has(PerfReg::kIp) || !regs.has(PerfReg::kSp)) {
     out.stop = UnwindStop::kNoRegisters;
     return false;
   }

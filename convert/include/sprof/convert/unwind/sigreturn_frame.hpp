@@ -4,7 +4,8 @@
 // "return" into the sa_restorer that glibc installs (`__restore_rt`: mov $15,%rax; syscall, i.e.
 // rt_sigreturn). The interrupted registers are in the `rt_sigframe` the kernel pushed, not in any
 // CFA-relative slot that simple CFI rules could describe, so the trampoline is recognised by its
-// bytes and the registers are read from the saved `ucontext` directly.
+// bytes and the registers are read from the saved `ucontext` directly (the bytes and the layout:
+// sprof/arch/x86_64.hpp).
 #pragma once
 
 #include <algorithm>
@@ -12,15 +13,13 @@
 #include <cstdint>
 #include <span>
 
+#include "sprof/arch/x86_64.hpp"
 #include "sprof/convert/unwind/frame_registers.hpp"
 
 namespace sprof::convert::unwind {
 
-// `48 c7 c0 0f 00 00 00` mov $0xf,%rax (__NR_rt_sigreturn) then `0f 05` syscall.
-inline constexpr std::array<uint8_t, 9> kSigreturnCode = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
-                                                           0x00, 0x00, 0x0f, 0x05};
-// Offset of the `syscall` within the trampoline: a sample can land on either instruction.
-inline constexpr uint64_t kSigreturnSyscallOffset = 7;
+using arch::x86_64::kSigreturnCode;
+using arch::x86_64::kSigreturnSyscallOffset;
 
 inline bool is_sigreturn_code(std::span<const uint8_t> bytes) {
   return bytes.size() == kSigreturnCode.size() &&

@@ -15,30 +15,26 @@
 #include <string>
 #include <vector>
 
+#include "sprof/arch/x86_64.hpp"
 #include "sprof/core/address.hpp"
 
 namespace sprof::convert::unwind {
 
-// x86-64 register numbers of <asm/perf_regs.h> (enum perf_event_x86_regs).
-enum class X86Reg : uint8_t {
-  kAx = 0, kBx, kCx, kDx, kSi, kDi, kBp, kSp, kIp, kFlags, kCs, kSs, kDs, kEs, kFs, kGs,
-  kR8 = 16, kR9, kR10, kR11, kR12, kR13, kR14, kR15, kCount
-};
-// attr.sample_regs_user for DWARF unwinding on x86-64: all general-purpose registers and IP
-// (segment registers and flags are never needed for CFI).
-inline constexpr uint64_t kX86UnwindRegsMask = 0xFF01FFULL;
+// The unwinder walks x86-64 stacks (sprof/arch/x86_64.hpp): sampled registers are named by perf's
+// register numbers.
+using arch::x86_64::PerfReg;
 
 // User registers of one sample, indexed by perf register number; `valid` bit i says regs[i] was
 // sampled.
 struct UserRegs {
-  std::array<uint64_t, static_cast<size_t>(X86Reg::kCount)> regs{};
+  std::array<uint64_t, static_cast<size_t>(PerfReg::kCount)> regs{};
   uint64_t valid = 0;
 
-  uint64_t get(X86Reg r) const { return regs[static_cast<size_t>(r)]; }
-  bool has(X86Reg r) const { return (valid >> static_cast<unsigned>(r)) & 1; }
-  uint64_t ip() const { return get(X86Reg::kIp); }
-  uint64_t sp() const { return get(X86Reg::kSp); }
-  uint64_t bp() const { return get(X86Reg::kBp); }
+  uint64_t get(PerfReg r) const { return regs[static_cast<size_t>(r)]; }
+  bool has(PerfReg r) const { return (valid >> static_cast<unsigned>(r)) & 1; }
+  uint64_t ip() const { return get(PerfReg::kIp); }
+  uint64_t sp() const { return get(PerfReg::kSp); }
+  uint64_t bp() const { return get(PerfReg::kBp); }
   // Fills from perf's packed array: one value per bit set in `mask`, in bit order.
   static UserRegs from_perf(uint64_t mask, std::span<const uint64_t> packed);
 };
