@@ -59,5 +59,5 @@ TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
   // The builder writes its filler as the identifier.
   CHECK(s.event_id == sprof::test::kFiller);
   CHECK(s.ip == 0x401000);
-  CHECK_FALSE(s.context_switch_sample);  // set by PerfEvents, never by the parser
+  CHECK_FALSE(s.context_switch_sample);  // set from the event's role (RecordStream), never by the parser
 }

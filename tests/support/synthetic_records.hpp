@@ -1,4 +1,4 @@
-// tests/recorder/synthetic_records.hpp
+// tests/support/synthetic_records.hpp
 //
 // Builders for the typed perf records the converter consumes, so converter tests describe
 // scenarios ("thread 11 of process 10 exits at t") instead of filling structs. Times are

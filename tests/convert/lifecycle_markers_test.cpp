@@ -1,7 +1,6 @@
 // Markers the converter adds: process and thread lifecycle, user marker files, and the schemas
 // they are written with (checked with the Gecko validator).
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -11,14 +10,12 @@
 #include "fake_host_files.hpp"
 #include "synthetic_records.hpp"
 #include "sprof/convert/marker_schemas.hpp"
-#include "process/proc_maps.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/gecko_validator.hpp"
 
 using namespace sprof;
 using namespace sprof::convert;
-using namespace sprof::recorder;
 
 namespace {
 
@@ -151,16 +148,6 @@ TEST_CASE("without a known status the root's exit marker still marks the time") 
   REQUIRE(root_exit != nullptr);
   CHECK(root_exit->start_ms == doctest::Approx(7.0));
   CHECK(fields(*root_exit).count("exitCode") == 0);
-}
-
-TEST_CASE("the command line from /proc joins the arguments with spaces") {
-  CHECK(command_line_from_proc(std::string("ls\0-l\0/tmp\0", 11)) == "ls -l /tmp");
-  CHECK(command_line_from_proc(std::string("x\0\0\0", 4)) == "x");
-  // This process's own command line is readable.
-  const auto own = read_proc_command_line(static_cast<uint32_t>(getpid()), "/proc");
-  REQUIRE(own.has_value());
-  CHECK(own->find("sprof_markers_jit_tests") != std::string::npos);
-  CHECK_FALSE(read_proc_command_line(0, "/proc").has_value());
 }
 
 TEST_CASE("user marker files named by data mmaps become markers on their threads") {

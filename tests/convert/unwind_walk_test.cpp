@@ -1,4 +1,4 @@
-// tests/recorder/unwind_walk_test.cpp
+// tests/convert/unwind_walk_test.cpp
 //
 // Whole walks of `CfiUnwinder` over fake memory, a fake address space and hand-written rules:
 // the frame sequence, how each frame is looked up, and every way a walk ends.

@@ -1,4 +1,4 @@
-// tests/recorder/unwind_snapshot.cpp
+// tests/targets/unwind/unwind_snapshot.cpp
 #include "unwind_snapshot.hpp"
 
 #include <spawn.h>

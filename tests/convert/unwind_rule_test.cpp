@@ -1,4 +1,4 @@
-// tests/recorder/unwind_rule_test.cpp
+// tests/convert/unwind_rule_test.cpp
 //
 // CFI rule evaluation, the signal-frame restore and the frame-pointer step over synthetic stacks
 // (framehop-style fake memory): every input is spelled out here, nothing is read from files.

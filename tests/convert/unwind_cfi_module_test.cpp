@@ -1,4 +1,4 @@
-// tests/recorder/unwind_cfi_module_test.cpp
+// tests/convert/unwind_cfi_module_test.cpp
 //
 // `elf::CfiModule` on real files: the test target built -O2 -fomit-frame-pointer, glibc's libc
 // and the vdso of this process. Functions are found by name, never by hard-coded address.
@@ -18,8 +18,8 @@
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof_test/paths.hpp"
-#include "sprof/convert/unwind/sigreturn_frame.hpp"
 #include "unwind_snapshot.hpp"
+#include "sprof/convert/unwind/sigreturn_frame.hpp"
 
 namespace sprof::test {
 namespace {

@@ -1,4 +1,4 @@
-// tests/recorder/unwind_snapshot.hpp
+// tests/targets/unwind/unwind_snapshot.hpp
 //
 // Loads the self-sampled snapshots of the `unwind_snapshots` target (tests/targets/unwind) for
 // the unwinder tests and benchmark: per sample the registers and stack copy, plus an
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../targets/unwind/snapshot_format.hpp"
+#include "snapshot_format.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
