@@ -10,19 +10,19 @@
 #include <thread>
 
 #include "attach/attach_targets.hpp"
-#include "process/marker_directory.hpp"
-#include "sprof/convert/profile_converter.hpp"
 #include "drain_loop.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
-#include "sprof/convert/module_cache.hpp"
+#include "process/marker_directory.hpp"
 #include "process/proc_access.hpp"
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
-#include "sprof/elf/kernel_image.hpp"
-#include "sprof/core/log.hpp"
-#include "sprof/recorder/local_files.hpp"
+#include "sprof/convert/module_cache.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
+#include "sprof/core/log.hpp"
+#include "sprof/elf/kernel_image.hpp"
+#include "sprof/recorder/local_files.hpp"
 
 namespace sprof::recorder {
 

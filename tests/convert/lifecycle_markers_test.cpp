@@ -6,13 +6,13 @@
 #include <map>
 #include <string>
 
-#include "sprof/convert/lifecycle_markers.hpp"
 #include "fake_host_files.hpp"
-#include "synthetic_records.hpp"
+#include "sprof/convert/lifecycle_markers.hpp"
 #include "sprof/convert/marker_schemas.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/gecko_validator.hpp"
+#include "synthetic_records.hpp"
 
 using namespace sprof;
 using namespace sprof::convert;

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <string>
 
-#include "sprof/convert/profile_converter.hpp"
 #include "fake_host_files.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "synthetic_records.hpp"
 
 using namespace sprof;

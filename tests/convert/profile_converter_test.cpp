@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <string>
 
-#include "sprof/convert/profile_converter.hpp"
 #include "fake_host_files.hpp"
-#include "synthetic_records.hpp"
+#include "sprof/convert/profile_converter.hpp"
 #include "sprof_test/paths.hpp"
+#include "synthetic_records.hpp"
 
 using namespace sprof;
 using namespace sprof::convert;

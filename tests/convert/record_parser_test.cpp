@@ -2,8 +2,8 @@
 
 #include <sys/mman.h>
 
-#include "sprof/convert/perf/record_parser.hpp"
 #include "record_builder.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
 
 namespace perf = sprof::convert::perf;

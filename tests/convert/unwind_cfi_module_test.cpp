@@ -15,11 +15,11 @@
 #include <sstream>
 #include <string>
 
+#include "sprof/convert/unwind/sigreturn_frame.hpp"
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof_test/paths.hpp"
 #include "unwind_snapshot.hpp"
-#include "sprof/convert/unwind/sigreturn_frame.hpp"
 
 namespace sprof::test {
 namespace {

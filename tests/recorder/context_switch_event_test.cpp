@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "perf/perf_event.hpp"
-#include "sprof/convert/perf/record_parser.hpp"
 #include "record_builder.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 
 // The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
 namespace perf {

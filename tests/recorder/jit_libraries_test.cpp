@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "jit_test_bytes.hpp"
 #include "sprof/convert/jit_libraries.hpp"
 #include "sprof/convert/profile_converter.hpp"
-#include "jit_test_bytes.hpp"
 #include "sprof/recorder/local_files.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
+#include "process/launcher.hpp"
 #include "process/marker_directory.hpp"
 #include "sprof/convert/marker_files.hpp"
-#include "process/launcher.hpp"
 #include "sprof/recorder/local_files.hpp"
 
 using namespace sprof;

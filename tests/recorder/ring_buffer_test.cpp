@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include "sprof/convert/perf/record_parser.hpp"
 #include "fake_kernel_ring.hpp"
 #include "perf/ring_buffer.hpp"
 #include "record_builder.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 
 // The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
 namespace perf {

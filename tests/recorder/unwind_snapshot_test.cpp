@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "sprof_test/paths.hpp"
 #include "sprof/convert/unwind/cfi_rule_cache.hpp"
 #include "sprof/convert/unwind/cfi_unwinder.hpp"
 #include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
 #include "sprof/recorder/local_files.hpp"
+#include "sprof_test/paths.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace sprof::test {

@@ -4,8 +4,8 @@
 #include <array>
 #include <limits>
 
-#include "sprof/core/log.hpp"
 #include "sprof/convert/unwind/sigreturn_frame.hpp"
+#include "sprof/core/log.hpp"
 
 namespace sprof::convert::unwind {
 namespace {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/exit_status.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
-#include "sprof/convert/exit_status.hpp"
 
 namespace sprof::recorder {
 

@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
+#include "sprof/convert/exit_status.hpp"
 #include "sprof/convert/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
-#include "sprof/convert/exit_status.hpp"
 
 namespace sprof::convert {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/unwind/unwinder.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/profile/profile.hpp"
-#include "sprof/convert/unwind/unwinder.hpp"
 
 namespace sprof::convert {
 

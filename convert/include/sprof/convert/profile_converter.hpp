@@ -26,14 +26,14 @@
 #include "sprof/convert/jit_libraries.hpp"
 #include "sprof/convert/lifecycle_markers.hpp"
 #include "sprof/convert/marker_files.hpp"
-#include "sprof/convert/off_cpu.hpp"
-#include "sprof/convert/record_source.hpp"
-#include "sprof/convert/perf/records.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/module_map.hpp"
-#include "sprof/profile/profile.hpp"
+#include "sprof/convert/off_cpu.hpp"
+#include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/record_source.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/exit_status.hpp"
+#include "sprof/convert/stats.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/profile/profile.hpp"
-#include "sprof/convert/exit_status.hpp"
 #include "sprof/recorder/options.hpp"
-#include "sprof/convert/stats.hpp"
 
 namespace sprof::recorder {
 

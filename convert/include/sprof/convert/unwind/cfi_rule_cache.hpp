@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/elf/cfi_module.hpp"
 #include "sprof/convert/unwind/rule_source.hpp"
+#include "sprof/elf/cfi_module.hpp"
 
 namespace sprof::convert::unwind {
 

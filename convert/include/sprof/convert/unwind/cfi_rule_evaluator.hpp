@@ -5,8 +5,8 @@
 // (DWARF 5 section 6.4). Pure: no file access, no caches; all memory comes from `StackMemory`.
 #pragma once
 
-#include "sprof/elf/cfi_rule.hpp"
 #include "sprof/convert/unwind/frame_registers.hpp"
+#include "sprof/elf/cfi_rule.hpp"
 
 namespace sprof::convert::unwind {
 

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "sprof/elf/cfi_rule.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/elf/cfi_rule.hpp"
 
 namespace sprof::convert::unwind {
 
