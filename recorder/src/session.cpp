@@ -127,9 +127,11 @@ struct Session::Impl {
   convert::SourceDescription describe() const;
   // /proc of this machine; system-wide, with the snapshot for processes that are gone.
   convert::ProcAccess proc_access() const;
-  Result<Recording> run_attached(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
+  Result<Recording> run_attached(convert::ProfileConverter& converter,
+                                 const convert::perf::RecordSink& sink,
                                  const std::atomic<bool>* stop_requested);
-  Result<Recording> run_launched(convert::ProfileConverter& converter, const convert::perf::RecordSink& sink,
+  Result<Recording> run_launched(convert::ProfileConverter& converter,
+                                 const convert::perf::RecordSink& sink,
                                  std::atomic<int>& pending_signal,
                                  const std::atomic<bool>* stop_requested);
   uint64_t deadline_ns() const {

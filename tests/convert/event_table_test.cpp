@@ -75,8 +75,8 @@ TEST_CASE("each record decodes with the layout of the event its identifier names
   comm.comm = "app";
 
   perf::RecordStream stream(std::move(*table));
-  const auto records =
-      read_all(stream, {stacks.sample(with_stack), callchains.sample(with_chain), stacks.comm(comm)});
+  const auto records = read_all(
+      stream, {stacks.sample(with_stack), callchains.sample(with_chain), stacks.comm(comm)});
   CHECK(stream.stats().malformed_records == 0);
   REQUIRE(records.size() == 3);
   // In time order: the callchain sample, the DWARF sample, the COMM from its trailer's time.
@@ -93,7 +93,7 @@ TEST_CASE("each record decodes with the layout of the event its identifier names
   CHECK(std::get<perf::CommRecord>(records[2]).comm == "app");
 }
 
-TEST_CASE("a context-switch event's samples are marked, and unknown ids belong to the first event") {
+TEST_CASE("context-switch samples are marked, and unknown ids belong to the first event") {
   const uint64_t sample_type = PERF_SAMPLE_IDENTIFIER | kCommon | PERF_SAMPLE_CALLCHAIN;
   auto table = perf::EventTable::create(
       {spec(sample_type), spec(sample_type, perf::EventRole::kContextSwitch)});

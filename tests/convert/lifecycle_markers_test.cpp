@@ -155,10 +155,12 @@ TEST_CASE("user marker files named by data mmaps become markers on their threads
   const uint64_t ms = 1'000'000;
   // Thread 51's own file, and a per-process file that goes to the main thread.
   test::FakeHostFiles files;
-  files.add_file(dir + "/marker-50-51.txt", std::to_string(kOrigin + 2 * ms) + " " +
-                                                std::to_string(kOrigin + 4 * ms) + " worker work\n");
-  files.add_file(dir + "/marker-50.txt", std::to_string(kOrigin + 3 * ms) + " " +
-                                             std::to_string(kOrigin + 3 * ms) + " main tick\n");
+  files.add_file(dir + "/marker-50-51.txt",
+                 std::to_string(kOrigin + 2 * ms) + " " + std::to_string(kOrigin + 4 * ms) +
+                     " worker work\n");
+  files.add_file(dir + "/marker-50.txt",
+                 std::to_string(kOrigin + 3 * ms) + " " + std::to_string(kOrigin + 3 * ms) +
+                     " main tick\n");
   ModuleCache cache(files);
   ProfileConverter c(options(50), cache);
   c.consume(exec(50, "app", 1));

@@ -12,15 +12,11 @@
 #include <string>
 
 #include "perf/perf_event.hpp"
+#include "perf_names.hpp"
 #include "process/proc_maps.hpp"
 #include "sprof_test/paths.hpp"
 #include "subprocess.hpp"
 
-// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
-namespace perf {
-using namespace sprof::recorder::perf;
-using namespace sprof::convert::perf;
-}  // namespace perf
 using sprof::recorder::list_threads;
 using sprof::recorder::read_comm;
 using namespace std::chrono_literals;

@@ -3,14 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "perf/perf_event.hpp"
+#include "perf_names.hpp"
 #include "record_builder.hpp"
 #include "sprof/convert/perf/record_parser.hpp"
-
-// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
-namespace perf {
-using namespace sprof::recorder::perf;
-using namespace sprof::convert::perf;
-}  // namespace perf
 
 TEST_CASE("context-switch event shares the sampling event's layout but not its side-band records") {
   perf::EventConfig config;
@@ -59,5 +54,6 @@ TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
   // The builder writes its filler as the identifier.
   CHECK(s.event_id == sprof::test::kFiller);
   CHECK(s.ip == 0x401000);
-  CHECK_FALSE(s.context_switch_sample);  // set from the event's role (RecordStream), never by the parser
+  // Set from the event's role (RecordStream), never by the parser.
+  CHECK_FALSE(s.context_switch_sample);
 }

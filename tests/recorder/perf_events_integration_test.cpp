@@ -7,14 +7,10 @@
 #include <vector>
 
 #include "perf/perf_event.hpp"
+#include "perf_names.hpp"
 #include "process/launcher.hpp"
 #include "sprof_test/paths.hpp"
 
-// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
-namespace perf {
-using namespace sprof::recorder::perf;
-using namespace sprof::convert::perf;
-}  // namespace perf
 using sprof::recorder::Launcher;
 
 namespace {

@@ -6,14 +6,10 @@
 
 #include "fake_kernel_ring.hpp"
 #include "perf/ring_buffer.hpp"
+#include "perf_names.hpp"
 #include "record_builder.hpp"
 #include "sprof/convert/perf/record_parser.hpp"
 
-// The ring and event side (recorder) and the record types and parser (convert), as one `perf::`.
-namespace perf {
-using namespace sprof::recorder::perf;
-using namespace sprof::convert::perf;
-}  // namespace perf
 using sprof::test::FakeKernelRing;
 using sprof::test::make_layout;
 using sprof::test::RecordBuilder;

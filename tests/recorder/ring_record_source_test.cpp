@@ -126,6 +126,28 @@ std::vector<uint8_t> bytes_of(const cperf::Record& r, const cperf::SampleLayout&
       r);
 }
 
+// The live source over two heap rings (CPUs 0 and 1), reading the recording's two events.
+struct TwoCpuRings {
+  FakeKernelRing ring0{4096};
+  FakeKernelRing ring1{4096};
+  recorder::perf::RingBuffer reader0 = ring0.reader();
+  recorder::perf::RingBuffer reader1 = ring1.reader();
+  cperf::EventTable table = event_table();
+  const cperf::SampleLayout layout = table.event(0).layout;
+  RingRecordSource source{{{0, &reader0}, {1, &reader1}}, table};
+
+  static cperf::EventTable event_table() {
+    auto table = cperf::EventTable::create(recording_events());
+    REQUIRE(table.has_value());
+    table->add_id(kSwitchEventId, 1);
+    return std::move(*table);
+  }
+  // Writes `w` into its CPU's ring as the kernel would; false when it does not fit.
+  bool write(const Written& w) {
+    return (w.cpu == 0 ? ring0 : ring1).write(bytes_of(w.record, layout));
+  }
+};
+
 convert::SourceDescription describe(std::vector<cperf::EventSpec> events) {
   convert::SourceDescription d;
   d.events = std::move(events);
@@ -157,19 +179,9 @@ profile::Profile convert_from(convert::RecordSource& source,
 }  // namespace
 
 TEST_CASE("the ring source decodes both CPUs' rings into one time-ordered stream") {
-  const auto events = recording_events();
-  auto table = cperf::EventTable::create(events);
-  REQUIRE(table.has_value());
-  table->add_id(kSwitchEventId, 1);
-  const cperf::SampleLayout layout = table->event(0).layout;
-  FakeKernelRing ring0(4096);
-  FakeKernelRing ring1(4096);
-  auto reader0 = ring0.reader();
-  auto reader1 = ring1.reader();
-  RingRecordSource source({{0, &reader0}, {1, &reader1}}, std::move(*table));
-  for (const auto& w : scenario()) {
-    REQUIRE((w.cpu == 0 ? ring0 : ring1).write(bytes_of(w.record, layout)));
-  }
+  TwoCpuRings rings;
+  RingRecordSource& source = rings.source;
+  for (const auto& w : scenario()) REQUIRE(rings.write(w));
 
   std::vector<cperf::Record> out;
   const cperf::RecordSink sink = [&](cperf::Record&& r) { out.push_back(std::move(r)); };
@@ -197,26 +209,17 @@ TEST_CASE("the ring source decodes both CPUs' rings into one time-ordered stream
 }
 
 TEST_CASE("records from heap rings convert into the profile the same records give from a list") {
-  const auto events = recording_events();
-  auto table = cperf::EventTable::create(events);
-  REQUIRE(table.has_value());
-  table->add_id(kSwitchEventId, 1);
-  const cperf::SampleLayout layout = table->event(0).layout;
   const auto records = scenario();
 
   // The live path: bytes in two rings, written in two batches (the first up to the block), read
   // in rounds.
-  FakeKernelRing ring0(4096);
-  FakeKernelRing ring1(4096);
-  auto reader0 = ring0.reader();
-  auto reader1 = ring1.reader();
-  RingRecordSource rings({{0, &reader0}, {1, &reader1}}, std::move(*table));
+  TwoCpuRings rings;
   convert::RecordingStats ring_stats;
   const profile::Profile from_rings = convert_from(
-      rings,
+      rings.source,
       [&](int batch) {
         for (size_t i = batch == 0 ? 0 : 6; i < (batch == 0 ? 6 : records.size()); ++i) {
-          REQUIRE((records[i].cpu == 0 ? ring0 : ring1).write(bytes_of(records[i].record, layout)));
+          REQUIRE(rings.write(records[i]));
         }
       },
       &ring_stats);

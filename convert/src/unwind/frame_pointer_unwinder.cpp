@@ -14,7 +14,8 @@ StepStatus frame_pointer_step(const FrameRegisters& callee, const StackMemory& s
   uint64_t return_address = 0;
   StepStatus status = read_stack(stack, rbp, saved_rbp);
   if (status == StepStatus::kOk) {
-    status = read_stack(stack, rbp + arch::x86_64::kFramePointerReturnAddressOffset, return_address);
+    const uint64_t slot = rbp + arch::x86_64::kFramePointerReturnAddressOffset;
+    status = read_stack(stack, slot, return_address);
   }
   if (status != StepStatus::kOk) return status;
   if (return_address == 0) return StepStatus::kNoCaller;

@@ -69,7 +69,8 @@ SystemSnapshot snapshot_system(std::string_view proc_root) {
   return snapshot;
 }
 
-convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot) {
+convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
+                                           std::shared_ptr<const SystemSnapshot> snapshot) {
   convert::ProcAccess access;
   access.read_cmdline = live.read_cmdline;
   access.read_comm = [live, snapshot](uint32_t pid,

@@ -40,6 +40,7 @@ std::vector<uint32_t> list_pids(std::string_view proc_root = "/proc");
 SystemSnapshot snapshot_system(std::string_view proc_root = "/proc");
 
 // `live` first; the snapshot for tasks that are gone. pid 0 reads as kIdleProcessName.
-convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot);
+convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
+                                           std::shared_ptr<const SystemSnapshot> snapshot);
 
 }  // namespace sprof::recorder
