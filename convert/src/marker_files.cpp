@@ -12,7 +12,7 @@ namespace sprof::convert {
 namespace {
 
 // A marker file is read whole at the end of the recording; a runaway writer must not make the
-// recorder allocate without bound.
+// converter allocate without bound.
 constexpr size_t kMaxMarkerFileBytes = size_t{256} << 20;
 
 bool parse_u32(std::string_view s, uint32_t& out) {

@@ -5,7 +5,7 @@
 // (/tmp/perf-<pid>.map, found by pid) or a jitdump (jit-<pid>.dump, found through the MMAP
 // record of the JIT mapping it); see sprof/core/jit_symbol_file.hpp for both formats.
 //
-// For each such file of a process, the recorder adds libs covering the code the file names:
+// For each such file of a process, the converter adds libs covering the code the file names:
 //   name = debugName = the file's basename ("perf-1234.map"; the symbolicator recognises it),
 //   path = debugPath = the file,
 //   breakpadId = jit_breakpad_id(base, hash of the file): the front end keeps relative
