@@ -22,6 +22,8 @@
 #include <variant>
 #include <vector>
 
+#include "sprof/profile/string_table.hpp"
+
 namespace sprof::profile {
 
 // Indexes into `Meta::categories`; the defaults below match `default_categories()`.
@@ -132,7 +134,7 @@ class Thread {
   // stores as indexes into this thread's string table.
   void add_marker(Marker m);
 
-  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<std::string>& strings() const { return strings_.strings(); }
   const std::vector<FrameEntry>& frames() const { return frames_; }
   const std::vector<StackEntry>& stacks() const { return stacks_; }
   const std::vector<Sample>& samples() const { return samples_; }
@@ -146,14 +148,7 @@ class Thread {
     }
   };
 
-  // Transparent, so lookups by `std::string_view` don't allocate.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-
-  std::vector<std::string> strings_;
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> string_index_;
+  StringTable strings_;
   std::vector<FrameEntry> frames_;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> frame_index_;   // (location, category)
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> address_frame_index_;  // (address, category)
