@@ -93,11 +93,14 @@ ProfilerCli::~ProfilerCli() {
   fs::remove_all(session_dir_, ec);
 }
 
-ProcessResult ProfilerCli::run_without_session(const std::vector<std::string>& args) {
+ProcessResult ProfilerCli::run_without_session(
+    const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> argv{node_, cli_js_};
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.env = {{"PROFILER_CLI_SESSION_DIR", session_dir_}};
+  options.env.insert(options.env.end(), env.begin(), env.end());
   return run_process(argv, options);
 }
 
@@ -116,6 +119,13 @@ ProcessResult ProfilerCli::load(const std::string& file_or_url, const std::strin
   // Even a failed load can leave a daemon behind, so always stop it later.
   loaded_ = true;
   return run(std::move(args));
+}
+
+ProcessResult ProfilerCli::load_standalone(const std::string& file) {
+  loaded_ = true;
+  // The daemon that `load` starts inherits the variable, and it decides on symbolication.
+  return run_without_session({"load", file, "--session", session_},
+                             {{"PROFILER_CLI_NO_SYMBOLICATE", "1"}});
 }
 
 ProcessResult ProfilerCli::profile_info() { return run({"profile", "info", "--all", "--json"}); }
