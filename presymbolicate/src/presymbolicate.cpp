@@ -23,11 +23,13 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 std::optional<profile::ModuleSymbols> symbolicate_module(const profile::ModuleAddresses& module,
                                                          symbolicator::Symbolicator& symbolicator,
                                                          ModuleOutcome& outcome) {
+  const auto start = std::chrono::steady_clock::now();
   outcome.module = module.module;
   outcome.addresses = module.addresses.size();
   auto map = symbolicator.module(module.module.debug_name, module.module.breakpad_id);
   if (!map || !*map) {
     outcome.error = map ? "no symbol map" : map.error().message;
+    outcome.elapsed_ms = ms_since(start);
     return std::nullopt;
   }
   std::vector<std::pair<uint64_t, profile::AddressSymbol>> entries;
@@ -37,6 +39,7 @@ std::optional<profile::ModuleSymbols> symbolicate_module(const profile::ModuleAd
     if (symbol.names(address)) ++outcome.named;
     entries.emplace_back(address, std::move(symbol));
   }
+  outcome.elapsed_ms = ms_since(start);
   return profile::ModuleSymbols(std::move(entries));
 }
 

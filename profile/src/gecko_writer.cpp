@@ -25,16 +25,7 @@ void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
   w.value(root ? root->shutdown_time_ms : std::nullopt);
   w.field("interval", meta.interval_ms);
   w.field("stackwalk", 1).field("debug", 0).field("gcpoison", 0).field("asyncstack", 0);
-  w.field("processType", 0);
-  w.field("product", meta.product);
-  // "X11" is the front end's "Unix"; with no `toolkit`, `oscpu` is shown verbatim.
-  w.field("oscpu", meta.oscpu).field("platform", "X11").field("abi", meta.abi);
-  w.field("CPUName", meta.cpu_name);
-  w.field("logicalCPUs", meta.logical_cpus).field("physicalCPUs", meta.physical_cpus);
-  if (meta.has_cpu_deltas) detail::write_sample_units(w);
-  detail::write_categories(w, meta.categories);
-  detail::write_marker_schema(w, meta.marker_schema);
-  detail::write_sprof_facts(w, meta);
+  detail::write_shared_meta(w, meta);
   w.end_object();
 }
 

@@ -17,20 +17,6 @@ void write_schema_field(JsonWriter& w, const MarkerSchemaField& f) {
   w.end_object();
 }
 
-}  // namespace
-
-void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories) {
-  w.key("categories").begin_array();
-  for (const CategoryInfo& c : categories) {
-    w.begin_object().field("name", c.name).field("color", c.color);
-    w.key("subcategories").begin_array();
-    for (const std::string& s : c.subcategories) w.value(s);
-    if (c.subcategories.empty()) w.value("Other");  // the front end requires at least one
-    w.end_array().end_object();
-  }
-  w.end_array();
-}
-
 void write_marker_schema(JsonWriter& w, const std::vector<MarkerSchema>& schemas) {
   // The Gecko shape lists fields under `data`; `fields` (the name since processed version 55)
   // fails a Gecko load.
@@ -50,6 +36,7 @@ void write_marker_schema(JsonWriter& w, const std::vector<MarkerSchema>& schemas
   w.end_array();
 }
 
+// Without it, the front end ignores `threadCPUDelta`.
 void write_sample_units(JsonWriter& w) {
   w.key("sampleUnits").begin_object();
   w.field("time", "ms").field("eventDelay", "ms").field("threadCPUDelta", "ns");
@@ -64,6 +51,35 @@ void write_sprof_facts(JsonWriter& w, const Meta& meta) {
   }
   w.end_object();
 }
+
+}  // namespace
+
+void write_shared_meta(JsonWriter& w, const Meta& meta) {
+  w.field("processType", 0);
+  w.field("product", meta.product);
+  // "X11" is the front end's "Unix"; with no `toolkit`, `oscpu` is shown verbatim.
+  w.field("oscpu", meta.oscpu).field("platform", "X11").field("abi", meta.abi);
+  w.field("CPUName", meta.cpu_name);
+  w.field("logicalCPUs", meta.logical_cpus).field("physicalCPUs", meta.physical_cpus);
+  if (meta.has_cpu_deltas) write_sample_units(w);
+  write_categories(w, meta.categories);
+  write_marker_schema(w, meta.marker_schema);
+  write_sprof_facts(w, meta);
+}
+
+void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories) {
+  w.key("categories").begin_array();
+  for (const CategoryInfo& c : categories) {
+    w.begin_object().field("name", c.name).field("color", c.color);
+    w.key("subcategories").begin_array();
+    for (const std::string& s : c.subcategories) w.value(s);
+    if (c.subcategories.empty()) w.value("Other");  // the front end requires at least one
+    w.end_array().end_object();
+  }
+  w.end_array();
+}
+
+
 
 void write_lib_identity(JsonWriter& w, const Library& lib) {
   w.field("name", lib.name).field("path", lib.path);

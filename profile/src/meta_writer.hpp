@@ -1,6 +1,6 @@
-// Pieces of the profile JSON that both writers emit the same way: the category list, the marker
-// schemas (in the Gecko shape, which processed profiles before version 55 share), sprof's own
-// recording facts under `meta.sprof`, and the identity fields of a lib.
+// Pieces of the profile JSON that both writers emit the same way: most of `meta` (with the marker
+// schemas in the Gecko shape, which processed profiles before version 55 share, and sprof's own
+// recording facts under `meta.sprof`), the category list, and the identity fields of a lib.
 #pragma once
 
 #include <vector>
@@ -10,17 +10,12 @@
 
 namespace sprof::profile::detail {
 
+// The meta fields both formats share, in this order: processType, product, the machine (oscpu,
+// platform, abi, CPUName, CPU counts), sampleUnits, categories, markerSchema and sprof's facts.
+void write_shared_meta(JsonWriter& w, const Meta& meta);
+
 // "categories": [...]; every category gets at least one subcategory.
 void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories);
-
-// "markerSchema": [...], fields under `data` ({key, label, format} or static {label, value}).
-void write_marker_schema(JsonWriter& w, const std::vector<MarkerSchema>& schemas);
-
-// "sampleUnits": threadCPUDelta in ns. Without it the front end ignores `threadCPUDelta`.
-void write_sample_units(JsonWriter& w);
-
-// "sprof": {...}: `Meta::extra`.
-void write_sprof_facts(JsonWriter& w, const Meta& meta);
 
 // The fields that name a lib, without its address range: name, path, debugName, debugPath,
 // breakpadId, codeId (null when unknown) and arch.

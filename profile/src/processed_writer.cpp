@@ -29,16 +29,8 @@ void write_meta(JsonWriter& w, const Meta& meta) {
   // ignore it.
   if (meta.profiling_start_ms) w.field("profilingStartTime", *meta.profiling_start_ms);
   if (meta.profiling_end_ms) w.field("profilingEndTime", *meta.profiling_end_ms);
-  w.field("processType", 0);
-  w.field("product", meta.product);
   w.field("stackwalk", 1).field("debug", false);
-  w.field("oscpu", meta.oscpu).field("platform", "X11").field("abi", meta.abi);
-  w.field("CPUName", meta.cpu_name);
-  w.field("logicalCPUs", meta.logical_cpus).field("physicalCPUs", meta.physical_cpus);
-  if (meta.has_cpu_deltas) detail::write_sample_units(w);
-  detail::write_categories(w, meta.categories);
-  detail::write_marker_schema(w, meta.marker_schema);
-  detail::write_sprof_facts(w, meta);
+  detail::write_shared_meta(w, meta);
   w.end_object();
 }
 

@@ -152,23 +152,41 @@ bool same_tree(const CallNode& a, const CallNode& b) {
   return true;
 }
 
-// The base URL ("http://127.0.0.1:PORT/TOKEN") and port a serving sprof printed.
-struct Served {
-  std::string base;
-  uint16_t port = 0;
-  std::string token_path;  // "/TOKEN"
+// `sprof load --no-open -P 0 FILE`, serving until destroyed, with an HTTP client on its port
+// that posts to its API paths below the token.
+class LoadedFile {
+ public:
+  LoadedFile(const std::string& file, const std::string& dir)
+      : loader_({kSprofExe, "load", "--no-open", "-P", "0", file}, dir + "/load.log") {
+    const std::string log = loader_.wait_for_log("sprof: serving ", 30s);
+    INFO("sprof load:\n" << loader_.log());
+    REQUIRE_FALSE(log.empty());
+    // "... and symbols at http://127.0.0.1:PORT/TOKEN (page: ...)"
+    const std::string base = log_value_after(log, "and symbols at ");
+    const size_t colon = base.rfind(':');
+    const size_t slash = base.find('/', colon);
+    REQUIRE(colon != std::string::npos);
+    REQUIRE(slash != std::string::npos);
+    token_path_ = base.substr(slash);
+    http_.emplace(static_cast<uint16_t>(std::stoi(base.substr(colon + 1, slash - colon - 1))));
+  }
+  ~LoadedFile() { loader_.stop(SIGTERM, 10s); }
+
+  // POST <token><path> with a JSON body; the reply's JSON.
+  HttpResult post(const std::string& path, const std::string& body) {
+    return http_->request("POST", token_path_ + path, body);
+  }
+  int stop() { return loader_.stop(SIGTERM, 10s); }
+
+ private:
+  BackgroundProcess loader_;
+  std::string token_path_;
+  std::optional<HttpTestClient> http_;
 };
 
-Served served_at(const std::string& log) {
-  Served s;
-  s.base = log_value_after(log, "and symbols at ");
-  const size_t colon = s.base.rfind(':');
-  const size_t slash = s.base.find('/', colon);
-  REQUIRE(colon != std::string::npos);
-  REQUIRE(slash != std::string::npos);
-  s.port = static_cast<uint16_t>(std::stoi(s.base.substr(colon + 1, slash - colon - 1)));
-  s.token_path = s.base.substr(slash);
-  return s;
+// `"debugName": ..., "debugId": ...` of the target's module, for source/v1 and asm/v1 requests.
+std::string module_fields(const std::string& id) {
+  return R"("debugName":")" + std::string(kTarget) + R"(","debugId":")" + id + R"(")";
 }
 
 // The module `debug_name` of a profile's libs: its breakpadId.
@@ -178,6 +196,23 @@ std::string breakpad_id_of(const std::string& text, const std::string& debug_nam
   }
   FAIL("no lib " << debug_name);
   return "";
+}
+
+// The target's module in a self-contained file: its breakpadId and the symbols the file carries.
+struct EmbeddedTarget {
+  std::string id;
+  sprof::profile::ModuleSymbols symbols;
+};
+
+EmbeddedTarget embedded_target(const std::string& file) {
+  const std::string text = profile_text(file);
+  auto embedded = sprof::profile::read_embedded_symbols(text);
+  REQUIRE(embedded.has_value());
+  EmbeddedTarget target{breakpad_id_of(text, kTarget), {}};
+  const auto* module = embedded->find_module({kTarget, target.id});
+  REQUIRE(module != nullptr);
+  target.symbols = *module;
+  return target;
 }
 
 }  // namespace
@@ -243,17 +278,12 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
   const auto dir = make_temp_dir("sc-deleted");
   const std::string file = record_target(dir);
   fs::remove(dir + "/" + kTarget);
-  const std::string text = profile_text(file);
-  auto embedded = sprof::profile::read_embedded_symbols(text);
-  REQUIRE(embedded.has_value());
-  const std::string id = breakpad_id_of(text, kTarget);
-  const auto* module = embedded->find_module({kTarget, id});
-  REQUIRE(module != nullptr);
+  const auto [id, module] = embedded_target(file);
   // Every address of the target the profile holds, and which of them sits in chain_c.
   std::string frames;
   std::optional<size_t> inline_index;
   std::vector<std::string> expected;
-  for (const auto& [address, symbol] : module->entries()) {
+  for (const auto& [address, symbol] : module.entries()) {
     if (!frames.empty()) frames += ",";
     frames += "[0," + std::to_string(address) + "]";
     if (!symbol.inlines.empty() && symbol.inlines[0].function.find("chain_c") != std::string::npos) {
@@ -263,16 +293,10 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
   }
   REQUIRE(inline_index.has_value());
 
-  BackgroundProcess loader({kSprofExe, "load", "--no-open", "-P", "0", file}, dir + "/load.log");
-  const std::string log = loader.wait_for_log("sprof: serving ", 30s);
-  INFO("sprof load:\n" << loader.log());
-  REQUIRE_FALSE(log.empty());
-  const Served served = served_at(log);
-  HttpTestClient http(served.port);
-  const HttpResult reply = http.request(
-      "POST", served.token_path + "/symbolicate/v5",
-      R"({"jobs":[{"memoryMap":[[")" + std::string(kTarget) + R"(",")" + id +
-          R"("]],"stacks":[[)" + frames + "]]}]}");
+  LoadedFile loaded(file, dir);
+  const HttpResult reply = loaded.post(
+      "/symbolicate/v5", R"({"jobs":[{"memoryMap":[[")" + std::string(kTarget) + R"(",")" + id +
+                             R"("]],"stacks":[[)" + frames + "]]}]}");
   REQUIRE(reply.status == 200);
   const JsonDoc v5(reply.body);
   REQUIRE(v5.ok());
@@ -288,45 +312,31 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
   // The file's word is not enough to read a source file, and there is no binary to disassemble.
   const std::string file_name(v5.string(inline_frame + "/inlines/0/file").value_or(""));
   const std::string offset(v5.string(inline_frame + "/module_offset").value_or(""));
-  const HttpResult source = http.request(
-      "POST", served.token_path + "/source/v1",
-      R"({"debugName":")" + std::string(kTarget) + R"(","debugId":")" + id +
-          R"(","moduleOffset":")" + offset + R"(","file":")" + file_name + R"("})");
+  const HttpResult source = loaded.post(
+      "/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset + R"(","file":")" +
+                        file_name + R"("})");
   CHECK(JsonDoc(source.body).has("/error"));
   CHECK_FALSE(JsonDoc(source.body).has("/source"));
-  CHECK(loader.stop(SIGTERM, 10s) == 0);
+  CHECK(loaded.stop() == 0);
 }
 
 TEST_CASE("with the binary present, a self-contained file still gets source and assembly") {
   skip_without_perf();
   const auto dir = make_temp_dir("sc-present");
   const std::string file = record_target(dir);
-  const std::string text = profile_text(file);
-  auto embedded = sprof::profile::read_embedded_symbols(text);
-  REQUIRE(embedded.has_value());
-  const std::string id = breakpad_id_of(text, kTarget);
-  const auto* module = embedded->find_module({kTarget, id});
-  REQUIRE(module != nullptr);
+  const auto [id, module] = embedded_target(file);
   std::optional<std::pair<uint64_t, sprof::profile::AddressSymbol>> inlined;
-  for (const auto& entry : module->entries()) {
+  for (const auto& entry : module.entries()) {
     if (!entry.second.inlines.empty() && entry.second.function_size) inlined = entry;
   }
   REQUIRE(inlined.has_value());
 
-  BackgroundProcess loader({kSprofExe, "load", "--no-open", "-P", "0", file}, dir + "/load.log");
-  const std::string log = loader.wait_for_log("sprof: serving ", 30s);
-  INFO("sprof load:\n" << loader.log());
-  REQUIRE_FALSE(log.empty());
-  const Served served = served_at(log);
-  HttpTestClient http(served.port);
+  LoadedFile loaded(file, dir);
   char offset[32];
   std::snprintf(offset, sizeof offset, "0x%llx", static_cast<unsigned long long>(inlined->first));
-  const std::string module_fields =
-      R"("debugName":")" + std::string(kTarget) + R"(","debugId":")" + id + R"(")";
-  const HttpResult source = http.request(
-      "POST", served.token_path + "/source/v1",
-      "{" + module_fields + R"(,"moduleOffset":")" + offset + R"(","file":")" +
-          inlined->second.inlines.front().file + R"("})");
+  const HttpResult source = loaded.post(
+      "/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset + R"(","file":")" +
+                        inlined->second.inlines.front().file + R"("})");
   const JsonDoc source_reply(source.body);
   INFO("source/v1: " << source.body.substr(0, 300));
   CHECK(std::string(source_reply.string("/source").value_or("")).find("MARKER:body_c") !=
@@ -337,13 +347,13 @@ TEST_CASE("with the binary present, a self-contained file still gets source and 
                 static_cast<unsigned long long>(inlined->second.function_start));
   std::snprintf(size, sizeof size, "0x%llx",
                 static_cast<unsigned long long>(*inlined->second.function_size));
-  const HttpResult assembly = http.request(
-      "POST", served.token_path + "/asm/v1",
-      "{" + module_fields + R"(,"startAddress":")" + start + R"(","size":")" + size + R"("})");
+  const HttpResult assembly = loaded.post(
+      "/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + start + R"(","size":")" +
+                     size + R"("})");
   const JsonDoc asm_reply(assembly.body);
   INFO("asm/v1: " << assembly.body.substr(0, 300));
   CHECK(asm_reply.size("/instructions").value_or(0) > 0);
-  CHECK(loader.stop(SIGTERM, 10s) == 0);
+  CHECK(loaded.stop() == 0);
 }
 
 TEST_CASE("sprof symbolicate gives an older file the names sprof's server gives it") {

@@ -115,16 +115,9 @@ std::vector<std::string> check_gecko_profile(std::string_view json,
                                              const GeckoCheckOptions& options) {
   Problems problems;
   simdjson::dom::parser parser;
-  element root;
-  // simdjson rejects invalid UTF-8, NaN and Infinity, so parsing covers that part of item 7.
-  if (auto err = parser.parse(simdjson::padded_string(json)).get(root)) {
-    problems.add("document", std::string("is not valid JSON: ") + simdjson::error_message(err));
-    return problems.take();
-  }
-  if (root.type() != simdjson::dom::element_type::OBJECT) {
-    problems.add("document", "is not an object");
-    return problems.take();
-  }
+  const auto document = detail::parse_document(json, parser, problems);
+  if (!document) return problems.take();
+  const element root = *document;
   ProfileFacts facts;
   facts.options = &options;
   element meta;

@@ -25,6 +25,20 @@ bool is_lower_hex(std::string_view s) {
 
 }  // namespace
 
+std::optional<element> parse_document(std::string_view json, simdjson::dom::parser& parser,
+                                      Problems& problems) {
+  element root;
+  if (auto err = parser.parse(simdjson::padded_string(json)).get(root)) {
+    problems.add("document", std::string("is not valid JSON: ") + simdjson::error_message(err));
+    return std::nullopt;
+  }
+  if (root.type() != simdjson::dom::element_type::OBJECT) {
+    problems.add("document", "is not an object");
+    return std::nullopt;
+  }
+  return root;
+}
+
 void check_categories(element meta, const std::string& where, const GeckoCheckOptions& options,
                       ProfileFacts& facts, Problems& problems) {
   array categories;

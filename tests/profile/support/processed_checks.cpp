@@ -361,11 +361,9 @@ std::vector<std::string> check_processed_profile(std::string_view json,
                                                  const GeckoCheckOptions& options) {
   Problems problems;
   simdjson::dom::parser parser;
-  element root;
-  if (auto err = parser.parse(simdjson::padded_string(json)).get(root)) {
-    problems.add("document", std::string("is not valid JSON: ") + simdjson::error_message(err));
-    return problems.take();
-  }
+  const auto document = detail::parse_document(json, parser, problems);
+  if (!document) return problems.take();
+  const element root = *document;
   element meta;
   if (root.at_key("meta").get(meta) != simdjson::SUCCESS ||
       meta.type() != simdjson::dom::element_type::OBJECT) {
