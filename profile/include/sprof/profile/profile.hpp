@@ -1,9 +1,9 @@
 // sprof/profile/profile.hpp
 //
 // The profile model: what sprof recorded, in the shape of the Firefox Profiler's Gecko format
-// (version 36, ../shared/docs/firefox-profiler-contract.md) but as plain C++ values. The recorder
-// fills it; `write_gecko_json` / `write_gecko_file` (gecko_writer.hpp) serialise it. It knows
-// nothing of perf or ELF.
+// (version 36) but as plain C++ values. The recorder fills it; gecko_writer.hpp serialises it as
+// Gecko JSON, processed_writer.hpp as a self-contained profile with symbols, and
+// profile_reader.hpp reads a Gecko file back into it. It knows nothing of perf, ELF or symbols.
 //
 // Times are milliseconds relative to `Meta::start_time_ms` (one origin for every process, so the
 // Gecko sub-profiles all share the top-level startTime). Each `Thread` interns its own strings,
