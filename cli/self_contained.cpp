@@ -65,9 +65,14 @@ std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(
 int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
                             const ServeOptions& options, const RecordingFacts& facts) {
   const auto symbolicator = symbolicator_for(profile, options.symbol_dirs);
-  return serve_recorded_profile(path, options, facts, *symbolicator, [&] {
+  bool embedded = false;
+  const int code = serve_recorded_profile(path, options, facts, *symbolicator, [&] {
     embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+    embedded = true;  // read after the thread is joined
   });
+  // The server could not start: the file is still worth making self-contained.
+  if (!embedded) embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+  return code;
 }
 
 }  // namespace sprof::cli
