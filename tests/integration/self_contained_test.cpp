@@ -317,6 +317,10 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
                         file_name + R"("})");
   CHECK(JsonDoc(source.body).has("/error"));
   CHECK_FALSE(JsonDoc(source.body).has("/source"));
+  const HttpResult assembly = loaded.post(
+      "/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + offset + R"(","size":"0x10"})");
+  CHECK(std::string(JsonDoc(assembly.body).string("/error").value_or("")).find("no binary") !=
+        std::string::npos);
   CHECK(loaded.stop() == 0);
 }
 
