@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Recording overhead of sprof versus running alone and versus perf record, side by side.
 
-Usage: bench/run-record.py [BUILD_DIR] [--runs N] [--units U] [--threads T]
+Usage: bench/run-record.py [BUILD_DIR] [--runs N] [--units U] [--threads T] [--only-save]
 
 Runs a fixed amount of CPU-bound work (bench_workload: libm, libstdc++ sort, plain loops,
 -O2 -fomit-frame-pointer) under each configuration, interleaved round-robin so machine noise
 hits all alike, and prints a Markdown table of min/median ratios plus sprof's own numbers
-(bytes per sample, unwinding, exit-to-written latency). A second table checks lost samples at
-10 kHz with 32 KiB stack copies.
+(bytes per sample, unwinding, exit-to-written latency). A second table compares saving the
+self-contained file (symbols embedded, the default) with --no-presymbolicate; a third checks
+lost samples at 10 kHz with 32 KiB stack copies. --only-save prints the saving table alone.
 """
 import argparse
 import os
@@ -55,13 +56,18 @@ def sprof_facts(out):
     m = re.search(r"written (\d+) ms after the command exited", out)
     if m:
         facts["latency_ms"] = float(m.group(1))
+    m = re.search(r"is self-contained \(([0-9.]+) (B|KiB|MiB), was .*embedded in (\d+) ms", out)
+    if m:
+        scale = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}[m.group(2)]
+        facts["self_contained_bytes"] = float(m.group(1)) * scale
+        facts["embed_ms"] = float(m.group(3))
     return facts
 
 
-def exit_to_url_ms(sprof, workload):
+def exit_to_url_ms(sprof, workload, extra=()):
     """Starts `sprof record --no-open` and returns ms from the workload's last instruction (it
     prints its CLOCK_MONOTONIC end time) to sprof printing the Firefox Profiler URL."""
-    p = subprocess.Popen([sprof, "record", "--no-open", "-P", "0", "-o",
+    p = subprocess.Popen([sprof, "record", "--no-open", *extra, "-P", "0", "-o",
                           os.path.join(tempfile.mkdtemp(prefix="sprof-bench-url-"), "p.json.gz"),
                           "--", *workload], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True)
@@ -100,6 +106,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--units", type=int, default=150)
     ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--only-save", action="store_true")
     args = ap.parse_args()
 
     sprof = os.path.join(args.build, "cli", "sprof")
@@ -108,10 +115,15 @@ def main():
     out_json = os.path.join(tmp, "p.json.gz")
     perf_data = os.path.join(tmp, "perf.data")
     perf = ["perf", "record", "-q", "-F", "1000", "--no-bpf-event", "--no-buildid-cache", "-o", perf_data]
+    if args.only_save:
+        save_table(sprof, workload, out_json, args.runs)
+        return
+    # Recording overhead alone: the file is saved in the Gecko form, as perf does not
+    # symbolicate either; saving with symbols is the separate table below.
     configs = {
         "alone": workload,
-        "sprof record (dwarf, 16 KiB)": [sprof, "record", "-s", "-o", out_json, "--", *workload],
-        "sprof record --unwind fp": [sprof, "record", "-s", "--unwind", "fp", "-o", out_json, "--", *workload],
+        "sprof record (dwarf, 16 KiB)": [sprof, "record", "-s", "--no-presymbolicate", "-o", out_json, "--", *workload],
+        "sprof record --unwind fp": [sprof, "record", "-s", "--no-presymbolicate", "--unwind", "fp", "-o", out_json, "--", *workload],
         "perf record -g": perf + ["-g", "--", *workload],
         "perf record --call-graph dwarf": perf + ["--call-graph", "dwarf", "--", *workload],
     }
@@ -150,9 +162,14 @@ def main():
               f"{mm([f.get('latency_ms', float('nan')) for f in facts])} |")
 
     print()
-    latencies = [exit_to_url_ms(sprof, workload) for _ in range(args.runs)]
-    print(f"Target exit -> Firefox Profiler URL printed (`sprof record --no-open`): "
-          f"{mm(latencies)} ms (min / median of {args.runs}).")
+    save_table(sprof, workload, out_json, args.runs)
+
+    print()
+    for extra, label in (((), "`sprof record --no-open`"),
+                         (("--no-presymbolicate",), "`sprof record --no-open --no-presymbolicate`")):
+        latencies = [exit_to_url_ms(sprof, workload, extra) for _ in range(args.runs)]
+        print(f"Target exit -> Firefox Profiler URL printed ({label}): "
+              f"{mm(latencies)} ms (min / median of {args.runs}).")
 
     # 10 kHz with 32 KiB stack copies on all CPUs: does anything get lost?
     print()
@@ -167,6 +184,28 @@ def main():
     _, _, out = run(perf_10k)
     samples, lost = perf_lost(out)
     print(f"| perf record --call-graph dwarf,32768 | {samples} | {lost} chunks |")
+
+
+def save_table(sprof, workload, out_json, runs):
+    """Saving with symbols embedded (the default) next to --no-presymbolicate, round-robin:
+    file size, and ms from the command's exit until the final file is in place."""
+    gecko, embedded = [], []
+    for _ in range(runs):
+        _, _, out = run([sprof, "record", "-s", "--no-presymbolicate", "-o", out_json, "--", *workload])
+        gecko.append(sprof_facts(out))
+        _, _, out = run([sprof, "record", "-s", "-o", out_json, "--", *workload])
+        embedded.append(sprof_facts(out))
+    samples = statistics.median(f.get("samples", 0) for f in embedded)
+    print(f"Saving {samples:.0f} samples ({' '.join(os.path.basename(w) for w in workload)}), "
+          f"min / median of {runs} runs:\n")
+    print("| saved as | file KiB | exit -> final file ms | of which embedding symbols ms |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| Gecko (`--no-presymbolicate`) | {mm([f['bytes'] / 1024 for f in gecko])} | "
+          f"{mm([f.get('latency_ms', float('nan')) for f in gecko])} | - |")
+    print(f"| self-contained (default) | "
+          f"{mm([f.get('self_contained_bytes', float('nan')) / 1024 for f in embedded])} | "
+          f"{mm([f.get('latency_ms', float('nan')) + f.get('embed_ms', float('nan')) for f in embedded])} | "
+          f"{mm([f.get('embed_ms', float('nan')) for f in embedded])} |")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include "load_command.hpp"
 #include "options.hpp"
 #include "record_command.hpp"
+#include "symbolicate_command.hpp"
 
 namespace {
 
@@ -38,6 +39,9 @@ int main(int argc, char** argv) {
   rec->add_option("-r,--rate", record.record.frequency_hz, "Sampling rate in Hz (default 1000)")
       ->check(CLI::Range(1, 100000));
   rec->add_flag("-s,--save-only", record.save_only, "Save the profile and exit, no server");
+  rec->add_flag_callback(
+      "--no-presymbolicate", [&record] { record.presymbolicate = false; },
+      "Save without embedded symbols (faster; names then need sprof's server and the binaries)");
   rec->add_option("--unwind", record.record.unwind, "User stack unwinding: dwarf (default) or fp")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, sprof::recorder::UnwindMode>{
@@ -74,6 +78,15 @@ int main(int argc, char** argv) {
   ld->add_option("profile", load.profile_path, "Profile file (.json or .json.gz)")->required();
   add_serve_options(*ld, load.serve);
 
+  SymbolicateCommandOptions symbolicate;
+  auto* sym = app.add_subcommand(
+      "symbolicate", "Embed symbols in a saved profile so it opens anywhere without sprof");
+  sym->add_option("profile", symbolicate.input, "Profile file (.json or .json.gz)")->required();
+  sym->add_option("-o,--output", symbolicate.output,
+                  "File to write (gzip when it ends in .gz; default: replace the input)");
+  sym->add_option("--symbol-dir", symbolicate.symbol_dirs,
+                  "Extra directory with debug files (by name or .build-id tree); repeatable");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -82,5 +95,6 @@ int main(int argc, char** argv) {
   }
 
   if (rec->parsed()) return run_record_command(record);
+  if (sym->parsed()) return run_symbolicate_command(symbolicate);
   return run_load_command(load);
 }

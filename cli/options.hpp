@@ -1,4 +1,5 @@
-// cli/options.hpp: parsed command-line options of `sprof record` and `sprof load`.
+// cli/options.hpp: parsed command-line options of `sprof record`, `sprof load` and
+// `sprof symbolicate`.
 #pragma once
 
 #include <string>
@@ -20,7 +21,15 @@ struct RecordCommandOptions {
   recorder::RecordOptions record;
   std::string output = "profile.json.gz";
   bool save_only = false;
+  // Embed symbols so the file opens anywhere (--no-presymbolicate turns it off).
+  bool presymbolicate = true;
   ServeOptions serve;
+};
+
+struct SymbolicateCommandOptions {
+  std::string input;
+  std::string output;  // empty: replace `input`
+  std::vector<std::string> symbol_dirs;
 };
 
 struct LoadCommandOptions {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "exit_codes.hpp"
+#include "self_contained.hpp"
 #include "serve.hpp"
 #include "signals.hpp"
 #include "sprof/profile/gecko_writer.hpp"
@@ -119,10 +120,19 @@ int run_record_command(const RecordCommandOptions& options) {
   print_stop_notes(recording, options.record);
   std::fflush(stdout);
 
-  if (!options.save_only) {
-    const int serve_code = serve_profile(options.output, options.serve, facts);
-    if (serve_code != kExitOk) return serve_code;
+  // The Gecko file is complete here; embedding symbols replaces it atomically when done.
+  int serve_code = kExitOk;
+  if (options.save_only) {
+    if (options.presymbolicate) {
+      const auto symbolicator = symbolicator_for(recording.profile, options.serve.symbol_dirs);
+      embed_symbols(recording.profile, *symbolicator, options.output, *written);
+    }
+  } else if (options.presymbolicate) {
+    serve_code = serve_and_embed_symbols(recording.profile, options.output, options.serve, facts);
+  } else {
+    serve_code = serve_profile(options.output, options.serve, facts);
   }
+  if (serve_code != kExitOk) return serve_code;
   return recording.status.shell_code();
 }
 

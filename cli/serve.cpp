@@ -1,18 +1,21 @@
 #include "serve.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "exit_codes.hpp"
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/profile_libraries.hpp"
 #include "sprof/api/profile_summary.hpp"
 #include "sprof/api/symbolication_api.hpp"
-#include "sprof/elf/vdso.hpp"
+#include "sprof/presymbolicate/embedded_symbols.hpp"
 #include "sprof/server/browser.hpp"
 #include "sprof/server/server.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "sprof/web/assets.hpp"
+#include "symbol_hints.hpp"
 
 namespace sprof::cli {
 
@@ -46,17 +49,6 @@ server::AssetProvider embedded_assets() {
   };
 }
 
-// The profile names the vdso "[vdso]", which is no file: point the symbolicator at a dump of
-// sprof's own vdso (the same image on the same kernel; the build-id check rejects another).
-void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
-  for (auto& hint : hints) {
-    if (hint.debug_name != elf::kVdsoName) continue;
-    const char* tmp = std::getenv("TMPDIR");
-    auto path = elf::write_own_vdso_image(tmp && *tmp ? tmp : "/tmp");
-    if (path.has_value()) hint.path = *path;
-  }
-}
-
 RecordingFacts facts_from_summary(const std::string& path, const api::ProfileSummary& summary) {
   RecordingFacts facts;
   // sprof names its profiles "sprof: <command>"; the page adds its own "sprof:" prefix.
@@ -72,43 +64,45 @@ RecordingFacts facts_from_summary(const std::string& path, const api::ProfileSum
   return facts;
 }
 
-}  // namespace
-
-int serve_profile(const std::string& profile_path, const ServeOptions& options,
-                  std::optional<RecordingFacts> facts) {
-  // The profile's libs say where each module's file was when it was recorded.
-  auto bytes = api::read_maybe_gzip_file(profile_path);
-  if (!bytes.has_value()) {
-    std::fprintf(stderr, "sprof: cannot read %s: %s\n", profile_path.c_str(),
-                 bytes.error().message.c_str());
-    return kExitFailure;
+// Runs `work` on its own thread; `finish` waits for it, saying so when the wait is noticeable.
+class BackgroundTask {
+ public:
+  explicit BackgroundTask(const std::function<void()>& work) {
+    if (work) thread_ = std::thread([this, work] {
+      work();
+      done_ = true;
+    });
   }
-  symbolicator::SymbolicatorOptions symbol_options;
-  symbol_options.symbol_dirs = options.symbol_dirs;
-  symbol_options.hints = api::library_hints_from_profile(*bytes);
-  if (!facts) {
-    // `sprof load` of an arbitrary file: say so now rather than let the browser fail later.
-    const api::ProfileSummary summary = api::summarize_profile(*bytes);
-    if (!summary.is_gecko_profile) {
-      std::fprintf(stderr, "sprof: %s is not a Gecko profile (no meta.version)\n",
-                   profile_path.c_str());
-      return kExitUsage;
+  ~BackgroundTask() { finish(); }
+  BackgroundTask(const BackgroundTask&) = delete;
+  BackgroundTask& operator=(const BackgroundTask&) = delete;
+
+  void finish() {
+    if (!thread_.joinable()) return;
+    if (!done_) {
+      std::printf("sprof: finishing the profile file before exiting\n");
+      std::fflush(stdout);
     }
-    facts = facts_from_summary(profile_path, summary);
+    thread_.join();
   }
-  add_vdso_hint(symbol_options.hints);
-  bytes->clear();
-  bytes->shrink_to_fit();
-  symbolicator::Symbolicator symbolicator(std::move(symbol_options));
-  api::SymbolicatorModuleSource modules(symbolicator);
-  api::SymbolicationApi symbolication(modules);
 
+ private:
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+};
+
+// Serves until Ctrl-C. `background` (if any) starts once the URL is printed and is waited for
+// before returning.
+int run_server(const std::string& profile_path, const ServeOptions& options,
+               const RecordingFacts& facts, api::ModuleSource& modules,
+               const std::function<void()>& background) {
+  api::SymbolicationApi symbolication(modules);
   server::ServerOptions server_options;
   server_options.bind_address = options.address;
   server_options.port = options.port;
   server_options.profile_path = profile_path;
   server_options.profiler_base = profiler_base(options);
-  server_options.page = page_info(*facts);
+  server_options.page = page_info(facts);
   server_options.assets = embedded_assets();
   server_options.handle_signals = true;
   server_options.api = [&symbolication](std::string_view path, std::string_view body) {
@@ -134,8 +128,47 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   std::printf("sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
               profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
   std::fflush(stdout);
+  BackgroundTask task(background);
   (*server)->run();
+  task.finish();
   return kExitOk;
+}
+
+}  // namespace
+
+int serve_profile(const std::string& profile_path, const ServeOptions& options,
+                  std::optional<RecordingFacts> facts) {
+  // The profile's libs say where each module's file was when it was recorded.
+  auto bytes = api::read_maybe_gzip_file(profile_path);
+  if (!bytes.has_value()) {
+    std::fprintf(stderr, "sprof: cannot read %s: %s\n", profile_path.c_str(),
+                 bytes.error().message.c_str());
+    return kExitFailure;
+  }
+  std::vector<symbolicator::ModuleHint> hints = api::library_hints_from_profile(*bytes);
+  if (!facts) {
+    // `sprof load` of an arbitrary file: say so now rather than let the browser fail later.
+    const api::ProfileSummary summary = api::summarize_profile(*bytes);
+    if (!summary.is_gecko_profile) {
+      std::fprintf(stderr, "sprof: %s is not a Gecko profile (no meta.version)\n",
+                   profile_path.c_str());
+      return kExitUsage;
+    }
+    facts = facts_from_summary(profile_path, summary);
+  }
+  bytes->clear();
+  bytes->shrink_to_fit();
+  const auto symbolicator = make_symbolicator(std::move(hints), options.symbol_dirs);
+  // A self-contained file answers from its own symbols for modules whose files are gone.
+  presymbolicate::EmbeddedFallbackModuleSource modules(*symbolicator, profile_path);
+  return run_server(profile_path, options, *facts, modules, {});
+}
+
+int serve_recorded_profile(const std::string& profile_path, const ServeOptions& options,
+                           const RecordingFacts& facts, symbolicator::Symbolicator& symbolicator,
+                           const std::function<void()>& background) {
+  api::SymbolicatorModuleSource modules(symbolicator);
+  return run_server(profile_path, options, facts, modules, background);
 }
 
 }  // namespace sprof::cli

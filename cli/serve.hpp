@@ -2,13 +2,16 @@
 //
 // Serving a saved profile, shared by `record` and `load`: wires the symbolicator and its JSON API
 // into the HTTP server, fills the landing page, opens the browser (or prints the URL) and runs
-// until Ctrl-C.
+// until Ctrl-C. A self-contained profile's embedded symbols answer for modules whose files are
+// gone.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "options.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
 #include "summary.hpp"
 
 namespace sprof::cli {
@@ -17,5 +20,12 @@ namespace sprof::cli {
 // what the profile itself says about its recording.
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
                   std::optional<RecordingFacts> facts);
+
+// For `record`: serves with a symbolicator the caller shares (maps built once for the server and
+// for presymbolication). `background` starts once the URL is printed, on its own thread, and is
+// waited for before returning.
+int serve_recorded_profile(const std::string& profile_path, const ServeOptions& options,
+                           const RecordingFacts& facts, symbolicator::Symbolicator& symbolicator,
+                           const std::function<void()>& background);
 
 }  // namespace sprof::cli

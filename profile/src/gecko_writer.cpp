@@ -1,10 +1,9 @@
 #include "sprof/profile/gecko_writer.hpp"
 
-#include <cstdio>
-
-#include "file_sink.hpp"
 #include "gecko_libs.hpp"
 #include "gecko_thread_writer.hpp"
+#include "json_file.hpp"
+#include "meta_writer.hpp"
 #include "sprof/core/json_writer.hpp"
 
 namespace sprof::profile {
@@ -13,58 +12,6 @@ namespace {
 
 // The only Gecko version that runs no upgraders in the front end (contract §2.1).
 constexpr int kGeckoVersion = 36;
-
-void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories) {
-  w.key("categories").begin_array();
-  for (const CategoryInfo& c : categories) {
-    w.begin_object().field("name", c.name).field("color", c.color);
-    w.key("subcategories").begin_array();
-    for (const std::string& s : c.subcategories) w.value(s);
-    if (c.subcategories.empty()) w.value("Other");  // the front end requires at least one
-    w.end_array().end_object();
-  }
-  w.end_array();
-}
-
-void write_schema_field(JsonWriter& w, const MarkerSchemaField& f) {
-  w.begin_object();
-  if (f.key.empty()) {
-    w.field("label", f.label).field("value", f.value);  // static field: schema description
-  } else {
-    w.field("key", f.key);
-    if (!f.label.empty()) w.field("label", f.label);
-    w.field("format", f.format);
-    if (f.searchable) w.field("searchable", true);
-  }
-  w.end_object();
-}
-
-void write_marker_schema(JsonWriter& w, const std::vector<MarkerSchema>& schemas) {
-  // The Gecko shape lists fields under `data`; `fields` (the processed name) fails the load.
-  w.key("markerSchema").begin_array();
-  for (const MarkerSchema& s : schemas) {
-    w.begin_object().field("name", s.name);
-    w.key("display").begin_array();
-    for (const std::string& d : s.display) w.value(d);
-    w.end_array();
-    if (!s.tooltip_label.empty()) w.field("tooltipLabel", s.tooltip_label);
-    if (!s.table_label.empty()) w.field("tableLabel", s.table_label);
-    if (!s.chart_label.empty()) w.field("chartLabel", s.chart_label);
-    w.key("data").begin_array();
-    for (const MarkerSchemaField& f : s.data) write_schema_field(w, f);
-    w.end_array().end_object();
-  }
-  w.end_array();
-}
-
-void write_extra(JsonWriter& w, const Meta& meta) {
-  w.key("sprof").begin_object();
-  for (const auto& [key, value] : meta.extra) {
-    w.key(key);
-    std::visit([&](const auto& v) { w.value(v); }, value);
-  }
-  w.end_object();
-}
 
 // `GeckoProfileFullMeta`, for the top level (contract §2.3).
 void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
@@ -78,21 +25,7 @@ void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
   w.value(root ? root->shutdown_time_ms : std::nullopt);
   w.field("interval", meta.interval_ms);
   w.field("stackwalk", 1).field("debug", 0).field("gcpoison", 0).field("asyncstack", 0);
-  w.field("processType", 0);
-  w.field("product", meta.product);
-  // "X11" is the front end's "Unix"; with no `toolkit`, `oscpu` is shown verbatim.
-  w.field("oscpu", meta.oscpu).field("platform", "X11").field("abi", meta.abi);
-  w.field("CPUName", meta.cpu_name);
-  w.field("logicalCPUs", meta.logical_cpus).field("physicalCPUs", meta.physical_cpus);
-  if (meta.has_cpu_deltas) {
-    // Without it, `threadCPUDelta` is ignored (contract §2.3).
-    w.key("sampleUnits").begin_object();
-    w.field("time", "ms").field("eventDelay", "ms").field("threadCPUDelta", "ns");
-    w.end_object();
-  }
-  write_categories(w, meta.categories);
-  write_marker_schema(w, meta.marker_schema);
-  write_extra(w, meta);
+  detail::write_shared_meta(w, meta);
   w.end_object();
 }
 
@@ -104,7 +37,7 @@ void write_short_meta(JsonWriter& w, const Meta& meta, const Process& process) {
   w.field("startTime", meta.start_time_ms);
   w.key("shutdownTime");
   w.value(process.shutdown_time_ms);
-  write_categories(w, meta.categories);
+  detail::write_categories(w, meta.categories);
   w.key("markerSchema").begin_array().end_array();  // all schemas live at the top level
   w.end_object();
 }
@@ -114,16 +47,7 @@ void write_libs(JsonWriter& w, const std::vector<Library>& libs) {
   for (const Library& lib : detail::normalize_libs(libs)) {
     w.begin_object();
     w.field("start", lib.start).field("end", lib.end).field("offset", lib.offset);
-    w.field("name", lib.name).field("path", lib.path);
-    w.field("debugName", lib.debug_name).field("debugPath", lib.debug_path);
-    w.field("breakpadId", lib.breakpad_id);
-    w.key("codeId");
-    if (lib.code_id.empty()) {
-      w.null();
-    } else {
-      w.value(lib.code_id);
-    }
-    w.field("arch", lib.arch);
+    detail::write_lib_identity(w, lib);
     w.end_object();
   }
   w.end_array();
@@ -179,15 +103,9 @@ std::string gecko_json_string(const Profile& profile) {
 }
 
 Result<uint64_t> write_gecko_file(const Profile& profile, const std::string& path) {
-  const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  SPROF_TRY(auto sink, detail::open_file_sink(path, gzip));
-  write_gecko_json(profile, [&](std::string_view chunk) { sink->write(chunk); });
-  auto written = sink->finish();
-  if (!written) {
-    std::remove(path.c_str());  // no half-written profile left behind
-    return std::move(written).error().with_context("writing profile");
-  }
-  return written;
+  return detail::write_json_file(path, [&](const detail::ChunkSink& sink) {
+    write_gecko_json(profile, sink);
+  });
 }
 
 }  // namespace sprof::profile

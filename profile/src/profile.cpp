@@ -17,18 +17,22 @@ std::vector<CategoryInfo> default_categories() {
   };
 }
 
-uint32_t Thread::intern_string(std::string_view s) {
-  if (auto it = string_index_.find(s); it != string_index_.end()) return it->second;
+uint32_t StringTable::intern(std::string_view s) {
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
   const auto index = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(s);
-  string_index_.emplace(strings_.back(), index);
+  index_.emplace(strings_.back(), index);
   return index;
 }
 
-std::optional<uint32_t> Thread::find_string(std::string_view s) const {
-  if (auto it = string_index_.find(s); it != string_index_.end()) return it->second;
+std::optional<uint32_t> StringTable::find(std::string_view s) const {
+  if (auto it = index_.find(s); it != index_.end()) return it->second;
   return std::nullopt;
 }
+
+uint32_t Thread::intern_string(std::string_view s) { return strings_.intern(s); }
+
+std::optional<uint32_t> Thread::find_string(std::string_view s) const { return strings_.find(s); }
 
 uint32_t Thread::intern_frame(std::string_view location, Category category) {
   const uint32_t location_index = intern_string(location);

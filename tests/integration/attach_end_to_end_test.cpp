@@ -27,7 +27,9 @@ TEST_CASE("an attach recording opens in the Firefox Profiler with the attached t
   BackgroundProcess target({target_path("it_attach")}, dir + "/target.log");
   REQUIRE_FALSE(target.wait_for_log("ready", 20s).empty());
 
-  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "-p",
+  // Gecko form: `read_profile` reads the file while it is served.
+  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "--no-presymbolicate", "-P", "0",
+                           "-o", out, "-p",
                            std::to_string(target.pid()), "-d", "1"},
                           dir + "/sprof.log");
   const std::string log = sprof.wait_for_log("sprof: open ", 60s);

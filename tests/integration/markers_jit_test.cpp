@@ -28,7 +28,9 @@ struct ServedRecording {
 
   ServedRecording(const std::string& tag, const std::vector<std::string>& command)
       : dir(make_temp_dir(tag)), out(dir + "/p.json.gz") {
-    std::vector<std::string> argv{kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--"};
+    // Kept in the Gecko form: `read_profile` reads the file while it is served.
+    std::vector<std::string> argv{kSprofExe, "record", "--no-open", "--no-presymbolicate",
+                                  "-P", "0", "-o", out, "--"};
     argv.insert(argv.end(), command.begin(), command.end());
     sprof = std::make_unique<BackgroundProcess>(argv, dir + "/sprof.log");
     const std::string log = sprof->wait_for_log("sprof: open ", std::chrono::seconds(60));

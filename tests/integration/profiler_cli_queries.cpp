@@ -34,6 +34,22 @@ int thread_index_of(const std::string& info_json, int64_t tid) {
   return -1;
 }
 
+std::vector<int64_t> process_pids(const std::string& info_json) {
+  std::vector<int64_t> pids;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array processes;
+  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS ||
+      doc["processes"].get(processes) != simdjson::SUCCESS) {
+    return pids;
+  }
+  for (auto p : processes) {
+    std::string_view pid;
+    if (p["pid"].get(pid) == simdjson::SUCCESS) pids.push_back(std::atoll(std::string(pid).c_str()));
+  }
+  return pids;
+}
+
 std::set<std::string> top_function_names(const std::string& samples_json) {
   std::set<std::string> names;
   simdjson::dom::parser parser;

@@ -19,6 +19,9 @@ std::string log_value_after(const std::string& log, const std::string& prefix);
 // The thread handle index ("t-N") of the thread with `tid` in `profile info --all --json`, or -1.
 int thread_index_of(const std::string& info_json, int64_t tid);
 
+// The pids of the processes in `profile info --all --json` (which prints them as strings).
+std::vector<int64_t> process_pids(const std::string& info_json);
+
 // One name per line, for failure messages.
 std::string join_lines(const std::set<std::string>& names);
 

@@ -145,7 +145,8 @@ std::string target_path(const std::string& name) { return std::string(kTargetsDi
 
 ProcessResult sprof_record(const std::string& out, const std::vector<std::string>& extra,
                            const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {kSprofExe, "record", "-s", "-o", out};
+  // The Gecko form: these tests look at what was recorded (addresses, libs, rows).
+  std::vector<std::string> argv = {kSprofExe, "record", "-s", "--no-presymbolicate", "-o", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());

@@ -57,7 +57,8 @@ ProfileView read_profile(const std::string& path);
 // A fresh empty directory under /tmp for one test.
 std::string make_temp_dir(const std::string& tag);
 
-// Runs `sprof record -s -o <out> <extra...> -- <command...>`.
+// Runs `sprof record -s --no-presymbolicate -o <out> <extra...> -- <command...>`: the Gecko form,
+// which `read_profile` reads.
 ProcessResult sprof_record(const std::string& out, const std::vector<std::string>& extra,
                            const std::vector<std::string>& command);
 

@@ -117,11 +117,14 @@ ProfilerCli::~ProfilerCli() {
   fs::remove_all(session_dir_, ec);
 }
 
-ProcessResult ProfilerCli::run_without_session(const std::vector<std::string>& args) {
+ProcessResult ProfilerCli::run_without_session(
+    const std::vector<std::string>& args,
+    const std::vector<std::pair<std::string, std::string>>& env) {
   std::vector<std::string> argv{node_, cli_js_};
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.env = {{"PROFILER_CLI_SESSION_DIR", session_dir_}};
+  options.env.insert(options.env.end(), env.begin(), env.end());
   return run_process(argv, options);
 }
 
@@ -137,9 +140,25 @@ ProcessResult ProfilerCli::load(const std::string& file_or_url, const std::strin
     args.push_back("--symbol-server");
     args.push_back(symbol_server);
   }
+  return start_daemon(args, {});
+}
+
+ProcessResult ProfilerCli::load_standalone(const std::string& file) {
+  // The daemon that `load` starts inherits the variable, and it decides on symbolication.
+  return start_daemon({"load", file}, {{"PROFILER_CLI_NO_SYMBOLICATE", "1"}});
+}
+
+ProcessResult ProfilerCli::start_daemon(const std::vector<std::string>& load_args,
+                                        const std::vector<std::pair<std::string, std::string>>& env) {
+  const auto attempt_load = [&] {
+    std::vector<std::string> args = load_args;
+    args.push_back("--session");
+    args.push_back(session_);
+    return run_without_session(args, env);
+  };
   // Even a failed load can leave a daemon behind, so always stop it later.
   loaded_ = true;
-  ProcessResult result = run(args);
+  ProcessResult result = attempt_load();
   // `load` gives the daemon it spawns a fixed 500 ms to start listening (profiler-cli 0.10.0)
   // and says "retrying often works" when node takes longer, as it does on a busy machine.
   // That is a start-up race of the tool, not a verdict on the profile: kill the half-started
@@ -150,7 +169,7 @@ ProcessResult ProfilerCli::load(const std::string& file_or_url, const std::strin
     if (!daemon) break;
     kill_and_reap_daemon(*daemon);
     session_ += "r";
-    result = run(args);
+    result = attempt_load();
   }
   return result;
 }

@@ -33,6 +33,9 @@ class ProfilerCli {
 
   // `load <file|URL> [--symbol-server URL] --session S`.
   ProcessResult load(const std::string& file_or_url, const std::string& symbol_server = "");
+  // `load <file>` with no symbol server and symbolication off (PROFILER_CLI_NO_SYMBOLICATE=1):
+  // the profile shows only what it carries itself.
+  ProcessResult load_standalone(const std::string& file);
   // `profile info --all --json` (--all: every process and thread, not the top 5).
   ProcessResult profile_info();
   // `thread info --thread t-N --json`.
@@ -45,8 +48,9 @@ class ProfilerCli {
   ProcessResult stop();
   // Any other command; `--session S` is appended.
   ProcessResult run(std::vector<std::string> args);
-  // Runs the CLI without a session argument (e.g. `--version`).
-  ProcessResult run_without_session(const std::vector<std::string>& args);
+  // Runs the CLI without a session argument (e.g. `--version`); `env` adds to the environment.
+  ProcessResult run_without_session(const std::vector<std::string>& args,
+                                    const std::vector<std::pair<std::string, std::string>>& env = {});
 
   const std::string& session() const { return session_; }
   const std::string& session_dir() const { return session_dir_; }
@@ -55,6 +59,10 @@ class ProfilerCli {
 
  private:
   ProfilerCli(std::string node, std::string cli_js, std::string session_dir, std::string session);
+  // Runs `load_args --session S` (which starts the session's daemon), retrying the tool's
+  // start-up race in a fresh session.
+  ProcessResult start_daemon(const std::vector<std::string>& load_args,
+                             const std::vector<std::pair<std::string, std::string>>& env);
 
   std::string node_;
   std::string cli_js_;

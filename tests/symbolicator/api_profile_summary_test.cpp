@@ -34,3 +34,21 @@ TEST_CASE("a document that does not parse gives an empty summary") {
   CHECK(s.threads == 0);
   CHECK(s.samples == 0);
 }
+
+TEST_CASE("a self-contained (processed) profile is summarized from its flat thread list") {
+  // Processed tables count their rows in `length`; every process's threads are in one list.
+  const char* json = R"({
+    "meta": {"version": 36, "preprocessedProfileVersion": 42, "product": "sprof: app",
+             "profilingStartTime": 0, "profilingEndTime": 500, "sprof": {"lostSamples": 1}},
+    "threads": [
+      {"pid": 10, "tid": 10, "samples": {"stack": [0, 1, 1], "time": [1, 2, 3], "length": 3}},
+      {"pid": 20, "tid": 20, "samples": {"stack": [0], "time": [4], "length": 1}}]
+  })";
+  const auto s = summarize_profile(json);
+  CHECK(s.is_gecko_profile);
+  CHECK(s.duration_s == doctest::Approx(0.5));
+  CHECK(s.processes == 2);
+  CHECK(s.threads == 2);
+  CHECK(s.samples == 4);
+  CHECK(s.lost == 1);
+}

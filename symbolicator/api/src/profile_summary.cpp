@@ -27,7 +27,8 @@ double number_of(Lookup value) {
 }
 
 // Adds one (sub)profile's threads and samples; pids are collected because an exec'd process
-// appears as two sub-profiles with one pid (contract section 2.13).
+// appears as two sub-profiles with one pid (contract section 2.13), and a processed profile lists
+// every process's threads in one array.
 void add_process(object profile, std::set<int64_t>& pids, ProfileSummary& summary) {
   array threads;
   if (profile["threads"].get(threads) != simdjson::SUCCESS) return;
@@ -35,8 +36,13 @@ void add_process(object profile, std::set<int64_t>& pids, ProfileSummary& summar
     ++summary.threads;
     int64_t pid = 0;
     if (thread["pid"].get(pid) == simdjson::SUCCESS) pids.insert(pid);
+    // Gecko tables hold rows under `data`; processed (self-contained) ones count them in `length`.
     array samples;
-    if (thread["samples"]["data"].get(samples) == simdjson::SUCCESS) summary.samples += samples.size();
+    if (thread["samples"]["data"].get(samples) == simdjson::SUCCESS) {
+      summary.samples += samples.size();
+    } else {
+      summary.samples += count_of(thread["samples"]["length"]);
+    }
   }
 }
 

@@ -84,9 +84,9 @@ Thread make_root_main() {
   t.pid = t.tid = F::kRootPid;
   const uint32_t start = t.intern_stack(std::nullopt, t.intern_address_frame(0x7ffff7dd4d90, Category::kUser));
   const uint32_t main = t.intern_stack(start, t.intern_address_frame(0x555555555200, Category::kUser));
-  const uint32_t leaf = t.intern_stack(main, t.intern_address_frame(0x555555555123, Category::kUser));
+  const uint32_t leaf = t.intern_stack(main, t.intern_address_frame(F::kDemoLeafAvma, Category::kUser));
   const uint32_t read = t.intern_stack(main, t.intern_address_frame(0x7ffff7e9a6d0, Category::kUser));
-  const uint32_t kernel = t.intern_stack(read, t.intern_address_frame(0xffffffff81234567, Category::kKernel));
+  const uint32_t kernel = t.intern_stack(read, t.intern_address_frame(F::kKernelFrameAvma, Category::kKernel));
   const uint32_t idle = t.intern_stack(kernel, t.intern_frame("schedule (in [kernel.kallsyms])", Category::kIdle));
   // The last two samples are out of order: the writer must sort them (stably) by time.
   const std::pair<uint32_t, double> rows[] = {{leaf, 1.0}, {leaf, 2.0}, {kernel, 3.0},
@@ -139,7 +139,7 @@ Process make_child(int64_t pid, const std::string& name, size_t samples, double 
   p.name = name;
   p.process_type = "child";
   p.shutdown_time_ms = start_ms + 3;
-  p.libs = {make_lib(0x555555554000, 0x555555556000, 0x1000, "/usr/bin/" + name,
+  p.libs = {make_lib(F::kDemoStart, 0x555555556000, F::kDemoOffset, "/usr/bin/" + name,
                      pid == F::kChildPid ? "aa0102030405060708090a0b0c0d0e0f10111213"
                                          : "bb0102030405060708090a0b0c0d0e0f10111213")};
   Thread t;
@@ -149,7 +149,7 @@ Process make_child(int64_t pid, const std::string& name, size_t samples, double 
   t.pid = t.tid = pid;
   t.register_time_ms = start_ms;
   const uint32_t root = t.intern_stack(std::nullopt, t.intern_address_frame(0x555555555010, Category::kUser));
-  const uint32_t leaf = t.intern_stack(root, t.intern_address_frame(0x555555555020, Category::kUser));
+  const uint32_t leaf = t.intern_stack(root, t.intern_address_frame(F::kChildLeafAvma, Category::kUser));
   for (size_t i = 0; i < samples; ++i) {
     t.add_sample(Sample{leaf, start_ms + 0.5 + static_cast<double>(i), 900000});
   }
@@ -173,7 +173,7 @@ profile::Profile make_sample_profile() {
   root.libs = {kernel_lib(),
                make_lib(0x7ffff7dc0000, 0x7ffff7f55000, 0x28000, "/usr/lib/x86_64-linux-gnu/libc.so.6",
                         "0c0fd0f3fbb6dd0b9b1e1c1a7fe2d1e3a6b0c6d1"),
-               make_lib(0x555555554000, 0x555555556000, 0x1000, "/home/user/demo",
+               make_lib(F::kDemoStart, 0x555555556000, F::kDemoOffset, "/home/user/demo",
                         "d1b2c3a4e5f60718293a4b5c6d7e8f9012345678"),
                make_lib(0x555555555800, 0x555555558000, 0, "/home/user/libpartial.so",
                         "c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4"),
@@ -185,6 +185,35 @@ profile::Profile make_sample_profile() {
   profile.processes.push_back(make_child(F::kChildPid, "child-cmd", F::kChildSamples, 2.0));
   profile.processes.push_back(make_child(F::kGrandchildPid, "grandchild", F::kGrandchildSamples, 3.0));
   return profile;
+}
+
+profile::ProfileSymbols make_sample_symbols(const profile::Profile& profile) {
+  using S = SampleSymbolFacts;
+  profile::ProfileSymbols symbols;
+  for (const auto& module : profile::native_addresses(profile)) {
+    const std::string& name = module.module.debug_name;
+    std::vector<std::pair<uint64_t, profile::AddressSymbol>> entries;
+    for (const uint64_t address : module.addresses) {
+      profile::AddressSymbol s;
+      if (name == "demo" && address == F::kDemoLeaf) {
+        s = {S::kDemoLeafFunction, S::kDemoLeafFunctionStart, S::kDemoLeafFunctionSize,
+             S::kDemoFile, S::kDemoLeafLine,
+             {{S::kInlineInner, S::kInlineFile, S::kInlineInnerLine},
+              {S::kInlineOuter, S::kInlineFile, S::kInlineOuterLine}}};
+      } else if (name == "demo") {
+        s = {S::kDemoOtherFunction, address - 8, 0x10, S::kDemoFile, 30, {}};
+      } else if (name == "libc.so.6") {
+        s = {S::kLibcFunction, address - 0x10, std::nullopt, "", 0, {}};
+      } else if (name == "child-cmd" && address != F::kChildLeaf) {
+        s = {S::kChildFunction, address & ~uint64_t{0xff}, 0x100, "", 0, {}};
+      } else if (name != "child-cmd") {
+        continue;  // not found: the module gets no entry at all
+      }
+      entries.emplace_back(address, std::move(s));
+    }
+    if (!entries.empty()) symbols.add_module(module.module, profile::ModuleSymbols(std::move(entries)));
+  }
+  return symbols;
 }
 
 }  // namespace sprof::test

@@ -188,23 +188,6 @@ void check_samples(element thread, const std::string& where, size_t stack_count,
   }
 }
 
-void check_payload_strings(element payload, const std::string& at, const ProfileFacts& facts,
-                           size_t string_count, Problems& problems) {
-  auto type = member(payload, "type");
-  auto name = type ? as_string(*type) : std::nullopt;
-  if (!name) return;
-  auto it = facts.string_index_fields.find(*name);
-  if (it == facts.string_index_fields.end()) return;
-  for (const std::string& key : it->second) {
-    auto v = member(payload, key);
-    if (!v || v->is_null()) continue;
-    auto index = as_index(*v);
-    if (!index || *index >= string_count) {
-      problems.add(at, "payload field " + key + " is not a valid string index");
-    }
-  }
-}
-
 void check_markers(element thread, const std::string& where, const ProfileFacts& facts,
                    size_t string_count, Problems& problems) {
   auto t = read_table(thread, "markers",
@@ -256,6 +239,23 @@ void check_markers(element thread, const std::string& where, const ProfileFacts&
 }
 
 }  // namespace
+
+void check_payload_strings(element payload, const std::string& at, const ProfileFacts& facts,
+                           size_t string_count, Problems& problems) {
+  auto type = member(payload, "type");
+  auto name = type ? as_string(*type) : std::nullopt;
+  if (!name) return;
+  auto it = facts.string_index_fields.find(*name);
+  if (it == facts.string_index_fields.end()) return;
+  for (const std::string& key : it->second) {
+    auto v = member(payload, key);
+    if (!v || v->is_null()) continue;
+    auto index = as_index(*v);
+    if (!index || *index >= string_count) {
+      problems.add(at, "payload field " + key + " is not a valid string index");
+    }
+  }
+}
 
 void check_thread(element thread, const std::string& where, const ProfileFacts& facts,
                   Problems& problems) {

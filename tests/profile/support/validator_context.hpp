@@ -70,6 +70,25 @@ inline std::optional<std::string_view> as_string(element e) {
   return s;
 }
 
+// Shared by both formats (meta_checks.cpp), contract §9.1 items 2-4.
+// Parses the document into `parser`; reports invalid JSON (simdjson also rejects invalid UTF-8,
+// NaN and Infinity, item 7) and a root that is not an object.
+std::optional<element> parse_document(std::string_view json, simdjson::dom::parser& parser,
+                                      Problems& problems);
+// Fills `facts.subcategory_counts`; checks the category rules.
+void check_categories(element meta, const std::string& where, const GeckoCheckOptions& options,
+                      ProfileFacts& facts, Problems& problems);
+// Checks the Gecko-shaped schema rules; records which payload fields hold string indexes.
+void check_marker_schema(element meta, const std::string& where, ProfileFacts& facts,
+                         Problems& problems);
+// startTime, interval, profilingStart/EndTime and sampleUnits of the top-level meta.
+void check_top_meta(element meta, const GeckoCheckOptions& options, Problems& problems);
+// debugName, breakpadId and codeId of one lib.
+void check_lib(element lib, const std::string& at, Problems& problems);
+// Payload fields that hold string indexes (per the schemas in `facts`) index `string_count`.
+void check_payload_strings(element payload, const std::string& at, const ProfileFacts& facts,
+                           size_t string_count, Problems& problems);
+
 // Checks one entry of a (sub)profile's `threads`.
 void check_thread(element thread, const std::string& where, const ProfileFacts& facts,
                   Problems& problems);

@@ -1,9 +1,9 @@
 // sprof/profile/profile.hpp
 //
 // The profile model: what sprof recorded, in the shape of the Firefox Profiler's Gecko format
-// (version 36, ../shared/docs/firefox-profiler-contract.md) but as plain C++ values. The recorder
-// fills it; `write_gecko_json` / `write_gecko_file` (gecko_writer.hpp) serialise it. It knows
-// nothing of perf or ELF.
+// (version 36) but as plain C++ values. The recorder fills it; gecko_writer.hpp serialises it as
+// Gecko JSON, processed_writer.hpp as a self-contained profile with symbols, and
+// profile_reader.hpp reads a Gecko file back into it. It knows nothing of perf, ELF or symbols.
 //
 // Times are milliseconds relative to `Meta::start_time_ms` (one origin for every process, so the
 // Gecko sub-profiles all share the top-level startTime). Each `Thread` interns its own strings,
@@ -21,6 +21,8 @@
 #include <unordered_map>
 #include <variant>
 #include <vector>
+
+#include "sprof/profile/string_table.hpp"
 
 namespace sprof::profile {
 
@@ -132,7 +134,7 @@ class Thread {
   // stores as indexes into this thread's string table.
   void add_marker(Marker m);
 
-  const std::vector<std::string>& strings() const { return strings_; }
+  const std::vector<std::string>& strings() const { return strings_.strings(); }
   const std::vector<FrameEntry>& frames() const { return frames_; }
   const std::vector<StackEntry>& stacks() const { return stacks_; }
   const std::vector<Sample>& samples() const { return samples_; }
@@ -146,14 +148,7 @@ class Thread {
     }
   };
 
-  // Transparent, so lookups by `std::string_view` don't allocate.
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-  };
-
-  std::vector<std::string> strings_;
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> string_index_;
+  StringTable strings_;
   std::vector<FrameEntry> frames_;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> frame_index_;   // (location, category)
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> address_frame_index_;  // (address, category)

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 
+#include "sprof/profile/native_symbols.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::test {
@@ -37,7 +38,41 @@ struct SampleProfileFacts {
   // "work\xff\xfeer": invalid bytes, each written as U+FFFD.
   static constexpr const char* kWorkerRawName = "work\xff\xfe" "er";
   static constexpr const char* kWorkerWrittenName = "work\xEF\xBF\xBD\xEF\xBF\xBD" "er";
+  // The root's "demo" mapping, and its main thread's user leaf (a sample leaf only), and the
+  // kernel frame that is both a sample leaf and the caller of the idle stack.
+  static constexpr uint64_t kDemoStart = 0x555555554000ULL;
+  static constexpr uint64_t kDemoOffset = 0x1000;
+  static constexpr uint64_t kDemoLeafAvma = 0x555555555123ULL;
+  static constexpr uint64_t kDemoLeaf = kDemoLeafAvma - (kDemoStart - kDemoOffset);
+  static constexpr uint64_t kKernelFrameAvma = 0xffffffff81234567ULL;
+  static constexpr uint64_t kKernelFrame = kKernelFrameAvma - kKernelStart;
+  // The child's leaf (in its own "child-cmd" mapping at the same place as "demo").
+  static constexpr uint64_t kChildLeafAvma = 0x555555555020ULL;
+  static constexpr uint64_t kChildLeaf = kChildLeafAvma - (kDemoStart - kDemoOffset);
 };
+
+// What `make_sample_symbols` answers (names demangled, as the symbolicator gives them).
+struct SampleSymbolFacts {
+  static constexpr const char* kDemoLeafFunction = "demo::compute(int)";
+  static constexpr uint64_t kDemoLeafFunctionStart = SampleProfileFacts::kDemoLeaf - 0x23;
+  static constexpr uint64_t kDemoLeafFunctionSize = 0x40;
+  static constexpr const char* kDemoFile = "/src/demo.cpp";
+  static constexpr uint32_t kDemoLeafLine = 12;
+  // The leaf's inline chain, outermost first.
+  static constexpr const char* kInlineOuter = "demo::scale(int)";
+  static constexpr const char* kInlineInner = "demo::square(int)";
+  static constexpr const char* kInlineFile = "/src/math.h";
+  static constexpr uint32_t kInlineOuterLine = 9;
+  static constexpr uint32_t kInlineInnerLine = 3;
+  static constexpr const char* kDemoOtherFunction = "main";  // every other "demo" address
+  static constexpr const char* kLibcFunction = "__libc_start_call_main";  // every libc address
+  static constexpr const char* kChildFunction = "child_main";  // the child's non-leaf addresses
+};
+
+// Symbols for `make_sample_profile()` as a symbolicator would answer: "demo" and libc named,
+// the demo leaf with an inline chain of two, the child's leaf without a function, and the
+// kernel, libpartial and the grandchild not found.
+profile::ProfileSymbols make_sample_symbols(const profile::Profile& profile);
 
 profile::Profile make_sample_profile();
 

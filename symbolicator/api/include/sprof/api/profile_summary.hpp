@@ -1,7 +1,7 @@
 // sprof/api/profile_summary.hpp
 //
-// What a saved Gecko profile says about its recording, for `sprof load`'s page: the same facts
-// `sprof record` prints in its summary line.
+// What a saved profile (Gecko, or self-contained processed) says about its recording, for
+// `sprof load`'s page: the same facts `sprof record` prints in its summary line.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 namespace sprof::api {
 
 struct ProfileSummary {
-  bool is_gecko_profile = false;  // a JSON object with a numeric meta.version
+  bool is_gecko_profile = false;  // a JSON object with a numeric meta.version (processed ones too)
   std::string product;      // meta.product, e.g. "sprof: make"
   double duration_s = 0;    // profilingEndTime - profilingStartTime
   uint64_t processes = 0;   // distinct pids over the top level and `processes`

@@ -1,0 +1,78 @@
+#include "self_contained.hpp"
+
+#include <cstdio>
+
+#include "serve.hpp"
+#include "sprof/presymbolicate/presymbolicate.hpp"
+#include "symbol_hints.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+// "1,234"
+std::string grouped(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+void print_report(const presymbolicate::SaveReport& report, const std::string& path,
+                  uint64_t previous_bytes) {
+  const auto& symbols = report.symbols;
+  const auto missing = symbols.missing();
+  std::printf("sprof: %s is self-contained (%s, was %s): %s of %s addresses named in %zu of %zu "
+              "modules; embedded in %.0f ms\n",
+              path.c_str(), human_bytes(report.bytes).c_str(), human_bytes(previous_bytes).c_str(),
+              grouped(symbols.named).c_str(), grouped(symbols.addresses).c_str(),
+              symbols.modules.size() - missing.size(), symbols.modules.size(),
+              symbols.elapsed_ms + report.write_ms);
+  // Lossy but normal: say which modules stay unnamed, and why.
+  constexpr size_t kShown = 5;
+  for (size_t i = 0; i < missing.size() && i < kShown; ++i) {
+    std::printf("sprof: no symbols for %s: %s\n", missing[i]->module.debug_name.c_str(),
+                missing[i]->error.c_str());
+  }
+  if (missing.size() > kShown) {
+    std::printf("sprof: ... and %zu more modules without symbols\n", missing.size() - kShown);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& symbolicator,
+                   const std::string& path, uint64_t previous_bytes) {
+  auto report = presymbolicate::save_self_contained(profile, symbolicator, path);
+  if (!report) {
+    std::fprintf(stderr, "sprof: cannot embed symbols in %s (it stays as it was): %s\n",
+                 path.c_str(), report.error().message.c_str());
+    return false;
+  }
+  print_report(*report, path, previous_bytes);
+  return true;
+}
+
+std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(
+    const profile::Profile& profile, const std::vector<std::string>& symbol_dirs) {
+  return make_symbolicator(presymbolicate::module_hints(profile), symbol_dirs);
+}
+
+int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
+                            const ServeOptions& options, const RecordingFacts& facts) {
+  const auto symbolicator = symbolicator_for(profile, options.symbol_dirs);
+  bool embedded = false;
+  const int code = serve_recorded_profile(path, options, facts, *symbolicator, [&] {
+    embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+    embedded = true;  // read after the thread is joined
+  });
+  // The server could not start: the file is still worth making self-contained.
+  if (!embedded) embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+  return code;
+}
+
+}  // namespace sprof::cli

@@ -1,0 +1,33 @@
+// cli/self_contained.hpp
+//
+// Making a profile file self-contained (symbols embedded; presymbolicate/): `record` does it by
+// default, at once with --save-only, otherwise in the background while the Gecko file it wrote
+// first is already served (the first page view never waits for symbols); `symbolicate` does it
+// for files made before.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "options.hpp"
+#include "sprof/profile/profile.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "summary.hpp"
+
+namespace sprof::cli {
+
+// Replaces `path` with the self-contained form of `profile` and prints what it did; `previous_bytes`
+// is the size of the file it replaces. False when it failed (printed; `path` is untouched).
+bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& symbolicator,
+                   const std::string& path, uint64_t previous_bytes);
+
+// A symbolicator that finds the files of `profile`'s modules.
+std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(
+    const profile::Profile& profile, const std::vector<std::string>& symbol_dirs);
+
+// `record` without --save-only: serves `path` (already written in the Gecko form) and embeds the
+// symbols in the background with the server's own symbolicator. Returns an exit code.
+int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
+                            const ServeOptions& options, const RecordingFacts& facts);
+
+}  // namespace sprof::cli

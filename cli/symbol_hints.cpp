@@ -1,0 +1,33 @@
+#include "symbol_hints.hpp"
+
+#include <cstdlib>
+
+#include "sprof/elf/vdso.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+// Every process on one kernel maps the same vdso image, so sprof's own stands in for the
+// recorded one; the build-id check rejects a dump from another kernel.
+void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
+  for (auto& hint : hints) {
+    if (hint.debug_name != elf::kVdsoName) continue;
+    const char* tmp = std::getenv("TMPDIR");
+    auto path = elf::write_own_vdso_image(tmp && *tmp ? tmp : "/tmp");
+    if (path.has_value()) hint.path = *path;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
+    std::vector<symbolicator::ModuleHint> hints, const std::vector<std::string>& symbol_dirs) {
+  symbolicator::SymbolicatorOptions options;
+  options.symbol_dirs = symbol_dirs;
+  add_vdso_hint(hints);
+  options.hints = std::move(hints);
+  return std::make_unique<symbolicator::Symbolicator>(std::move(options));
+}
+
+}  // namespace sprof::cli

@@ -1,0 +1,19 @@
+// cli/symbol_hints.hpp
+//
+// Building the symbolicator the way every command needs it: the profile's own libs say where each
+// module's files were when it was recorded, --symbol-dir adds directories, and the vdso, which
+// profiles name "[vdso]" (no file), is pointed at a dump of sprof's own.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sprof/symbolicator/symbolicator.hpp"
+
+namespace sprof::cli {
+
+std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
+    std::vector<symbolicator::ModuleHint> hints, const std::vector<std::string>& symbol_dirs);
+
+}  // namespace sprof::cli

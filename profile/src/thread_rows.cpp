@@ -1,0 +1,69 @@
+#include "thread_rows.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <type_traits>
+
+namespace sprof::profile::detail {
+
+ThreadProcess thread_process(const Thread& thread, const Process& process) {
+  return {thread.process_name.empty() ? process.name : thread.process_name,
+          thread.process_type.empty() ? process.process_type : thread.process_type,
+          thread.pid == 0 ? process.pid : thread.pid};
+}
+
+std::vector<uint32_t> sample_order(const std::vector<Sample>& samples) {
+  std::vector<uint32_t> order(samples.size());
+  std::iota(order.begin(), order.end(), 0U);
+  const bool sorted = std::is_sorted(samples.begin(), samples.end(),
+                                     [](const Sample& a, const Sample& b) {
+                                       return a.time_ms < b.time_ms;
+                                     });
+  if (!sorted) {
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return samples[a].time_ms < samples[b].time_ms;
+    });
+  }
+  return order;
+}
+
+MarkerTimes marker_times(const Marker& m) {
+  const std::optional<double> any = m.start_ms ? m.start_ms : m.end_ms;
+  const double start = m.start_ms.value_or(any.value_or(0));
+  const double end = m.end_ms.value_or(any.value_or(0));
+  switch (m.phase) {
+    case MarkerPhase::kInstant:
+    case MarkerPhase::kIntervalStart:
+      return {start, std::nullopt};
+    case MarkerPhase::kInterval:
+      return {start, std::max(start, end)};
+    case MarkerPhase::kIntervalEnd:
+      return {std::nullopt, end};
+  }
+  return {start, std::nullopt};
+}
+
+void write_marker_payload(JsonWriter& w, const Marker& m,
+                          const std::function<uint32_t(std::string_view)>& string_index) {
+  if (m.type.empty()) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("type", m.type);
+  for (const MarkerField& field : m.fields) {
+    w.key(field.key);
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, UniqueString>) {
+            w.value(string_index(v.text));
+          } else {
+            w.value(v);
+          }
+        },
+        field.value);
+  }
+  w.end_object();
+}
+
+}  // namespace sprof::profile::detail

@@ -1,0 +1,422 @@
+// Self-contained profiles end to end: `sprof record` a program built by the suite (presym_target:
+// a forced inline chain, vdso calls, short sleeps), then open the saved file the ways a user
+// shares it: in the Firefox Profiler's own code (profiler-cli) with no symbol server and
+// symbolication off; served by `sprof load` after the program's binary was deleted; made from an
+// older file by `sprof symbolicate`. Checks are on names, never on exit codes alone.
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <set>
+
+#include "http_test_client.hpp"
+#include "profiler_cli.hpp"
+#include "profiler_cli_queries.hpp"
+#include "recorded_profile.hpp"
+#include "sprof/api/profile_libraries.hpp"
+#include "sprof/profile/profile_reader.hpp"
+#include "sprof_test/json_query.hpp"
+#include "sprof_test/paths.hpp"
+#include "sprof_test/processed_validator.hpp"
+
+using namespace sprof::test;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTarget = "presym_target";
+// The outer function of the inline chain, as the symbolicator demangles it.
+constexpr const char* kOuter = "presym_target!sprof_target::inline_chain_outer(int)";
+
+// The 1-based line of "MARKER:<marker>" in the inline chain's source.
+uint32_t marker_line(const std::string& marker) {
+  std::ifstream in(std::string(kSourceDir) + "/tests/targets/symbols/inline_chain.cpp");
+  std::string line;
+  for (uint32_t n = 1; std::getline(in, line); ++n) {
+    if (line.find("MARKER:" + marker) != std::string::npos) return n;
+  }
+  FAIL("marker " << marker << " not found");
+  return 0;
+}
+
+// A copy of the target in `dir`, so a test can delete it after recording.
+std::string copy_target(const std::string& dir) {
+  const std::string copy = dir + "/" + kTarget;
+  fs::copy_file(target_path(kTarget), copy, fs::copy_options::overwrite_existing);
+  return copy;
+}
+
+// `sprof record -s [extra] -o <dir>/p.json.gz -- <dir>/presym_target 1`; returns the profile path.
+std::string record_target(const std::string& dir, const std::vector<std::string>& extra = {}) {
+  const std::string out = dir + "/p.json.gz";
+  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), {"--", copy_target(dir), "1"});
+  const ProcessResult r = run_process(argv);
+  INFO("sprof:\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return out;
+}
+
+std::string profile_text(const std::string& path) {
+  auto bytes = sprof::api::read_maybe_gzip_file(path);
+  REQUIRE_MESSAGE(bytes.has_value(), path);
+  return *bytes;
+}
+
+void require_self_contained(const std::string& path) {
+  const std::string text = profile_text(path);
+  REQUIRE(sprof::profile::detect_profile_format(text) == sprof::profile::ProfileFormat::kProcessed);
+  const auto problems = check_processed_profile(text);
+  INFO(join_problems(problems));
+  CHECK(problems.empty());
+}
+
+ProfilerCli locate_cli() {
+  auto cli = ProfilerCli::locate();
+  REQUIRE_MESSAGE(cli.has_value(), (cli ? "" : cli.error().message));
+  return std::move(*cli);
+}
+
+void require_loaded(const ProcessResult& r, const ProfilerCli& cli) {
+  INFO("load:\n" << r.out << r.err << "\n" << cli.session_log());
+  REQUIRE(r.exit_code == 0);
+}
+
+// The main thread of the recorded program (its only process) in a loaded session.
+std::string main_thread(ProfilerCli& cli) {
+  const std::string info = cli.profile_info().out;
+  const auto pids = process_pids(info);
+  REQUIRE(pids.size() == 1);
+  const int index = thread_index_of(info, pids[0]);
+  REQUIRE(index >= 0);
+  return "t-" + std::to_string(index);
+}
+
+struct CallNode {
+  std::string name;  // with library
+  std::string inline_status;
+  std::string handle;
+  int64_t total = 0;
+  int64_t self = 0;
+  std::vector<CallNode> children;
+};
+
+CallNode read_node(const JsonDoc& doc, const std::string& at) {
+  CallNode node{std::string(doc.string(at + "/nameWithLibrary").value_or("")),
+                std::string(doc.string(at + "/inlineStatus").value_or("")),
+                std::string(doc.string(at + "/functionHandle").value_or("")),
+                doc.integer(at + "/totalSamples").value_or(0),
+                doc.integer(at + "/selfSamples").value_or(0),
+                {}};
+  for (size_t i = 0; i < doc.size(at + "/children").value_or(0); ++i) {
+    node.children.push_back(read_node(doc, at + "/children/" + std::to_string(i)));
+  }
+  return node;
+}
+
+// The whole top-down call tree of the main thread, idle samples included.
+CallNode call_tree(ProfilerCli& cli) {
+  const ProcessResult r = cli.run({"thread", "samples-top-down", "--thread", main_thread(cli),
+                                   "--include-idle", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const JsonDoc doc(r.out);
+  REQUIRE(doc.ok());
+  return read_node(doc, "/regularCallTree");
+}
+
+void visit(const CallNode& node, const std::function<void(const CallNode&)>& f) {
+  f(node);
+  for (const CallNode& c : node.children) visit(c, f);
+}
+
+std::set<std::string> names_in(const CallNode& tree) {
+  std::set<std::string> names;
+  visit(tree, [&](const CallNode& n) { names.insert(n.name); });
+  names.erase("<root>");
+  return names;
+}
+
+bool same_tree(const CallNode& a, const CallNode& b) {
+  if (a.name != b.name || a.inline_status != b.inline_status || a.total != b.total ||
+      a.self != b.self || a.children.size() != b.children.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.children.size(); ++i) {
+    if (!same_tree(a.children[i], b.children[i])) return false;
+  }
+  return true;
+}
+
+// `sprof load --no-open -P 0 FILE`, serving until destroyed, with an HTTP client on its port
+// that posts to its API paths below the token.
+class LoadedFile {
+ public:
+  LoadedFile(const std::string& file, const std::string& dir)
+      : loader_({kSprofExe, "load", "--no-open", "-P", "0", file}, dir + "/load.log") {
+    const std::string log = loader_.wait_for_log("sprof: serving ", 30s);
+    INFO("sprof load:\n" << loader_.log());
+    REQUIRE_FALSE(log.empty());
+    // "... and symbols at http://127.0.0.1:PORT/TOKEN (page: ...)"
+    const std::string base = log_value_after(log, "and symbols at ");
+    const size_t colon = base.rfind(':');
+    const size_t slash = base.find('/', colon);
+    REQUIRE(colon != std::string::npos);
+    REQUIRE(slash != std::string::npos);
+    token_path_ = base.substr(slash);
+    http_.emplace(static_cast<uint16_t>(std::stoi(base.substr(colon + 1, slash - colon - 1))));
+  }
+  ~LoadedFile() { loader_.stop(SIGTERM, 10s); }
+
+  // POST <token><path> with a JSON body; the reply's JSON.
+  HttpResult post(const std::string& path, const std::string& body) {
+    return http_->request("POST", token_path_ + path, body);
+  }
+  int stop() { return loader_.stop(SIGTERM, 10s); }
+
+ private:
+  BackgroundProcess loader_;
+  std::string token_path_;
+  std::optional<HttpTestClient> http_;
+};
+
+// `"debugName": ..., "debugId": ...` of the target's module, for source/v1 and asm/v1 requests.
+std::string module_fields(const std::string& id) {
+  return R"("debugName":")" + std::string(kTarget) + R"(","debugId":")" + id + R"(")";
+}
+
+// The module `debug_name` of a profile's libs: its breakpadId.
+std::string breakpad_id_of(const std::string& text, const std::string& debug_name) {
+  for (const auto& hint : sprof::api::library_hints_from_profile(text)) {
+    if (hint.debug_name == debug_name) return hint.breakpad_id;
+  }
+  FAIL("no lib " << debug_name);
+  return "";
+}
+
+// The target's module in a self-contained file: its breakpadId and the symbols the file carries.
+struct EmbeddedTarget {
+  std::string id;
+  sprof::profile::ModuleSymbols symbols;
+};
+
+EmbeddedTarget embedded_target(const std::string& file) {
+  const std::string text = profile_text(file);
+  auto embedded = sprof::profile::read_embedded_symbols(text);
+  REQUIRE(embedded.has_value());
+  EmbeddedTarget target{breakpad_id_of(text, kTarget), {}};
+  const auto* module = embedded->find_module({kTarget, target.id});
+  REQUIRE(module != nullptr);
+  target.symbols = *module;
+  return target;
+}
+
+}  // namespace
+
+TEST_CASE("a saved profile opens with no server and shows names, inline frames and lines") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-standalone");
+  const std::string file = record_target(dir);
+  require_self_contained(file);
+
+  // No sprof is running: `record -s` exited. The names can only come from the file.
+  ProfilerCli cli = locate_cli();
+  require_loaded(cli.load_standalone(file), cli);
+  const CallNode tree = call_tree(cli);
+  const auto names = names_in(tree);
+  std::string all;
+  for (const auto& n : names) all += n + "\n";
+  INFO("functions:\n" << all);
+  CHECK(names.count(kOuter) == 1);  // demangled, with its namespace and parameters
+  CHECK(names.count(std::string(kTarget) + "!main") == 1);
+  std::optional<CallNode> inlined;
+  visit(tree, [&](const CallNode& n) {
+    if (n.name.find("!sprof_target::chain_c") != std::string::npos) inlined = n;
+  });
+  REQUIRE(inlined.has_value());
+  CHECK(inlined->inline_status == "inlined");
+  bool kernel = false;
+  bool vdso = false;
+  for (const auto& n : names) {
+    kernel |= n.starts_with("[kernel.kallsyms]!");
+    vdso |= n.starts_with("[vdso]!");
+    // The program, the kernel and the vdso are named everywhere (system libraries may have
+    // addresses their symbols do not cover, and show them as the front end does).
+    if (n.starts_with(std::string(kTarget) + "!") || n.starts_with("[")) {
+      CHECK_MESSAGE(n.find("!0x") == std::string::npos, n);
+      CHECK_MESSAGE(n.find("<unknown") == std::string::npos, n);
+    }
+  }
+  CHECK(kernel);
+  CHECK(vdso);
+
+  // The source positions of the inlined function: its file and the sampled line.
+  const ProcessResult annotated =
+      cli.run({"function", "annotate", inlined->handle, "--mode", "src", "--json"});
+  REQUIRE(annotated.exit_code == 0);
+  const JsonDoc annotation(annotated.out);
+  CHECK(std::string(annotation.string("/srcAnnotation/filename").value_or(""))
+            .ends_with("/inline_chain.cpp"));
+  const uint32_t body_c = marker_line("body_c");
+  int64_t samples_at_body = 0;
+  for (size_t i = 0; i < annotation.size("/srcAnnotation/lines").value_or(0); ++i) {
+    const std::string line = "/srcAnnotation/lines/" + std::to_string(i);
+    const auto number = annotation.integer(line + "/lineNumber").value_or(0);
+    if (number == body_c || number == body_c + 1) {
+      samples_at_body += annotation.integer(line + "/totalSamples").value_or(0);
+    }
+  }
+  CHECK(samples_at_body > 0);
+}
+
+TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the file") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-deleted");
+  const std::string file = record_target(dir);
+  fs::remove(dir + "/" + kTarget);
+  const auto [id, module] = embedded_target(file);
+  // Every address of the target the profile holds, and which of them sits in chain_c.
+  std::string frames;
+  std::optional<size_t> inline_index;
+  std::vector<std::string> expected;
+  for (const auto& [address, symbol] : module.entries()) {
+    if (!frames.empty()) frames += ",";
+    frames += "[0," + std::to_string(address) + "]";
+    if (!symbol.inlines.empty() && symbol.inlines[0].function.find("chain_c") != std::string::npos) {
+      inline_index = expected.size();
+    }
+    expected.push_back(symbol.function);
+  }
+  REQUIRE(inline_index.has_value());
+
+  LoadedFile loaded(file, dir);
+  const HttpResult reply = loaded.post(
+      "/symbolicate/v5", R"({"jobs":[{"memoryMap":[[")" + std::string(kTarget) + R"(",")" + id +
+                             R"("]],"stacks":[[)" + frames + "]]}]}");
+  REQUIRE(reply.status == 200);
+  const JsonDoc v5(reply.body);
+  REQUIRE(v5.ok());
+  CHECK(v5.boolean("/results/0/found_modules/" + std::string(kTarget) + "~1" + id) == true);
+  REQUIRE(v5.size("/results/0/stacks/0") == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    CHECK(v5.string("/results/0/stacks/0/" + std::to_string(i) + "/function") == expected[i]);
+  }
+  const std::string inline_frame = "/results/0/stacks/0/" + std::to_string(*inline_index);
+  CHECK(std::string(v5.string(inline_frame + "/inlines/0/function").value_or(""))
+            .find("chain_c") != std::string::npos);
+
+  // The file's word is not enough to read a source file, and there is no binary to disassemble.
+  const std::string file_name(v5.string(inline_frame + "/inlines/0/file").value_or(""));
+  const std::string offset(v5.string(inline_frame + "/module_offset").value_or(""));
+  const HttpResult source = loaded.post(
+      "/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset + R"(","file":")" +
+                        file_name + R"("})");
+  CHECK(JsonDoc(source.body).has("/error"));
+  CHECK_FALSE(JsonDoc(source.body).has("/source"));
+  const HttpResult assembly = loaded.post(
+      "/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + offset + R"(","size":"0x10"})");
+  CHECK(std::string(JsonDoc(assembly.body).string("/error").value_or("")).find("no binary") !=
+        std::string::npos);
+  CHECK(loaded.stop() == 0);
+}
+
+TEST_CASE("with the binary present, a self-contained file still gets source and assembly") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-present");
+  const std::string file = record_target(dir);
+  const auto [id, module] = embedded_target(file);
+  std::optional<std::pair<uint64_t, sprof::profile::AddressSymbol>> inlined;
+  for (const auto& entry : module.entries()) {
+    if (!entry.second.inlines.empty() && entry.second.function_size) inlined = entry;
+  }
+  REQUIRE(inlined.has_value());
+
+  LoadedFile loaded(file, dir);
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "0x%llx", static_cast<unsigned long long>(inlined->first));
+  const HttpResult source = loaded.post(
+      "/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset + R"(","file":")" +
+                        inlined->second.inlines.front().file + R"("})");
+  const JsonDoc source_reply(source.body);
+  INFO("source/v1: " << source.body.substr(0, 300));
+  CHECK(std::string(source_reply.string("/source").value_or("")).find("MARKER:body_c") !=
+        std::string::npos);
+  char start[32];
+  char size[32];
+  std::snprintf(start, sizeof start, "0x%llx",
+                static_cast<unsigned long long>(inlined->second.function_start));
+  std::snprintf(size, sizeof size, "0x%llx",
+                static_cast<unsigned long long>(*inlined->second.function_size));
+  const HttpResult assembly = loaded.post(
+      "/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + start + R"(","size":")" +
+                     size + R"("})");
+  const JsonDoc asm_reply(assembly.body);
+  INFO("asm/v1: " << assembly.body.substr(0, 300));
+  CHECK(asm_reply.size("/instructions").value_or(0) > 0);
+  CHECK(loaded.stop() == 0);
+}
+
+TEST_CASE("sprof symbolicate gives an older file the names sprof's server gives it") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-symbolicate");
+  const std::string gecko = record_target(dir, {"--no-presymbolicate"});
+  REQUIRE(sprof::profile::detect_profile_format(profile_text(gecko)) ==
+          sprof::profile::ProfileFormat::kGecko);
+
+  // Live: the Gecko file served by `sprof load`, symbolicated through its server.
+  CallNode live;
+  {
+    BackgroundProcess loader({kSprofExe, "load", "--no-open", "-P", "0", gecko}, dir + "/load.log");
+    const std::string log = loader.wait_for_log("sprof: open ", 30s);
+    INFO("sprof load:\n" << loader.log());
+    REQUIRE_FALSE(log.empty());
+    ProfilerCli cli = locate_cli();
+    require_loaded(cli.load(log_value_after(log, "sprof: open ")), cli);
+    live = call_tree(cli);
+    CHECK(loader.stop(SIGTERM, 10s) == 0);
+  }
+  CHECK(names_in(live).count(kOuter) == 1);
+
+  const std::string out = dir + "/self-contained.json.gz";
+  const ProcessResult r = run_process({kSprofExe, "symbolicate", gecko, "-o", out});
+  INFO("sprof symbolicate:\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("is self-contained") != std::string::npos);
+  require_self_contained(out);
+
+  ProfilerCli cli = locate_cli();
+  require_loaded(cli.load_standalone(out), cli);
+  const CallNode standalone = call_tree(cli);
+  // The same call tree, node for node: names, inline frames and sample counts.
+  CHECK(same_tree(live, standalone));
+}
+
+TEST_CASE("record prints the URL at once and makes the served file self-contained after") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-record");
+  const std::string out = dir + "/p.json.gz";
+  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--",
+                           copy_target(dir), "1"},
+                          dir + "/sprof.log");
+  const std::string opened = sprof.wait_for_log("sprof: open ", 60s);
+  INFO("sprof log:\n" << sprof.log());
+  REQUIRE_FALSE(opened.empty());
+  ProfilerCli live = locate_cli();
+  require_loaded(live.load(log_value_after(opened, "sprof: open ")), live);
+  const auto live_names = names_in(call_tree(live));
+  CHECK(live_names.count(kOuter) == 1);
+
+  const std::string done = sprof.wait_for_log("is self-contained", 120s);
+  REQUIRE_FALSE(done.empty());
+  // The first page view did not wait for the symbols.
+  CHECK(done.find("sprof: open ") < done.find("is self-contained"));
+  CHECK(sprof.stop(SIGINT, 30s) == 0);
+  require_self_contained(out);
+  ProfilerCli standalone = locate_cli();
+  require_loaded(standalone.load_standalone(out), standalone);
+  CHECK(names_in(call_tree(standalone)) == live_names);
+}
