@@ -157,12 +157,20 @@ TEST_CASE("leaf functions without frames unwind through every caller") {
 }
 
 TEST_CASE("frames in a shared library and callbacks from it unwind across both modules") {
-  check_phase_reaches(Phase::kSharedLib, {"lib_apply", "phase_shared_lib", "main"});
+  // The loop condition reads the clock from phase_shared_lib itself, so a sample may land there
+  // (more often on a busy machine, where clock_gettime can be slow) without lib_apply below it.
+  check_phase_reaches(Phase::kSharedLib, {"phase_shared_lib", "main"});
   CHECK(check_chain_from(Phase::kSharedLib, "exe_callback",
                          {"exe_callback", "lib_apply", "phase_shared_lib", "main"}) > 0);
   check_chain_from(Phase::kSharedLib, "lib_inner",
                    {"lib_inner", "lib_apply", "phase_shared_lib", "main"});
   CHECK(count_frame0_in_module(Phase::kSharedLib, "libunwind_target_lib") > 0);
+  // Every sample inside the library keeps the library's caller chain.
+  for (const Unwound* u : fixture().phase(Phase::kSharedLib)) {
+    if (u->frame0_module.find("libunwind_target_lib") == std::string::npos) continue;
+    INFO(describe(*u));
+    CHECK(ends_with(u->own_chain, {"lib_apply", "phase_shared_lib", "main"}));
+  }
 }
 
 TEST_CASE("samples inside libm, built without frame pointers, keep their calling function") {
