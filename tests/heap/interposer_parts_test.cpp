@@ -20,8 +20,11 @@ using namespace sprof::heap::interposer;
 namespace {
 
 struct Set {
-  explicit Set(size_t buckets) : storage(buckets) { set.init(storage.data(), buckets, &live); }
-  std::vector<AddressBucket> storage;
+  explicit Set(size_t buckets)
+      : storage(AddressSet::bytes_for(buckets) / sizeof(AddressBucket)) {
+    set.init(storage.data(), buckets, &live);
+  }
+  std::vector<AddressBucket> storage;  // buckets, then the filter
   uint64_t live = 0;
   AddressSet set{};
 };
@@ -34,7 +37,9 @@ TEST_CASE("address set remembers, forgets and counts live addresses") {
   CHECK(s.set.insert(0x2000));
   CHECK(s.live == 2);
   CHECK(s.set.contains(0x1000));
+  CHECK(s.set.may_contain(0x1000));
   CHECK(s.set.erase(0x1000));
+  CHECK_FALSE(s.set.may_contain(0x1000));
   CHECK_FALSE(s.set.erase(0x1000));
   CHECK_FALSE(s.set.contains(0x1000));
   CHECK_FALSE(s.set.erase(0x3000));
@@ -57,6 +62,8 @@ TEST_CASE("address set spills into the next buckets and refuses when all within 
   CHECK(s.live <= 16 * 7);
   CHECK(refused > 0);
   for (const uint64_t k : inserted) CHECK(s.set.erase(k));
+  // Refused inserts left no trace in the filter either.
+  for (uint64_t k = 1; k < 100100; ++k) REQUIRE_FALSE(s.set.may_contain(k * 16));
 }
 
 TEST_CASE("address set stays consistent under concurrent inserts and erases") {

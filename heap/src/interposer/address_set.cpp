@@ -3,19 +3,25 @@
 
 namespace sprof::heap::interposer {
 
-void AddressSet::init(AddressBucket* buckets, size_t bucket_count, uint64_t* live) {
-  buckets_ = buckets;
+void AddressSet::init(void* memory, size_t bucket_count, uint64_t* live) {
+  buckets_ = static_cast<AddressBucket*>(memory);
+  filter_ = reinterpret_cast<uint16_t*>(buckets_ + bucket_count);
   mask_ = bucket_count - 1;
   shift_ = 64U - static_cast<unsigned>(__builtin_ctzll(bucket_count));
   live_ = live;
 }
 
 size_t AddressSet::home(uint64_t key) const {
-  // Blocks are 16-byte aligned: drop the always-zero bits, then Fibonacci-hash (top bits).
-  return static_cast<size_t>(((key >> 4) * 0x9E3779B97F4A7C15ULL) >> shift_);
+  // Blocks are 16-byte aligned (mix drops the zero bits); Fibonacci hashing, top bits.
+  return static_cast<size_t>(mix(key) >> shift_);
 }
 
 bool AddressSet::insert(uint64_t key) {
+  // Counted before the key can be found, so may_contain never says no to a present key. A
+  // 16-bit counter would need 65,536 live keys on one slot to wrap: kMaxTrackedCapacityLog2
+  // keeps the average at 1,024.
+  uint16_t& count = filter_[filter_slot(key)];
+  __atomic_fetch_add(&count, 1, __ATOMIC_RELEASE);
   size_t b = home(key);
   for (size_t probe = 0; probe < kMaxProbeBuckets; ++probe, b = (b + 1) & mask_) {
     AddressBucket& bucket = buckets_[b];
@@ -33,10 +39,12 @@ bool AddressSet::insert(uint64_t key) {
     if (__atomic_load_n(&bucket.overflowed, __ATOMIC_RELAXED) == 0)
       __atomic_store_n(&bucket.overflowed, 1, __ATOMIC_RELEASE);
   }
+  __atomic_fetch_sub(&count, 1, __ATOMIC_RELEASE);
   return false;
 }
 
 bool AddressSet::erase(uint64_t key) {
+  if (!may_contain(key)) return false;
   size_t b = home(key);
   for (size_t probe = 0; probe < kMaxProbeBuckets; ++probe, b = (b + 1) & mask_) {
     AddressBucket& bucket = buckets_[b];
@@ -45,6 +53,7 @@ bool AddressSet::erase(uint64_t key) {
       if (__atomic_load_n(&slot, __ATOMIC_ACQUIRE) == key &&
           __atomic_compare_exchange_n(&slot, &expected, 0, false, __ATOMIC_ACQ_REL,
                                       __ATOMIC_RELAXED)) {
+        __atomic_fetch_sub(&filter_[filter_slot(key)], 1, __ATOMIC_RELEASE);
         __atomic_fetch_sub(live_, 1, __ATOMIC_RELAXED);
         return true;
       }

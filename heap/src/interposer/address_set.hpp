@@ -11,6 +11,12 @@
 // lookup reads one cache line unless the home bucket ever overflowed. Keys are block addresses
 // (never 0: 0 marks an empty slot).
 //
+// In front of the buckets sits a counting filter: kFilterSlots 16-bit counters (32 KiB, small
+// enough to stay in cache), each counting the keys that hash to it. free() reads one counter;
+// zero means "certainly not sampled", which spares it the bucket probe (a cache miss in a table
+// of hundreds of KiB) for almost every block. Counters are bumped before a key is published and
+// dropped after it is removed, so a zero is never wrong.
+//
 // Memory is provided by the caller (zeroed, e.g. a fresh anonymous mapping): no allocation.
 #pragma once
 
@@ -28,10 +34,17 @@ static_assert(sizeof(AddressBucket) == 64);
 class AddressSet {
  public:
   static constexpr size_t kMaxProbeBuckets = 8;
+  static constexpr size_t kFilterSlots = size_t{1} << 14;
 
-  // `bucket_count` must be a power of two, at least 2; `buckets` zeroed. `live` counts the keys present,
-  // read by free() to skip the probe entirely while it is 0.
-  void init(AddressBucket* buckets, size_t bucket_count, uint64_t* live);
+  // `memory` (zeroed, 64-byte aligned) holds bytes_for(bucket_count); `bucket_count` must be a
+  // power of two, at least 2. `live` counts the keys present, read by free() to skip even the
+  // filter while it is 0.
+  void init(void* memory, size_t bucket_count, uint64_t* live);
+
+  // False only if the key is certainly absent. One 2-byte load.
+  bool may_contain(uint64_t key) const {
+    return __atomic_load_n(&filter_[filter_slot(key)], __ATOMIC_ACQUIRE) != 0;
+  }
 
   // False when every bucket within reach is full: the caller records the block as untracked.
   bool insert(uint64_t key);
@@ -39,14 +52,22 @@ class AddressSet {
   bool erase(uint64_t key);
   bool contains(uint64_t key) const;
 
-  static size_t bytes_for(size_t bucket_count) { return bucket_count * sizeof(AddressBucket); }
+  static size_t bytes_for(size_t bucket_count) {
+    return bucket_count * sizeof(AddressBucket) + kFilterSlots * sizeof(uint16_t);
+  }
 
  private:
+  static uint64_t mix(uint64_t key) { return (key >> 4) * 0x9E3779B97F4A7C15ULL; }
+  // Bits 20..33 of the mix; bucket indexes take the top bits, so the two are independent.
+  static size_t filter_slot(uint64_t key) {
+    return static_cast<size_t>(mix(key) >> 20) & (kFilterSlots - 1);
+  }
   size_t home(uint64_t key) const;
 
   // No member initialisers: an AddressSet lives in .bss and must need no constructor (see
   // interposer.hpp). Unusable until init().
   AddressBucket* buckets_;
+  uint16_t* filter_;
   size_t mask_;
   unsigned shift_;
   uint64_t* live_;

@@ -12,7 +12,8 @@
 // Both calls are in tail position so that the compiler emits `jmp` and no frame: the stub then
 // sees the caller's registers and stack (tests/heap/interposer_test.cpp checks it).
 //
-// free() costs one load when no sampled block is live, and one hash probe otherwise.
+// free() costs one load when no sampled block is live, and one more (a 32 KiB filter) otherwise;
+// only blocks the filter cannot rule out pay a hash probe.
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -41,8 +42,16 @@ inline bool watching_frees() {
   return __atomic_load_n(&g_process.watch_frees, __ATOMIC_RELAXED) != 0;
 }
 
+// Whether a free must go to the slow path: in record-all mode always, when sampling only if the
+// block may be a live sampled one (the address set's filter: one load from 32 KiB).
+inline bool free_needs_hook(void* block) {
+  if (SPROF_HEAP_LIKELY(block == nullptr || !watching_frees())) return false;
+  const Process& p = g_process;
+  return p.sample_interval == 0 || p.tracked.may_contain(reinterpret_cast<uint64_t>(block));
+}
+
 inline void release(void* block) {
-  if (SPROF_HEAP_UNLIKELY(block != nullptr && watching_frees())) return free_slow(block);
+  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) return free_slow(block);
   return __libc_free(block);
 }
 
@@ -68,7 +77,7 @@ SPROF_HEAP_EXPORT void* realloc(void* block, size_t size) noexcept {
     release(block);
     return nullptr;
   }
-  if (SPROF_HEAP_LIKELY(!(block != nullptr && watching_frees()) && take_fast(t_thread, size)))
+  if (SPROF_HEAP_LIKELY(!free_needs_hook(block) && take_fast(t_thread, size)))
     return __libc_realloc(block, size);
   return sprof_heap_capture_realloc(block, size);
 }

@@ -28,7 +28,7 @@ Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
   if (!fd.valid()) return unexpected(Error::from_errno("memfd_create(sprof-heap-ring)"));
   if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0)
     return unexpected(Error::from_errno("ftruncate(heap ring, " + std::to_string(size) + ")"));
-  void* area = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+  void* area = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (area == MAP_FAILED)
     return unexpected(Error::from_errno("mmap(heap ring, " + std::to_string(size) + ")"));
   // A fresh memfd reads as zeros: head, tail and totals start at 0.
