@@ -150,10 +150,8 @@ int run(Options& o) {
     std::fprintf(stderr, "sprof-heap-run: %s\n", reader.error().message.c_str());
     return 2;
   }
-  const char* preload = std::getenv("LD_PRELOAD");
-  auto overrides = heap_child_environment(o.library, ring->path_for_children(),
-                                          preload ? std::optional<std::string_view>(preload)
-                                                  : std::nullopt);
+  auto overrides =
+      heap_child_environment(o.library, ring->path_for_children(), std::getenv("LD_PRELOAD"));
   if (!overrides) {
     std::fprintf(stderr, "sprof-heap-run: %s\n", overrides.error().message.c_str());
     return 2;

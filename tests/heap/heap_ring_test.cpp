@@ -42,6 +42,10 @@ TEST_CASE("ring options outside the format's bounds are refused") {
   SUBCASE("data size not a power of two") { options.data_bytes = 3 << 20; }
   SUBCASE("stack copy too large") { options.stack_copy_bytes = 1 << 20; }
   SUBCASE("tracked capacity too small") { options.tracked_capacity_log2 = 2; }
+  SUBCASE("ring too small for four records with full stack copies") {
+    options.data_bytes = 64 * 1024;
+    options.stack_copy_bytes = 32 * 1024;
+  }
   auto ring = MappedHeapRing::create(options);
   REQUIRE_FALSE(ring.has_value());
   CHECK(ring.error().code == sprof::Errc::kInvalidArgument);
@@ -49,16 +53,16 @@ TEST_CASE("ring options outside the format's bounds are refused") {
 
 TEST_CASE("the child environment preloads the interposer first and names the ring") {
   auto env = heap_child_environment("/opt/sprof/lib/sprof/libsprof-heap.so", "/proc/1/fd/3",
-                                    std::string_view("/usr/lib/other.so"));
+                                    "/usr/lib/other.so");
   REQUIRE(env.has_value());
   CHECK(*env == std::vector<std::string>{
                     "LD_PRELOAD=/opt/sprof/lib/sprof/libsprof-heap.so:/usr/lib/other.so",
                     "SPROF_HEAP_RING=/proc/1/fd/3"});
-  auto alone = heap_child_environment("/x/libsprof-heap.so", "/proc/1/fd/3", std::nullopt);
+  auto alone = heap_child_environment("/x/libsprof-heap.so", "/proc/1/fd/3", nullptr);
   REQUIRE(alone.has_value());
   CHECK((*alone)[0] == "LD_PRELOAD=/x/libsprof-heap.so");
-  CHECK_FALSE(heap_child_environment("/my dir/libsprof-heap.so", "/p", std::nullopt).has_value());
-  CHECK_FALSE(heap_child_environment("/a:b/libsprof-heap.so", "/p", std::nullopt).has_value());
+  CHECK_FALSE(heap_child_environment("/my dir/libsprof-heap.so", "/p", nullptr).has_value());
+  CHECK_FALSE(heap_child_environment("/a:b/libsprof-heap.so", "/p", nullptr).has_value());
 }
 
 TEST_CASE("the interposer is looked for next to sprof, in lib/sprof, then in the build tree") {

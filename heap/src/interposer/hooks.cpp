@@ -61,22 +61,21 @@ Verdict enter(ThreadState& t, uint64_t size) {
 
 void leave(ThreadState& t, Verdict v) {
   if (v == Verdict::kNested) return;
-  if (v == Verdict::kRecord) flush_counts(t);
+  if (v == Verdict::kRecord && flush_due(t)) flush_counts(t);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   t.in_hook = 0;
 }
 
 void record(ThreadState& t, const AllocEvent& event, const CapturedRegs& regs) {
   Process& p = g_process;
-  RingCounters& c = p.header->counters;
-  __atomic_fetch_add(&c.sampled_allocations, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&c.sampled_bytes, event.size, __ATOMIC_RELAXED);
+  ++t.pending_sampled;
+  t.pending_sampled_bytes += event.size;
   uint16_t flags = 0;
   if (p.sample_interval == 0) {
     flags |= kFlagAllMode;
   } else if (!p.tracked.insert(event.address)) {
     flags |= kFlagUntracked;
-    __atomic_fetch_add(&c.untracked_samples, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p.header->counters.untracked_samples, 1, __ATOMIC_RELAXED);
   }
   if (!write_alloc_record(t, event, flags, regs) && (flags & kFlagUntracked) == 0 &&
       p.sample_interval != 0) {

@@ -43,10 +43,14 @@ struct ThreadState {
   // Bytes this thread may still allocate before the next sample. 0 sends every call to the slow
   // path (a new thread, record-all mode, a process not yet attached).
   uint64_t countdown;
-  // Counted on every call, added to the ring's totals in batches.
+  // Counted here, added to the ring's totals in batches (flush_counts): shared atomics on every
+  // sample cost more than the rest of recording it.
   uint64_t pending_allocations;
   uint64_t pending_bytes;
   uint64_t pending_reentrant;
+  uint64_t pending_sampled;
+  uint64_t pending_sampled_bytes;
+  uint64_t pending_free_records;
   uint64_t random_state;
   uint32_t pid;
   uint32_t tid;
@@ -90,6 +94,10 @@ inline Attachment attachment() {
 void try_attach();
 void refresh_thread(ThreadState& t);
 void flush_counts(ThreadState& t);
+// Whether enough has been counted to be worth adding to the totals now.
+inline bool flush_due(const ThreadState& t) {
+  return t.pending_sampled + t.pending_free_records >= 32 || t.pending_allocations >= (1u << 20);
+}
 uint64_t monotonic_ns();
 
 }  // namespace sprof::heap::interposer

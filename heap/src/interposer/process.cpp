@@ -101,6 +101,9 @@ void in_fork_child() {
   t.pending_allocations = 0;
   t.pending_bytes = 0;
   t.pending_reentrant = 0;
+  t.pending_sampled = 0;
+  t.pending_sampled_bytes = 0;
+  t.pending_free_records = 0;
   announce(AttachHow::kFork);
 }
 
@@ -177,6 +180,9 @@ void flush_counts(ThreadState& t) {
   move_count(t.pending_allocations, &RingCounters::allocations);
   move_count(t.pending_bytes, &RingCounters::allocated_bytes);
   move_count(t.pending_reentrant, &RingCounters::reentrant_calls);
+  move_count(t.pending_sampled, &RingCounters::sampled_allocations);
+  move_count(t.pending_sampled_bytes, &RingCounters::sampled_bytes);
+  move_count(t.pending_free_records, &RingCounters::free_records);
 }
 
 }  // namespace sprof::heap::interposer

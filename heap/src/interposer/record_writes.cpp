@@ -42,7 +42,7 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
       const uint64_t available = end - regs.sp;
       stack_bytes = available < p.stack_copy_bytes ? static_cast<uint32_t>(available & ~7ULL)
                                                    : p.stack_copy_bytes;
-      if (available <= p.stack_copy_bytes) flags |= kFlagStackReachedEnd;
+      if (regs.sp + stack_bytes == end) flags |= kFlagStackReachedEnd;
     } else {
       flags |= kFlagNoStack;
       __atomic_fetch_add(&p.header->counters.stack_copy_failures, 1, __ATOMIC_RELAXED);
@@ -84,7 +84,7 @@ bool write_free_record(ThreadState& t, uint64_t address) {
   p.writer.begin_record(pos, kFreeRecordBytes, RecordKind::kFree, flags, event_fields(t));
   p.writer.write(pos, sizeof(RecordHeader) + sizeof(EventFields), &address, sizeof address);
   p.writer.commit(pos);
-  __atomic_fetch_add(&p.header->counters.free_records, 1, __ATOMIC_RELAXED);
+  ++t.pending_free_records;
   return true;
 }
 

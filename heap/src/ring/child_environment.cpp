@@ -13,15 +13,15 @@ namespace sprof::heap {
 
 Result<std::vector<std::string>> heap_child_environment(
     const std::string& interposer_path, const std::string& ring_path,
-    std::optional<std::string_view> existing_ld_preload) {
+    const char* existing_ld_preload) {
   // ld.so splits LD_PRELOAD at spaces and colons.
   if (interposer_path.find_first_of(" :") != std::string::npos)
     return fail(Errc::kInvalidArgument,
                 "cannot preload '" + interposer_path + "': LD_PRELOAD cannot hold a path with a "
                 "space or colon");
   std::string preload = interposer_path;
-  if (existing_ld_preload && !existing_ld_preload->empty())
-    preload += ":" + std::string(*existing_ld_preload);
+  if (existing_ld_preload != nullptr && existing_ld_preload[0] != '\0')
+    preload += ":" + std::string(existing_ld_preload);
   return std::vector<std::string>{"LD_PRELOAD=" + preload,
                                   std::string(kRingEnvVar) + "=" + ring_path};
 }

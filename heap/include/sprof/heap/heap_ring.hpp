@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,12 +60,13 @@ class MappedHeapRing {
 };
 
 // "NAME=value" entries to add to a launched program's environment. Our library goes first in
-// LD_PRELOAD, before `existing_ld_preload` (the value in sprof's own environment, if any).
+// LD_PRELOAD, before `existing_ld_preload` (sprof's own LD_PRELOAD: getenv's result, may be
+// null).
 // Errc::kInvalidArgument if the library path holds a separator LD_PRELOAD cannot carry
 // (space or colon).
 [[nodiscard]] Result<std::vector<std::string>> heap_child_environment(
     const std::string& interposer_path, const std::string& ring_path,
-    std::optional<std::string_view> existing_ld_preload);
+    const char* existing_ld_preload);
 
 inline constexpr const char* kInterposerFileName = "libsprof-heap.so";
 

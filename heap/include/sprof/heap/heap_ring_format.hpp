@@ -60,28 +60,10 @@ struct RingConfig {
 };
 static_assert(sizeof(RingConfig) == 64);
 
-// Checks a configuration both sides can rely on. Returns nullptr when it is usable, otherwise
-// a static description of the first problem (no allocation: the interposer calls this too).
-// `area_bytes` is the size of the whole shared area.
-inline constexpr const char* ring_config_problem(const RingConfig& c, uint64_t area_bytes) {
-  if (c.magic != kRingMagic) return "bad magic";
-  if (c.version != kRingVersion) return "unknown version";
-  if (c.header_bytes != kRingHeaderBytes) return "bad header size";
-  if (c.data_bytes < kMinDataBytes || c.data_bytes > kMaxDataBytes) return "data size out of range";
-  if ((c.data_bytes & (c.data_bytes - 1)) != 0) return "data size not a power of two";
-  if (area_bytes < c.header_bytes || area_bytes - c.header_bytes < c.data_bytes)
-    return "area smaller than header + data";
-  if (c.stack_copy_bytes > kMaxStackCopyBytes || c.stack_copy_bytes % 8 != 0)
-    return "stack copy size out of range";
-  if (c.tracked_capacity_log2 < kMinTrackedCapacityLog2 ||
-      c.tracked_capacity_log2 > kMaxTrackedCapacityLog2)
-    return "tracked capacity out of range";
-  return nullptr;
-}
-
-// Totals the interposers add to (atomically, shared by every attached process). Allocation
-// counts are gathered per thread and added in batches (at each sampled allocation, at thread
-// exit, at process exit), so a thread killed or exec'd loses at most one batch.
+// Totals the interposers add to (atomically, shared by every attached process). The counts of
+// calls, samples and free records are gathered per thread and added in batches (every 32
+// records or 2^20 calls, at thread exit, at process exit), so a thread that is killed or calls
+// exec loses at most one batch; read them after the program has exited.
 struct RingCounters {
   uint64_t attached_processes;   // processes (or fork children) that mapped the ring
   uint64_t allocations;          // allocation calls seen (sampled or not)
@@ -220,5 +202,27 @@ inline constexpr uint32_t attach_record_bytes(uint32_t exe_bytes) {
 }
 // No valid record is larger than this; a reader rejects bigger sizes without looking further.
 inline constexpr uint32_t kMaxRecordBytes = alloc_record_bytes(kMaxStackCopyBytes);
+
+// Checks a configuration both sides can rely on. Returns nullptr when it is usable, otherwise
+// a static description of the first problem (no allocation: the interposer calls this too).
+// `area_bytes` is the size of the whole shared area.
+inline constexpr const char* ring_config_problem(const RingConfig& c, uint64_t area_bytes) {
+  if (c.magic != kRingMagic) return "bad magic";
+  if (c.version != kRingVersion) return "unknown version";
+  if (c.header_bytes != kRingHeaderBytes) return "bad header size";
+  if (c.data_bytes < kMinDataBytes || c.data_bytes > kMaxDataBytes) return "data size out of range";
+  if ((c.data_bytes & (c.data_bytes - 1)) != 0) return "data size not a power of two";
+  if (area_bytes < c.header_bytes || area_bytes - c.header_bytes < c.data_bytes)
+    return "area smaller than header + data";
+  if (c.stack_copy_bytes > kMaxStackCopyBytes || c.stack_copy_bytes % 8 != 0)
+    return "stack copy size out of range";
+  // Room for at least four of the largest allocation records.
+  if (c.data_bytes / 4 < alloc_record_bytes(c.stack_copy_bytes))
+    return "data size too small for the stack copy size";
+  if (c.tracked_capacity_log2 < kMinTrackedCapacityLog2 ||
+      c.tracked_capacity_log2 > kMaxTrackedCapacityLog2)
+    return "tracked capacity out of range";
+  return nullptr;
+}
 
 }  // namespace sprof::heap
