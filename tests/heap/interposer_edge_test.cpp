@@ -38,7 +38,7 @@ SignalRun parse_signal_run(const std::string& out) {
 TEST_CASE("allocating in a signal handler neither deadlocks nor loses a call (record-all)") {
   // 300 signals, some spinning between allocation pairs: the main thread must not outrun the
   // ring's reader while it waits for each signal (delivery takes milliseconds here).
-  auto r = record_heap("hp_signal", {"--all", "--stack-bytes", "256", "--ring-bytes", "268435456"},
+  auto r = record_heap("hp_signal", {"--all", "--stack-bytes", "256", "--ring-bytes", "134217728"},
                        {"300", "10000"});
   INFO(r.process.err);
   REQUIRE_FALSE(r.process.timed_out);

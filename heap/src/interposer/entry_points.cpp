@@ -12,8 +12,8 @@
 // Both calls are in tail position so that the compiler emits `jmp` and no frame: the stub then
 // sees the caller's registers and stack (tests/heap/interposer_test.cpp checks it).
 //
-// free() costs one load when no sampled block is live, and one more (a 32 KiB filter) otherwise;
-// only blocks the filter cannot rule out pay a hash probe.
+// free() costs one load until the first sample, then one more (a 32 KiB counting filter that is
+// zero for every block not sampled); only blocks the filter cannot rule out pay a hash probe.
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>

@@ -73,7 +73,10 @@ void record(ThreadState& t, const AllocEvent& event, const CapturedRegs& regs) {
   uint16_t flags = 0;
   if (p.sample_interval == 0) {
     flags |= kFlagAllMode;
-  } else if (!p.tracked.insert(event.address)) {
+  } else if (p.tracked.insert(event.address)) {
+    if (__atomic_load_n(&p.watch_frees, __ATOMIC_RELAXED) == 0)
+      __atomic_store_n(&p.watch_frees, 1, __ATOMIC_RELEASE);
+  } else {
     flags |= kFlagUntracked;
     __atomic_fetch_add(&p.header->counters.untracked_samples, 1, __ATOMIC_RELAXED);
   }

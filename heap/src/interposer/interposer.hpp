@@ -63,8 +63,10 @@ struct ThreadState {
 
 struct Process {
   int attachment;  // Attachment, accessed atomically
-  // Not 0 when free() must look at the pointer: the number of tracked addresses in sampling
-  // mode, or 1 for good in record-all mode.
+  // Set once, when free() must start looking at pointers: at the first sample in sampling
+  // mode, at attach in record-all mode. Read by every free() and (almost) never written, so
+  // its cache line stays shared between cores; the count of tracked blocks, which changes on
+  // every sample, lives in a line of its own (tracked_live) that free() does not read.
   uint64_t watch_frees;
   RingHeader* header;
   RingWriter writer;
@@ -76,6 +78,7 @@ struct Process {
   unsigned exit_key;  // pthread_key_t whose destructor flushes a dying thread's counts
   bool exit_key_created;
   bool atfork_registered;
+  alignas(64) uint64_t tracked_live;
 };
 
 static_assert(std::is_trivially_default_constructible_v<Process>);
