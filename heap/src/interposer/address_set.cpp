@@ -30,7 +30,7 @@ bool AddressSet::insert(uint64_t key) {
       if (__atomic_load_n(&slot, __ATOMIC_RELAXED) == 0 &&
           __atomic_compare_exchange_n(&slot, &expected, key, false, __ATOMIC_RELEASE,
                                       __ATOMIC_RELAXED)) {
-        __atomic_fetch_add(live_, 1, __ATOMIC_RELAXED);
+        if (live_ != nullptr) __atomic_fetch_add(live_, 1, __ATOMIC_RELAXED);
         return true;
       }
     }
@@ -54,7 +54,7 @@ bool AddressSet::erase(uint64_t key) {
           __atomic_compare_exchange_n(&slot, &expected, 0, false, __ATOMIC_ACQ_REL,
                                       __ATOMIC_RELAXED)) {
         __atomic_fetch_sub(&filter_[filter_slot(key)], 1, __ATOMIC_RELEASE);
-        __atomic_fetch_sub(live_, 1, __ATOMIC_RELAXED);
+        if (live_ != nullptr) __atomic_fetch_sub(live_, 1, __ATOMIC_RELAXED);
         return true;
       }
     }

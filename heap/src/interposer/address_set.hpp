@@ -37,8 +37,9 @@ class AddressSet {
   static constexpr size_t kFilterSlots = size_t{1} << 14;
 
   // `memory` (zeroed, 64-byte aligned) holds bytes_for(bucket_count); `bucket_count` must be a
-  // power of two, at least 2. `live` counts the keys present, read by free() to skip even the
-  // filter while it is 0.
+  // power of two, at least 2. `live`, if not null, counts the keys present (tests use it; the
+  // interposer does not, as a counter every thread updates costs a cache line bouncing between
+  // cores at every sample).
   void init(void* memory, size_t bucket_count, uint64_t* live);
 
   // False only if the key is certainly absent. One 2-byte load.

@@ -65,8 +65,8 @@ struct Process {
   int attachment;  // Attachment, accessed atomically
   // Set once, when free() must start looking at pointers: at the first sample in sampling
   // mode, at attach in record-all mode. Read by every free() and (almost) never written, so
-  // its cache line stays shared between cores; the count of tracked blocks, which changes on
-  // every sample, lives in a line of its own (tracked_live) that free() does not read.
+  // its cache line stays shared between cores. (A count of live sampled blocks would change at
+  // every sample and make that line bounce; docs/heap.md, "Sampling".)
   uint64_t watch_frees;
   RingHeader* header;
   RingWriter writer;
@@ -78,7 +78,6 @@ struct Process {
   unsigned exit_key;  // pthread_key_t whose destructor flushes a dying thread's counts
   bool exit_key_created;
   bool atfork_registered;
-  alignas(64) uint64_t tracked_live;
 };
 
 static_assert(std::is_trivially_default_constructible_v<Process>);

@@ -72,7 +72,7 @@ bool map_ring(const char* path) {
       ::munmap(area, area_bytes);
       return false;
     }
-    p.tracked.init(set, buckets, &p.tracked_live);
+    p.tracked.init(set, buckets, nullptr);
   } else {
     __atomic_store_n(&p.watch_frees, 1, __ATOMIC_RELAXED);
   }
