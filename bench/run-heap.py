@@ -10,36 +10,22 @@ heaptrack, interleaved round-robin so machine noise hits all alike. Prints Markd
 min/median wall-time ratios to the plain run, with what the interposer counted (sampled/total,
 ring drops), and CPU-time ratios: of the workload process alone (its own getrusage), and of
 the whole process tree (with sprof-heap-run's reader, or heaptrack's interpreter). On a shared
-machine the CPU ratios move much less than wall time. sprof-heap-run drains the ring into /dev/null: the reader's cost is that of
-copying and validating records, not of unwinding them.
+machine the CPU ratios move much less than wall time. sprof-heap-run drains the ring into
+/dev/null: the reader's cost is that of copying and validating records, not of unwinding them.
 """
 import argparse
 import os
 import re
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from bench_run import run
 
 WORKLOADS = {
     "small": ["small", "--threads", "2", "--pairs", "10000000", "--work", "30"],
     "mixed": ["mixed", "--threads", "2", "--pairs", "1500000", "--work", "0"],
 }
-
-
-def run(cmd):
-    """Runs cmd; returns (wall_s, CPU seconds of the whole process tree, output)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}")
-    return wall, cpu, p.stdout
 
 
 def counters(out):

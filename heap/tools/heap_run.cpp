@@ -61,16 +61,19 @@ std::optional<uint64_t> parse_number(std::string_view text) {
 
 std::optional<Options> parse_options(int argc, char** argv) {
   Options o;
-  int i = 1;
-  auto number = [&](const char* name) -> std::optional<uint64_t> {
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "sprof-heap-run: %s needs a value\n", name);
-      return std::nullopt;
-    }
-    auto v = parse_number(argv[++i]);
-    if (!v) std::fprintf(stderr, "sprof-heap-run: %s: not a number: %s\n", name, argv[i]);
-    return v;
+  struct NumericOption {
+    const char* name;
+    void (*set)(Options&, uint64_t);
   };
+  static const NumericOption kNumeric[] = {
+      {"--interval", [](Options& x, uint64_t v) { x.ring.sample_interval_bytes = v; }},
+      {"--stack-bytes",
+       [](Options& x, uint64_t v) { x.ring.stack_copy_bytes = static_cast<uint32_t>(v); }},
+      {"--ring-bytes", [](Options& x, uint64_t v) { x.ring.data_bytes = v; }},
+      {"--capacity-log2",
+       [](Options& x, uint64_t v) { x.ring.tracked_capacity_log2 = static_cast<uint32_t>(v); }},
+  };
+  int i = 1;
   for (; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--") {
@@ -79,28 +82,26 @@ std::optional<Options> parse_options(int argc, char** argv) {
     }
     if (a == "--all") {
       o.ring.sample_interval_bytes = 0;
-    } else if (a == "--interval") {
-      auto v = number("--interval");
-      if (!v) return std::nullopt;
-      o.ring.sample_interval_bytes = *v;
-    } else if (a == "--stack-bytes") {
-      auto v = number("--stack-bytes");
-      if (!v) return std::nullopt;
-      o.ring.stack_copy_bytes = static_cast<uint32_t>(*v);
-    } else if (a == "--ring-bytes") {
-      auto v = number("--ring-bytes");
-      if (!v) return std::nullopt;
-      o.ring.data_bytes = *v;
-    } else if (a == "--capacity-log2") {
-      auto v = number("--capacity-log2");
-      if (!v) return std::nullopt;
-      o.ring.tracked_capacity_log2 = static_cast<uint32_t>(*v);
-    } else if ((a == "--library" || a == "--output") && i + 1 < argc) {
+      continue;
+    }
+    if ((a == "--library" || a == "--output") && i + 1 < argc) {
       (a == "--library" ? o.library : o.output) = argv[++i];
-    } else {
+      continue;
+    }
+    const NumericOption* option = nullptr;
+    for (const auto& n : kNumeric)
+      if (a == n.name) option = &n;
+    if (option == nullptr) {
       std::fprintf(stderr, "sprof-heap-run: unknown option %s\n", argv[i]);
       return std::nullopt;
     }
+    const auto value = i + 1 < argc ? parse_number(argv[i + 1]) : std::nullopt;
+    if (!value) {
+      std::fprintf(stderr, "sprof-heap-run: %s needs a number\n", argv[i]);
+      return std::nullopt;
+    }
+    option->set(o, *value);
+    ++i;
   }
   for (; i < argc; ++i) o.command.emplace_back(argv[i]);
   if (o.command.empty()) {

@@ -48,14 +48,7 @@ void fuzz_ring(const uint8_t* data, size_t size) {
   const size_t area_bytes = kRingHeaderBytes + kData;
   std::unique_ptr<uint8_t, Free> area(static_cast<uint8_t*>(std::aligned_alloc(4096, area_bytes)));
   std::memset(area.get(), 0, area_bytes);
-  RingConfig config{};
-  config.magic = kRingMagic;
-  config.version = kRingVersion;
-  config.header_bytes = kRingHeaderBytes;
-  config.data_bytes = kData;
-  config.sample_interval_bytes = 512 * 1024;
-  config.stack_copy_bytes = 1024;
-  config.tracked_capacity_log2 = 12;
+  const RingConfig config = make_ring_config(kData, 512 * 1024, 1024, 12, 1);
   std::memcpy(area.get(), &config, sizeof config);
   auto* header = reinterpret_cast<RingHeader*>(area.get());
   uint8_t* ring = area.get() + kRingHeaderBytes;

@@ -85,16 +85,7 @@ inline constexpr size_t kAllocAt = sizeof(RecordHeader);  // AllocFields start
 // A valid configuration for a ring of `data_bytes`.
 inline RingConfig ring_config(uint64_t data_bytes, uint32_t stack_copy_bytes = 1024,
                               uint64_t interval = 512 * 1024) {
-  RingConfig c{};
-  c.magic = kRingMagic;
-  c.version = kRingVersion;
-  c.header_bytes = kRingHeaderBytes;
-  c.data_bytes = data_bytes;
-  c.sample_interval_bytes = interval;
-  c.stack_copy_bytes = stack_copy_bytes;
-  c.tracked_capacity_log2 = 12;
-  c.creator_pid = 1;
-  return c;
+  return make_ring_config(data_bytes, interval, stack_copy_bytes, 12, 1);
 }
 
 }  // namespace sprof::heap::test

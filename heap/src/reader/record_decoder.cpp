@@ -26,6 +26,15 @@ Result<void> check_event(const EventFields& e) {
   return ok();
 }
 
+template <typename Event>
+Event with_event_fields(const EventFields& e) {
+  Event out;
+  out.time_ns = e.time_ns;
+  out.pid = e.pid;
+  out.tid = e.tid;
+  return out;
+}
+
 bool realloc_function(AllocFunction f) {
   return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray;
 }
@@ -63,10 +72,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
   if ((h.flags & kFlagNoStack) != 0 && f.stack_bytes != 0)
     return malformed("stack copy on a record without stack");
 
-  HeapAlloc a;
-  a.time_ns = f.event.time_ns;
-  a.pid = f.event.pid;
-  a.tid = f.event.tid;
+  auto a = with_event_fields<HeapAlloc>(f.event);
   a.address = f.address;
   a.size = f.size;
   a.old_address = f.old_address;
@@ -87,7 +93,9 @@ Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> re
   const auto f = read_struct<FreeFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
   if (f.address == 0 || !is_user_address(f.address)) return malformed("address outside user space");
-  return HeapEvent{HeapFree{f.event.time_ns, f.event.pid, f.event.tid, f.address}};
+  auto freed = with_event_fields<HeapFree>(f.event);
+  freed.address = f.address;
+  return HeapEvent{freed};
 }
 
 Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> record) {
@@ -100,10 +108,7 @@ Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> 
     return malformed("unknown attach kind " + std::to_string(static_cast<uint16_t>(f.how)));
   if (f.exe_bytes > kMaxExePathBytes || record.size() != attach_record_bytes(f.exe_bytes))
     return malformed("attach record size does not match its path");
-  HeapAttach a;
-  a.time_ns = f.event.time_ns;
-  a.pid = f.event.pid;
-  a.tid = f.event.tid;
+  auto a = with_event_fields<HeapAttach>(f.event);
   a.ppid = f.ppid;
   a.how = f.how;
   const auto path = record.subspan(sizeof(RecordHeader) + sizeof(AttachFields), f.exe_bytes);

@@ -11,15 +11,9 @@
 namespace sprof::heap {
 
 Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
-  RingConfig config{};
-  config.magic = kRingMagic;
-  config.version = kRingVersion;
-  config.header_bytes = kRingHeaderBytes;
-  config.data_bytes = options.data_bytes;
-  config.sample_interval_bytes = options.sample_interval_bytes;
-  config.stack_copy_bytes = options.stack_copy_bytes;
-  config.tracked_capacity_log2 = options.tracked_capacity_log2;
-  config.creator_pid = static_cast<uint64_t>(::getpid());
+  const RingConfig config = make_ring_config(
+      options.data_bytes, options.sample_interval_bytes, options.stack_copy_bytes,
+      options.tracked_capacity_log2, static_cast<uint64_t>(::getpid()));
   const uint64_t size = uint64_t{kRingHeaderBytes} + options.data_bytes;
   if (const char* problem = ring_config_problem(config, size))
     return fail(Errc::kInvalidArgument, std::string("heap ring options: ") + problem);

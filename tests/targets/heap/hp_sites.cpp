@@ -20,37 +20,22 @@ uint64_t g_budget[3];  // per worker, per site
 
 }  // namespace
 
+// Inlined into each site, so the site is what calls malloc.
+__attribute__((always_inline)) inline uint64_t churn(uint64_t bytes, uint64_t block) {
+  uint64_t calls = 0;
+  for (uint64_t done = 0; done + block <= bytes; done += block, ++calls) {
+    void* p = std::malloc(block);
+    keep(p);
+    std::free(p);
+  }
+  return calls;
+}
+
 extern "C" {
 
-__attribute__((noinline)) uint64_t site_small(uint64_t bytes) {
-  uint64_t calls = 0;
-  for (uint64_t done = 0; done + kSmall <= bytes; done += kSmall, ++calls) {
-    void* p = std::malloc(kSmall);
-    keep(p);
-    std::free(p);
-  }
-  return calls;
-}
-
-__attribute__((noinline)) uint64_t site_medium(uint64_t bytes) {
-  uint64_t calls = 0;
-  for (uint64_t done = 0; done + kMedium <= bytes; done += kMedium, ++calls) {
-    void* p = std::malloc(kMedium);
-    keep(p);
-    std::free(p);
-  }
-  return calls;
-}
-
-__attribute__((noinline)) uint64_t site_large(uint64_t bytes) {
-  uint64_t calls = 0;
-  for (uint64_t done = 0; done + kLarge <= bytes; done += kLarge, ++calls) {
-    void* p = std::malloc(kLarge);
-    keep(p);
-    std::free(p);
-  }
-  return calls;
-}
+__attribute__((noinline)) uint64_t site_small(uint64_t bytes) { return churn(bytes, kSmall); }
+__attribute__((noinline)) uint64_t site_medium(uint64_t bytes) { return churn(bytes, kMedium); }
+__attribute__((noinline)) uint64_t site_large(uint64_t bytes) { return churn(bytes, kLarge); }
 
 __attribute__((noinline)) void* leak_site(uint64_t bytes) {
   void* p = std::malloc(bytes);

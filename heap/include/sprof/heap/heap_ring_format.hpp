@@ -203,6 +203,23 @@ inline constexpr uint32_t attach_record_bytes(uint32_t exe_bytes) {
 // No valid record is larger than this; a reader rejects bigger sizes without looking further.
 inline constexpr uint32_t kMaxRecordBytes = alloc_record_bytes(kMaxStackCopyBytes);
 
+// A configuration of the current version with the given parameters (check it with
+// ring_config_problem).
+inline constexpr RingConfig make_ring_config(uint64_t data_bytes, uint64_t sample_interval_bytes,
+                                             uint32_t stack_copy_bytes,
+                                             uint32_t tracked_capacity_log2, uint64_t creator_pid) {
+  RingConfig c{};
+  c.magic = kRingMagic;
+  c.version = kRingVersion;
+  c.header_bytes = kRingHeaderBytes;
+  c.data_bytes = data_bytes;
+  c.sample_interval_bytes = sample_interval_bytes;
+  c.stack_copy_bytes = stack_copy_bytes;
+  c.tracked_capacity_log2 = tracked_capacity_log2;
+  c.creator_pid = creator_pid;
+  return c;
+}
+
 // Checks a configuration both sides can rely on. Returns nullptr when it is usable, otherwise
 // a static description of the first problem (no allocation: the interposer calls this too).
 // `area_bytes` is the size of the whole shared area.
