@@ -13,25 +13,12 @@ lost samples at 10 kHz with 32 KiB stack copies. --only-save prints the saving t
 import argparse
 import os
 import re
-import resource
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
-
-def run(cmd):
-    """Runs cmd; returns (wall_s, total_cpu_s of all descendants, stdout+stderr)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}")
-    return wall, cpu, p.stdout
+from bench_run import run
 
 
 def workload_cpu(out):

@@ -16,6 +16,7 @@ packages=(
   libcli11-dev            # command-line parsing
   linux-perf              # baseline in benchmarks
   binutils                # addr2line baseline
+  heaptrack               # baseline in bench/run-heap.py only
 )
 
 missing=()

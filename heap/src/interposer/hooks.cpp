@@ -1,0 +1,198 @@
+// heap/src/interposer/hooks.cpp
+//
+// The slow paths: an allocation that is sampled (or may be: a new thread, record-all mode, a
+// process not yet attached), and a free that may be of a sampled block. The allocation hooks
+// are entered through the capture stubs (capture_stubs.S), which pass the user registers as
+// they were at the stub's first instruction.
+//
+// Safety rules, all kept here:
+// - no allocation; only async-signal-safe calls;
+// - a call that arrives while the same thread is already inside a hook (a signal handler that
+//   allocates, or libc calling back) passes straight through and is counted;
+// - errno is what the allocator left, whatever the recording did;
+// - a free is recorded before the block goes back to glibc, and an allocation after it came
+//   from glibc, so the ring's order is the order of the address's owners.
+#include <cerrno>
+#include <cstdint>
+
+#include "interposer/hooks.hpp"
+#include "interposer/interposer.hpp"
+#include "interposer/libc_malloc.hpp"
+#include "interposer/record_writes.hpp"
+#include "interposer/sample_gap.hpp"
+
+namespace sprof::heap::interposer {
+namespace {
+
+enum class Verdict : uint8_t { kNested, kPass, kRecord };
+
+// Decides whether this call is recorded, updating the thread's countdown.
+Verdict enter(ThreadState& t, uint64_t size) {
+  if (t.in_hook) {
+    ++t.pending_reentrant;
+    ++t.pending_allocations;
+    t.pending_bytes += size;
+    return Verdict::kNested;
+  }
+  t.in_hook = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  ++t.pending_allocations;
+  t.pending_bytes += size;
+  Attachment state = attachment();
+  if (state == Attachment::kNotYet) {
+    try_attach();
+    state = attachment();
+  }
+  if (state != Attachment::kAttached) {
+    t.countdown = state == Attachment::kDisabled ? kNeverSample : 0;
+    return Verdict::kPass;
+  }
+  Process& p = g_process;
+  refresh_thread(t);
+  if (p.sample_interval == 0) return Verdict::kRecord;
+  if (t.countdown == 0) t.countdown = draw_sample_gap(t.random_state, p.sample_interval);
+  if (size < t.countdown) {
+    t.countdown -= size;
+    return Verdict::kPass;
+  }
+  t.countdown = draw_sample_gap(t.random_state, p.sample_interval);
+  return Verdict::kRecord;
+}
+
+void leave(ThreadState& t, Verdict v) {
+  if (v == Verdict::kNested) return;
+  if (v == Verdict::kRecord && flush_due(t)) flush_counts(t);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t.in_hook = 0;
+}
+
+void record(ThreadState& t, const AllocEvent& event, const CapturedRegs& regs) {
+  Process& p = g_process;
+  ++t.pending_sampled;
+  t.pending_sampled_bytes += event.size;
+  uint16_t flags = 0;
+  if (p.sample_interval == 0) {
+    flags |= kFlagAllMode;
+  } else if (p.tracked.insert(event.address)) {
+    if (__atomic_load_n(&p.watch_frees, __ATOMIC_RELAXED) == 0)
+      __atomic_store_n(&p.watch_frees, 1, __ATOMIC_RELEASE);
+  } else {
+    flags |= kFlagUntracked;
+    __atomic_fetch_add(&p.header->counters.untracked_samples, 1, __ATOMIC_RELAXED);
+  }
+  if (!write_alloc_record(t, event, flags, regs) && (flags & kFlagUntracked) == 0 &&
+      p.sample_interval != 0) {
+    // Dropped: its free must not be recorded either.
+    p.tracked.erase(event.address);
+  }
+}
+
+// Runs `allocate` and records its result when the thread's sampler says so.
+template <typename Allocate>
+void* sampled(AllocFunction function, uint64_t size, uint64_t alignment, uint64_t old_address,
+              const CapturedRegs* regs, Allocate allocate) {
+  ThreadState& t = t_thread;
+  const Verdict v = enter(t, size);
+  void* block = allocate();
+  if (v == Verdict::kRecord && block != nullptr) {
+    const int saved_errno = errno;
+    record(t, AllocEvent{function, reinterpret_cast<uint64_t>(block), size, old_address, alignment},
+           *regs);
+    errno = saved_errno;
+  }
+  leave(t, v);
+  return block;
+}
+
+// A block passed to realloc/reallocarray stops being the block it was: record its free first
+// (before glibc may hand the address to another thread). If realloc then fails the block lives
+// on unrecorded; that only happens when memory is exhausted.
+void forget_reallocated(void* block) {
+  if (block != nullptr && __atomic_load_n(&g_process.watch_frees, __ATOMIC_RELAXED) != 0)
+    free_slow_record_only(block);
+}
+
+}  // namespace
+
+void free_slow_record_only(void* block) {
+  Process& p = g_process;
+  const auto address = reinterpret_cast<uint64_t>(block);
+  if (p.sample_interval != 0 && !p.tracked.erase(address)) return;
+  const int saved_errno = errno;
+  ThreadState& t = t_thread;
+  refresh_thread(t);
+  write_free_record(t, address);
+  errno = saved_errno;
+}
+
+void free_slow(void* block) {
+  free_slow_record_only(block);
+  __libc_free(block);
+}
+
+}  // namespace sprof::heap::interposer
+
+using sprof::heap::AllocFunction;
+using sprof::heap::CapturedRegs;
+using namespace sprof::heap::interposer;
+
+extern "C" {
+
+void* sprof_heap_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMalloc, size, 0, 0, regs, [&] { return __libc_malloc(size); });
+}
+
+void* sprof_heap_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs) {
+  size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total)) return __libc_calloc(count, size);
+  return sampled(AllocFunction::kCalloc, total, 0, 0, regs,
+                 [&] { return __libc_calloc(count, size); });
+}
+
+void* sprof_heap_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
+  forget_reallocated(block);
+  return sampled(AllocFunction::kRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
+                 [&] { return __libc_realloc(block, size); });
+}
+
+void* sprof_heap_reallocarray_hook(void* block, size_t count, size_t size,
+                                   const CapturedRegs* regs) {
+  size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  forget_reallocated(block);
+  return sampled(AllocFunction::kReallocArray, total, 0, reinterpret_cast<uint64_t>(block), regs,
+                 [&] { return __libc_realloc(block, total); });
+}
+
+int sprof_heap_posix_memalign_hook(void** out, size_t alignment, size_t size,
+                                   const CapturedRegs* regs) {
+  void* block = sampled(AllocFunction::kPosixMemalign, size, alignment, 0, regs,
+                        [&] { return __libc_memalign(alignment, size); });
+  if (block == nullptr) return ENOMEM;
+  *out = block;
+  return 0;
+}
+
+void* sprof_heap_aligned_alloc_hook(size_t alignment, size_t size, uint64_t,
+                                    const CapturedRegs* regs) {
+  return sampled(AllocFunction::kAlignedAlloc, size, alignment, 0, regs,
+                 [&] { return __libc_memalign(alignment, size); });
+}
+
+void* sprof_heap_memalign_hook(size_t alignment, size_t size, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMemalign, size, alignment, 0, regs,
+                 [&] { return __libc_memalign(alignment, size); });
+}
+
+void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kValloc, size, 0, 0, regs, [&] { return __libc_valloc(size); });
+}
+
+void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kPvalloc, size, 0, 0, regs, [&] { return __libc_pvalloc(size); });
+}
+
+}  // extern "C"

@@ -1,0 +1,48 @@
+// heap/src/interposer/hooks.hpp
+//
+// The interposer's slow paths (hooks.cpp). The allocation hooks have C linkage because the
+// capture stubs (capture_stubs.S) call them: each receives the public function's arguments in
+// the first registers and, as its fourth argument, the registers the stub captured.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sprof/heap/heap_ring_format.hpp"
+
+namespace sprof::heap::interposer {
+
+// free(): records the free if the block is sampled (or always in record-all mode), then frees.
+void free_slow(void* block);
+// The recording half alone (realloc records the old block's free before reallocating).
+void free_slow_record_only(void* block);
+
+}  // namespace sprof::heap::interposer
+
+extern "C" {
+using sprof::heap::CapturedRegs;
+void* sprof_heap_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_reallocarray_hook(void* block, size_t count, size_t size,
+                                   const CapturedRegs* regs);
+int sprof_heap_posix_memalign_hook(void** out, size_t alignment, size_t size,
+                                   const CapturedRegs* regs);
+void* sprof_heap_aligned_alloc_hook(size_t alignment, size_t size, uint64_t,
+                                    const CapturedRegs* regs);
+void* sprof_heap_memalign_hook(size_t alignment, size_t size, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+
+// The capture stubs, declared with the public functions' signatures so that an entry point can
+// tail-call them with its arguments untouched.
+void* sprof_heap_capture_malloc(size_t size);
+void* sprof_heap_capture_calloc(size_t count, size_t size);
+void* sprof_heap_capture_realloc(void* block, size_t size);
+void* sprof_heap_capture_reallocarray(void* block, size_t count, size_t size);
+int sprof_heap_capture_posix_memalign(void** out, size_t alignment, size_t size);
+void* sprof_heap_capture_aligned_alloc(size_t alignment, size_t size);
+void* sprof_heap_capture_memalign(size_t alignment, size_t size);
+void* sprof_heap_capture_valloc(size_t size);
+void* sprof_heap_capture_pvalloc(size_t size);
+}

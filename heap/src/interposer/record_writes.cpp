@@ -1,0 +1,117 @@
+// heap/src/interposer/record_writes.cpp
+#include "interposer/record_writes.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "interposer/maps_scanner.hpp"
+
+namespace sprof::heap::interposer {
+namespace {
+
+EventFields event_fields(const ThreadState& t) { return EventFields{monotonic_ns(), t.pid, t.tid}; }
+
+// The end of the mapping that holds `sp`, from the thread's cache or /proc/self/maps. The copy
+// runs from sp upwards, so only the end matters; every byte in [sp, end) is mapped as long as
+// the thread runs on that stack, and it does while we copy.
+bool stack_end(ThreadState& t, uint64_t sp, uint64_t& end) {
+  for (const StackRange& r : t.stacks) {
+    if (r.start <= sp && sp < r.end) {
+      end = r.end;
+      return true;
+    }
+  }
+  __atomic_fetch_add(&g_process.header->counters.stack_lookups, 1, __ATOMIC_RELAXED);
+  StackRange found{};
+  if (!find_mapping(sp, found.start, found.end)) return false;
+  t.stacks[t.next_stack_slot++ & 1] = found;
+  end = found.end;
+  return true;
+}
+
+}  // namespace
+
+bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
+                        const CapturedRegs& regs) {
+  Process& p = g_process;
+  uint64_t end = 0;
+  uint32_t stack_bytes = 0;
+  if (p.stack_copy_bytes != 0) {
+    if (stack_end(t, regs.sp, end)) {
+      const uint64_t available = end - regs.sp;
+      stack_bytes = available < p.stack_copy_bytes ? static_cast<uint32_t>(available & ~7ULL)
+                                                   : p.stack_copy_bytes;
+      if (regs.sp + stack_bytes == end) flags |= kFlagStackReachedEnd;
+    } else {
+      flags |= kFlagNoStack;
+      __atomic_fetch_add(&p.header->counters.stack_copy_failures, 1, __ATOMIC_RELAXED);
+    }
+  }
+  const RecordKind kind = event.function == AllocFunction::kRealloc ||
+                                  event.function == AllocFunction::kReallocArray
+                              ? RecordKind::kRealloc
+                              : RecordKind::kAlloc;
+  const uint32_t size = alloc_record_bytes(stack_bytes);
+  uint64_t pos = 0;
+  if (!p.writer.reserve(size, pos)) return false;
+  p.writer.begin_record(pos, size, kind, flags, event_fields(t));
+
+  AllocFields f{};
+  f.address = event.address;
+  f.size = event.size;
+  f.old_address = event.old_address;
+  f.alignment = event.alignment;
+  f.regs = regs;
+  f.stack_end = end;
+  f.stack_bytes = stack_bytes;
+  f.function = event.function;
+  constexpr uint32_t kAfterEvent = sizeof(RecordHeader) + sizeof(EventFields);
+  p.writer.write(pos, kAfterEvent, reinterpret_cast<const uint8_t*>(&f) + sizeof(EventFields),
+                 sizeof f - sizeof(EventFields));
+  constexpr uint32_t kStackAt = sizeof(RecordHeader) + sizeof(AllocFields);
+  // The caller's frames: memory above the capture stub's sp, which this code runs below.
+  p.writer.write(pos, kStackAt, reinterpret_cast<const void*>(regs.sp), stack_bytes);
+  p.writer.commit(pos);
+  return true;
+}
+
+bool write_free_record(ThreadState& t, uint64_t address) {
+  Process& p = g_process;
+  uint64_t pos = 0;
+  if (!p.writer.reserve(kFreeRecordBytes, pos)) return false;
+  const uint16_t flags = p.sample_interval == 0 ? kFlagAllMode : 0;
+  p.writer.begin_record(pos, kFreeRecordBytes, RecordKind::kFree, flags, event_fields(t));
+  p.writer.write(pos, sizeof(RecordHeader) + sizeof(EventFields), &address, sizeof address);
+  p.writer.commit(pos);
+  ++t.pending_free_records;
+  return true;
+}
+
+void write_attach_record(ThreadState& t, AttachHow how, uint32_t ppid) {
+  Process& p = g_process;
+  char exe[kMaxExePathBytes];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe);
+  if (n < 0) n = 0;
+  const auto exe_bytes = static_cast<uint16_t>(n);
+  const uint32_t size = attach_record_bytes(exe_bytes);
+  uint64_t pos = 0;
+  if (!p.writer.reserve(size, pos)) return;
+  p.writer.begin_record(pos, size, RecordKind::kAttach, 0, event_fields(t));
+  AttachFields f{};
+  f.ppid = ppid;
+  f.how = how;
+  f.exe_bytes = exe_bytes;
+  constexpr uint32_t kAfterEvent = sizeof(RecordHeader) + sizeof(EventFields);
+  p.writer.write(pos, kAfterEvent, reinterpret_cast<const uint8_t*>(&f) + sizeof(EventFields),
+                 sizeof f - sizeof(EventFields));
+  p.writer.write(pos, sizeof(RecordHeader) + sizeof(AttachFields), exe, exe_bytes);
+  // Zero padding, as the format says (the ring holds leftovers of earlier laps).
+  const uint32_t pad = align_record(exe_bytes) - exe_bytes;
+  const uint64_t zeros = 0;
+  p.writer.write(pos, sizeof(RecordHeader) + sizeof(AttachFields) + exe_bytes, &zeros, pad);
+  p.writer.commit(pos);
+}
+
+}  // namespace sprof::heap::interposer
+

@@ -1,0 +1,141 @@
+// heap/src/reader/record_decoder.cpp
+#include "sprof/heap/record_decoder.hpp"
+
+#include <cstring>
+#include <string>
+
+
+namespace sprof::heap {
+namespace {
+
+Unexpected malformed(const std::string& what) {
+  return fail(Errc::kMalformed, "heap record: " + what);
+}
+
+bool is_user_address(uint64_t a) { return a < kAddressLimit; }
+
+template <typename T>
+T read_struct(std::span<const uint8_t> bytes, size_t offset) {
+  T out;
+  std::memcpy(&out, bytes.data() + offset, sizeof out);
+  return out;
+}
+
+Result<void> check_event(const EventFields& e) {
+  if (e.pid == 0 || e.tid == 0) return malformed("pid or tid is 0");
+  return ok();
+}
+
+template <typename Event>
+Event with_event_fields(const EventFields& e) {
+  Event out;
+  out.time_ns = e.time_ns;
+  out.pid = e.pid;
+  out.tid = e.tid;
+  return out;
+}
+
+bool realloc_function(AllocFunction f) {
+  return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray;
+}
+
+Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> record,
+                               const DecodeLimits& limits) {
+  if (record.size() < sizeof(RecordHeader) + sizeof(AllocFields))
+    return malformed("allocation record of " + std::to_string(record.size()) + " bytes");
+  const auto f = read_struct<AllocFields>(record, sizeof(RecordHeader));
+  SPROF_TRY_VOID(check_event(f.event));
+  if (f.stack_bytes > limits.max_stack_bytes)
+    return malformed("stack copy of " + std::to_string(f.stack_bytes) + " bytes, limit " +
+                     std::to_string(limits.max_stack_bytes));
+  if (record.size() != alloc_record_bytes(f.stack_bytes))
+    return malformed("allocation record size " + std::to_string(record.size()) +
+                     " does not match a stack copy of " + std::to_string(f.stack_bytes));
+  if (static_cast<uint16_t>(f.function) >= static_cast<uint16_t>(AllocFunction::kCount))
+    return malformed("unknown allocation function " +
+                     std::to_string(static_cast<uint16_t>(f.function)));
+  const bool is_realloc = h.kind == RecordKind::kRealloc;
+  if (is_realloc != realloc_function(f.function))
+    return malformed("record kind does not match allocation function");
+  if (!is_realloc && f.old_address != 0) return malformed("old address on a non-realloc");
+  if (f.address == 0 || !is_user_address(f.address) || !is_user_address(f.old_address))
+    return malformed("address outside user space");
+  if (!is_user_address(f.size) || !is_user_address(f.alignment))
+    return malformed("size or alignment beyond the address space");
+  if (!is_user_address(f.regs.sp) || !is_user_address(f.regs.ip))
+    return malformed("stack or instruction pointer outside user space");
+  const uint64_t copy_end = f.regs.sp + f.stack_bytes;  // no overflow: both < 2^57
+  if (f.stack_end != 0 && (f.stack_end < copy_end || !is_user_address(f.stack_end)))
+    return malformed("stack copy extends past the stack end");
+  if ((h.flags & kFlagStackReachedEnd) != 0 && copy_end != f.stack_end)
+    return malformed("stack copy said to reach the stack end does not");
+  if ((h.flags & kFlagNoStack) != 0 && f.stack_bytes != 0)
+    return malformed("stack copy on a record without stack");
+
+  auto a = with_event_fields<HeapAlloc>(f.event);
+  a.address = f.address;
+  a.size = f.size;
+  a.old_address = f.old_address;
+  a.alignment = f.alignment;
+  a.function = f.function;
+  a.is_realloc = is_realloc;
+  a.flags = h.flags;
+  a.regs = f.regs;
+  a.stack_end = f.stack_end;
+  a.stack = record.subspan(sizeof(RecordHeader) + sizeof(AllocFields), f.stack_bytes);
+  return HeapEvent{a};
+}
+
+Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> record) {
+  if (record.size() != kFreeRecordBytes)
+    return malformed("free record of " + std::to_string(record.size()) + " bytes");
+  if ((h.flags & ~kFlagAllMode) != 0) return malformed("allocation flags on a free record");
+  const auto f = read_struct<FreeFields>(record, sizeof(RecordHeader));
+  SPROF_TRY_VOID(check_event(f.event));
+  if (f.address == 0 || !is_user_address(f.address)) return malformed("address outside user space");
+  auto freed = with_event_fields<HeapFree>(f.event);
+  freed.address = f.address;
+  return HeapEvent{freed};
+}
+
+Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> record) {
+  if (record.size() < sizeof(RecordHeader) + sizeof(AttachFields))
+    return malformed("attach record of " + std::to_string(record.size()) + " bytes");
+  if (h.flags != 0) return malformed("flags on an attach record");
+  const auto f = read_struct<AttachFields>(record, sizeof(RecordHeader));
+  SPROF_TRY_VOID(check_event(f.event));
+  if (f.how != AttachHow::kStart && f.how != AttachHow::kFork)
+    return malformed("unknown attach kind " + std::to_string(static_cast<uint16_t>(f.how)));
+  if (f.exe_bytes > kMaxExePathBytes || record.size() != attach_record_bytes(f.exe_bytes))
+    return malformed("attach record size does not match its path");
+  auto a = with_event_fields<HeapAttach>(f.event);
+  a.ppid = f.ppid;
+  a.how = f.how;
+  const auto path = record.subspan(sizeof(RecordHeader) + sizeof(AttachFields), f.exe_bytes);
+  a.exe = std::string_view(reinterpret_cast<const char*>(path.data()), path.size());
+  return HeapEvent{a};
+}
+
+}  // namespace
+
+Result<HeapEvent> decode_record(std::span<const uint8_t> record, const DecodeLimits& limits) {
+  if (record.size() < sizeof(RecordHeader)) return malformed("shorter than a record header");
+  const auto h = read_struct<RecordHeader>(record, 0);
+  if (h.size != record.size())
+    return malformed("header size " + std::to_string(h.size) + " but " +
+                     std::to_string(record.size()) + " bytes");
+  if (h.size % kRecordAlign != 0) return malformed("size not a multiple of 8");
+  if ((h.flags & ~kKnownFlags) != 0) return malformed("unknown flags");
+  switch (h.kind) {
+    case RecordKind::kAlloc:
+    case RecordKind::kRealloc:
+      return decode_alloc(h, record, limits);
+    case RecordKind::kFree:
+      return decode_free(h, record);
+    case RecordKind::kAttach:
+      return decode_attach(h, record);
+  }
+  return malformed("unknown kind " + std::to_string(static_cast<uint16_t>(h.kind)));
+}
+
+}  // namespace sprof::heap

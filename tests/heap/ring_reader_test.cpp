@@ -1,0 +1,246 @@
+// The heap ring end to end in memory: the interposer's RingWriter produces, RingReader consumes.
+// Covers order and wrap-around, a full ring, records reserved but never committed (a writer
+// that died), and ring contents a hostile program could leave (bad sizes, heads, bodies).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "heap_record_builder.hpp"
+#include "interposer/ring_writer.hpp"
+#include "sprof/heap/ring_reader.hpp"
+
+using namespace sprof::heap;
+using namespace sprof::heap::test;
+using sprof::heap::interposer::RingWriter;
+
+namespace {
+
+constexpr uint64_t kData = kMinDataBytes;  // 64 KiB
+
+// A shared area as sprof would create it, in ordinary memory.
+struct Area {
+  explicit Area(uint64_t data_bytes = kData, uint32_t stack_copy_bytes = 1024)
+      : size(kRingHeaderBytes + data_bytes),
+        bytes(static_cast<uint8_t*>(std::aligned_alloc(4096, size))) {
+    std::memset(bytes.get(), 0, size);
+    const RingConfig c = ring_config(data_bytes, stack_copy_bytes);
+    std::memcpy(bytes.get(), &c, sizeof c);
+    writer.init(header(), bytes.get() + kRingHeaderBytes, data_bytes);
+  }
+  RingHeader* header() { return reinterpret_cast<RingHeader*>(bytes.get()); }
+  std::span<uint8_t> span() { return {bytes.get(), size}; }
+  uint8_t* data() { return bytes.get() + kRingHeaderBytes; }
+
+  // Writes a record built by heap_record_builder at the next reservation; false if full.
+  bool put(std::vector<uint8_t> record, bool commit = true) {
+    uint64_t pos = 0;
+    if (!writer.reserve(static_cast<uint32_t>(record.size()), pos)) return false;
+    writer.write(pos, 8, record.data() + 8, record.size() - 8);
+    if (commit) writer.commit(pos);
+    last_position = pos;
+    return true;
+  }
+
+  size_t size;
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> bytes;
+  RingWriter writer{};
+  uint64_t last_position = 0;
+};
+
+struct Drained {
+  std::vector<uint64_t> addresses;  // alloc and free addresses, in order
+  size_t count = 0;
+};
+
+Drained drain(RingReader& reader, DrainOptions options = {}) {
+  Drained d;
+  d.count = reader.drain(options, [&](const DrainedRecord& r) {
+    if (const auto* a = std::get_if<HeapAlloc>(&r.event)) d.addresses.push_back(a->address);
+    if (const auto* f = std::get_if<HeapFree>(&r.event)) d.addresses.push_back(f->address);
+  });
+  return d;
+}
+
+std::vector<uint8_t> alloc_at(uint64_t address, size_t stack_bytes = 64) {
+  AllocSpec spec;
+  spec.fields.address = address;
+  spec.stack.assign(stack_bytes, 0x5A);
+  return alloc_record(spec);
+}
+
+}  // namespace
+
+TEST_CASE("ring reader refuses areas that are not a ring it knows") {
+  Area area;
+  SUBCASE("too small for the header") {
+    CHECK_FALSE(RingReader::open(area.span().first(100)).has_value());
+  }
+  SUBCASE("smaller than header plus data") {
+    CHECK_FALSE(RingReader::open(area.span().first(area.size - 8)).has_value());
+  }
+  SUBCASE("bad magic") {
+    area.header()->config.magic ^= 1;
+    CHECK(RingReader::open(area.span()).error().message.find("magic") != std::string::npos);
+  }
+  SUBCASE("unknown version") {
+    area.header()->config.version = 99;
+    CHECK_FALSE(RingReader::open(area.span()).has_value());
+  }
+  SUBCASE("data size not a power of two") {
+    area.header()->config.data_bytes = kData + 8;
+    CHECK(RingReader::open(area.span()).error().message.find("power of two") != std::string::npos);
+  }
+  SUBCASE("oversized stack copy") {
+    area.header()->config.stack_copy_bytes = kMaxStackCopyBytes + 8;
+    CHECK_FALSE(RingReader::open(area.span()).has_value());
+  }
+}
+
+TEST_CASE("records come out in reservation order and the tail is handed back") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  REQUIRE(area.put(attach_record("/bin/prog")));
+  REQUIRE(area.put(alloc_at(0x1000)));
+  REQUIRE(area.put(free_record(0x1000)));
+  const auto d = drain(*reader);
+  CHECK(d.count == 3);
+  CHECK(d.addresses == std::vector<uint64_t>{0x1000, 0x1000});
+  CHECK(area.header()->read_tail == area.header()->write_head);
+  CHECK(drain(*reader).count == 0);
+}
+
+TEST_CASE("records that wrap the end of the data area are reassembled, lap after lap") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  // 300-byte stacks do not divide 64 KiB: records straddle the end at varying offsets.
+  uint64_t next = 0x10000, expected = 0x10000;
+  while (area.header()->write_head < 10 * kData) {
+    for (int i = 0; i < 50; ++i) REQUIRE(area.put(alloc_at(next += 16, 300)));
+    const auto d = drain(*reader);
+    REQUIRE(d.count == 50);
+    for (const uint64_t a : d.addresses) CHECK(a == (expected += 16));
+  }
+  CHECK(reader->stats().malformed_records == 0);
+  CHECK(reader->stats().resyncs == 0);
+}
+
+TEST_CASE("a full ring drops and counts records instead of overwriting unread ones") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  int written = 0;
+  while (area.put(alloc_at(0x1000 + 16 * static_cast<uint64_t>(written), 1000))) ++written;
+  CHECK(area.header()->counters.dropped_records == 1);
+  CHECK(area.header()->counters.dropped_bytes == alloc_record_bytes(1000));
+  CHECK(drain(*reader).count == static_cast<size_t>(written));
+  CHECK(area.put(alloc_at(0x1000, 1000)));
+}
+
+TEST_CASE("a reservation never committed stalls the reader until its timeout, then is skipped") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  REQUIRE(area.put(alloc_at(0x1000)));
+  REQUIRE(area.put(alloc_at(0x2000), /*commit=*/false));  // its writer died
+  REQUIRE(area.put(alloc_at(0x3000)));
+  DrainOptions options;
+  options.now_ns = 1'000;
+  options.stall_timeout_ns = 500;
+  CHECK(drain(*reader, options).addresses == std::vector<uint64_t>{0x1000});
+  options.now_ns = 1'200;  // not yet timed out
+  CHECK(drain(*reader, options).count == 0);
+  options.now_ns = 1'600;
+  CHECK(drain(*reader, options).addresses == std::vector<uint64_t>{0x3000});
+  CHECK(reader->stats().resyncs == 1);
+  CHECK(reader->stats().skipped_bytes == alloc_record_bytes(64));
+}
+
+TEST_CASE("a final drain skips holes at once; a late commit inside the ring is still read") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  REQUIRE(area.put(alloc_at(0x1000), false));
+  const uint64_t hole = area.last_position;
+  CHECK(drain(*reader).count == 0);
+  area.writer.commit(hole);  // the writer was only slow
+  CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x1000});
+
+  REQUIRE(area.put(alloc_at(0x2000), false));
+  DrainOptions final_drain;
+  final_drain.final = true;
+  CHECK(drain(*reader, final_drain).count == 0);
+  CHECK(reader->position() == area.header()->write_head);
+}
+
+TEST_CASE("leftovers of an earlier lap are not taken for new records") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  // Fill one lap, read it, then reserve a record at a position whose bytes are leftovers.
+  while (area.header()->write_head < kData) {
+    REQUIRE(area.put(alloc_at(0x1000, 184)));
+    drain(*reader);
+  }
+  REQUIRE(area.put(alloc_at(0x2000, 184), false));
+  CHECK(drain(*reader).count == 0);
+  CHECK(reader->stats().malformed_records == 0);
+}
+
+TEST_CASE("hostile ring contents are counted and skipped, never read out of bounds") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  SUBCASE("a committed record with an impossible size") {
+    REQUIRE(area.put(alloc_at(0x1000)));
+    const uint64_t bad = area.last_position;
+    REQUIRE(area.put(alloc_at(0x2000)));
+    std::memcpy(area.data() + bad + offsetof(RecordHeader, size), "\xF8\xFF\xFF\x7F", 4);
+    CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x2000});
+    CHECK(reader->stats().resyncs == 1);
+  }
+  SUBCASE("a committed record whose body is malformed") {
+    auto record = alloc_at(0x1000);
+    poke(record, kAllocAt + offsetof(AllocFields, address), uint64_t{0});
+    REQUIRE(area.put(record));
+    REQUIRE(area.put(alloc_at(0x2000)));
+    CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x2000});
+    CHECK(reader->stats().malformed_records == 1);
+  }
+  SUBCASE("a write head far beyond one ring") {
+    REQUIRE(area.put(alloc_at(0x1000)));
+    area.header()->write_head = 1ULL << 60;
+    CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x1000});
+    CHECK(reader->stats().bad_heads == 1);
+  }
+  SUBCASE("a write head behind the reader") {
+    REQUIRE(area.put(alloc_at(0x1000)));
+    drain(*reader);
+    area.header()->write_head = 8;
+    CHECK(drain(*reader).count == 0);
+    CHECK(reader->stats().bad_heads == 1);
+  }
+  SUBCASE("random bytes everywhere") {
+    uint64_t x = 12345;
+    for (uint64_t i = 0; i < kData; i += 8) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      std::memcpy(area.data() + i, &x, 8);
+    }
+    area.header()->write_head = kData;
+    DrainOptions final_drain;
+    final_drain.final = true;
+    CHECK(drain(*reader, final_drain).count == 0);
+    CHECK(reader->position() == kData);
+  }
+  SUBCASE("a configuration changed after open is ignored") {
+    area.header()->config.data_bytes = 1ULL << 40;
+    REQUIRE(area.put(alloc_at(0x1000)));  // the writer keeps its own copy too
+    CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x1000});
+  }
+}
