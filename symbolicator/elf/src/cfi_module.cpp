@@ -6,7 +6,6 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 
@@ -16,6 +15,7 @@
 
 #include "cfi_frame_translate.hpp"
 #include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::elf {
 namespace {
@@ -45,8 +45,9 @@ struct OpenedElf {
 
 Result<OpenedElf> open_elf_file(const std::string& path) {
   elf_version(EV_CURRENT);
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return unexpected(Error::from_errno("open CFI file " + path));
+  auto file = open_untrusted_file(path, Symlinks::kFollow);
+  if (!file) return std::move(file).error().with_context("open CFI file");
+  UniqueFd fd = std::move(file->fd);
   ElfPtr elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
     return fail(Errc::kMalformed, "open CFI file " + path + ": not an ELF file");
