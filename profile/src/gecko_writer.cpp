@@ -1,6 +1,5 @@
 #include "sprof/profile/gecko_writer.hpp"
 
-#include <cstdio>
 
 #include "file_sink.hpp"
 #include "gecko_libs.hpp"
@@ -182,11 +181,10 @@ Result<uint64_t> write_gecko_file(const Profile& profile, const std::string& pat
   const bool gzip = path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   SPROF_TRY(auto sink, detail::open_file_sink(path, gzip));
   write_gecko_json(profile, [&](std::string_view chunk) { sink->write(chunk); });
+  // On failure nothing was written at `path` (an older profile there is kept) and the partial
+  // temporary file is gone.
   auto written = sink->finish();
-  if (!written) {
-    std::remove(path.c_str());  // no half-written profile left behind
-    return std::move(written).error().with_context("writing profile");
-  }
+  if (!written) return std::move(written).error().with_context("writing profile");
   return written;
 }
 
