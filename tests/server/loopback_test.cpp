@@ -153,6 +153,27 @@ TEST_CASE("a malformed request gets 400 and a closed connection, and the server 
   CHECK(good.request("GET", running.prefix() + "/profile.json").status == 200);
 }
 
+TEST_CASE("a request with unusable framing gets 400 and the pipelined request after it is not served") {
+  RunningServer running(options_with_echo_api());
+  // RFC 9112 section 6.3: a Transfer-Encoding that does not end in chunked leaves the request's
+  // length unknown, and with a Content-Length as well it is a smuggling attempt: the server must
+  // answer 400 and close, so the bytes after it are never read as a request.
+  const std::string next = "GET " + running.prefix() + "/profile.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  for (const char* framing : {"Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
+                              "Transfer-Encoding: chunked, gzip\r\n",
+                              "Content-Length: 5\r\nContent-Length: 6\r\n"}) {
+    const std::string label = framing;
+    CAPTURE(label);
+    HttpTestClient client(running.port());
+    const std::string reply = client.send_raw("POST " + running.prefix() +
+                                              "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                                              framing + "\r\nhello" + next);
+    CHECK(reply.starts_with("HTTP/1.1 400"));
+    CHECK(reply.find("Connection: close") != std::string::npos);
+    CHECK(reply.find("HTTP/1.1 ", 1) == std::string::npos);  // one response only
+  }
+}
+
 TEST_CASE("a declared body above the limit gets 413 without the body being sent") {
   ServerOptions options = options_with_echo_api();
   options.body_limit_bytes = 1024;
