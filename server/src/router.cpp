@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "host_check.hpp"
 #include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::server {
@@ -184,6 +185,14 @@ std::optional<std::string> path_under_token(std::string_view target, std::string
 }
 
 Response handle_request(const Request& request, const RouterConfig& config) {
+  const std::optional<std::string_view> host = request.header("Host");
+  if (!host) return text_response(400, "missing Host header");
+  if (!detail::is_allowed_host(*host, config.bind_address)) {
+    return text_response(421, "this server answers requests for localhost, 127.0.0.1, [::1] or " +
+                                  config.bind_address + " only, not for Host '" +
+                                  std::string(*host) +
+                                  "' (protection against DNS rebinding)");
+  }
   const std::optional<std::string> path = path_under_token(request.target, config.token);
   // Outside the token: no CORS headers, so other web pages learn nothing (contract §8.5).
   if (!path) return text_response(404, "not found");

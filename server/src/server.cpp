@@ -191,6 +191,7 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
 
   RouterConfig& config = impl->config;
   config.token = std::move(token);
+  config.bind_address = options.bind_address;
   config.profile_path = std::move(options.profile_path);
   config.api = std::move(options.api);
   config.assets = std::move(options.assets);

@@ -174,13 +174,31 @@ TEST_CASE("a request with unusable framing gets 400 and the pipelined request af
   }
 }
 
+TEST_CASE("a request whose Host is not a loopback name gets 421 and no profile bytes") {
+  RunningServer running(options_with_echo_api());
+  HttpTestClient client(running.port());
+  const std::string port = std::to_string(running.port());
+  const HttpResult rebound = client.request("GET", running.prefix() + "/profile.json", {},
+                                            {{"Host", "attacker.example:" + port},
+                                             {"Origin", "http://attacker.example:" + port}});
+  CHECK(rebound.status == 421);
+  CHECK(rebound.body.find(kProfileBytes) == std::string::npos);
+  CHECK_FALSE(rebound.has_header("access-control-allow-origin"));
+  const HttpResult direct = client.request("GET", running.prefix() + "/profile.json", {},
+                                           {{"Host", "127.0.0.1:" + port},
+                                            {"Origin", "https://profiler.firefox.com"}});
+  CHECK(direct.status == 200);
+  CHECK(direct.body == kProfileBytes);
+  CHECK(direct.header("access-control-allow-origin") == "*");
+}
+
 TEST_CASE("a declared body above the limit gets 413 without the body being sent") {
   ServerOptions options = options_with_echo_api();
   options.body_limit_bytes = 1024;
   RunningServer running(std::move(options));
   HttpTestClient client(running.port());
   const std::string reply = client.send_raw("POST " + running.prefix() +
-                                            "/symbolicate/v5 HTTP/1.1\r\nHost: x\r\n"
+                                            "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                             "Content-Length: 4096\r\n\r\n");
   CHECK(reply.starts_with("HTTP/1.1 413"));
   CHECK(reply.find("Access-Control-Allow-Origin: *") != std::string::npos);
@@ -204,7 +222,7 @@ TEST_CASE("chunked bodies are accepted up to the limit and get 413 above it") {
     char chunk_size[16];
     std::snprintf(chunk_size, sizeof chunk_size, "%zx", size);
     HttpTestClient client(running.port());
-    return client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: x\r\n"
+    return client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
                            std::string(chunk_size) + "\r\n" + std::string(size, 'z') +
                            "\r\n0\r\n\r\n");
