@@ -1,6 +1,11 @@
 // Real HTTP round trips against a server on 127.0.0.1 with an ephemeral port.
 #include <doctest/doctest.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <atomic>
 #include <cstdio>
 #include <future>
 #include <thread>
@@ -151,6 +156,25 @@ TEST_CASE("a malformed request gets 400 and a closed connection, and the server 
   }
   HttpTestClient good(running.port());
   CHECK(good.request("GET", running.prefix() + "/profile.json").status == 200);
+}
+
+TEST_CASE("accepted connections send without Nagle's delay (TCP_NODELAY)") {
+  // Beast writes a response's header and body separately; with Nagle's algorithm the body waits
+  // for the client's delayed ACK of the header, about 40 ms per keep-alive response.
+  std::atomic<int> accepted{0};
+  std::atomic<int> nodelay{-1};
+  ServerOptions options = options_with_echo_api();
+  options.on_accepted_socket = [&](int fd) {
+    int value = 0;
+    socklen_t size = sizeof value;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, &size) == 0) nodelay = value;
+    ++accepted;
+  };
+  RunningServer running(std::move(options));
+  HttpTestClient client(running.port());
+  CHECK(client.request("GET", running.prefix() + "/profile.json").status == 200);
+  CHECK(accepted == 1);
+  CHECK(nodelay == 1);
 }
 
 TEST_CASE("a request with unusable framing gets 400 and the pipelined request after it is not served") {
