@@ -19,6 +19,7 @@
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/processed_writer.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
 
 namespace {
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
   }
-  auto bytes = sprof::api::read_maybe_gzip_file(argv[1]);
+  auto bytes = sprof::profile::read_profile_json(argv[1]);
   if (!bytes) {
     std::fprintf(stderr, "%s\n", bytes.error().message.c_str());
     return 1;

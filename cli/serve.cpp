@@ -11,6 +11,7 @@
 #include "sprof/api/profile_summary.hpp"
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/presymbolicate/embedded_symbols.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof/server/browser.hpp"
 #include "sprof/server/server.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -139,11 +140,11 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
                   std::optional<RecordingFacts> facts) {
   // The profile's libs say where each module's file was when it was recorded.
-  auto bytes = api::read_maybe_gzip_file(profile_path);
+  auto bytes = profile::read_profile_json(profile_path);
   if (!bytes.has_value()) {
-    std::fprintf(stderr, "sprof: cannot read %s: %s\n", profile_path.c_str(),
-                 bytes.error().message.c_str());
-    return kExitFailure;
+    // The message names the file; a file that is not a profile is a usage error, as below.
+    std::fprintf(stderr, "sprof: cannot load the profile: %s\n", bytes.error().message.c_str());
+    return bytes.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
   }
   std::vector<symbolicator::ModuleHint> hints = api::library_hints_from_profile(*bytes);
   if (!facts) {

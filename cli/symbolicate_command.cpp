@@ -6,6 +6,7 @@
 #include "exit_codes.hpp"
 #include "self_contained.hpp"
 #include "sprof/api/profile_libraries.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
 
 namespace sprof::cli {
@@ -13,7 +14,7 @@ namespace sprof::cli {
 int run_symbolicate_command(const SymbolicateCommandOptions& options) {
   const std::string& input = options.input;
   const std::string& output = options.output.empty() ? input : options.output;
-  auto bytes = api::read_maybe_gzip_file(input);
+  auto bytes = profile::read_profile_json(input);
   if (!bytes) {
     std::fprintf(stderr, "sprof: cannot read %s: %s\n", input.c_str(),
                  bytes.error().message.c_str());

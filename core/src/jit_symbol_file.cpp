@@ -1,9 +1,7 @@
 #include "sprof/core/jit_symbol_file.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <memory>
 #include <unordered_map>
 
 #include "sprof/core/byte_reader.hpp"
@@ -168,27 +166,6 @@ uint64_t jit_content_hash(std::string_view content) {
     h *= 0x100000001B3ULL;
   }
   return h;
-}
-
-Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                      &std::fclose);
-  if (!file) {
-    Error e = Error::from_errno("open(" + path + ")");
-    if (e.sys_errno == ENOENT) e.code = Errc::kNotFound;
-    return unexpected(std::move(e));
-  }
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) {
-    if (text.size() + n > max_bytes) {
-      return fail(Errc::kTooLarge, path + ": larger than " + std::to_string(max_bytes) + " bytes");
-    }
-    text.append(buf, n);
-  }
-  if (std::ferror(file.get())) return unexpected(Error::from_errno("read(" + path + ")"));
-  return text;
 }
 
 Result<std::vector<JitSymbol>> parse_jit_symbol_file(JitFileKind kind, std::string_view content) {

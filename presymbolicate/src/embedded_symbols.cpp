@@ -4,6 +4,7 @@
 
 #include "sprof/api/profile_libraries.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "symbol_conversion.hpp"
 
@@ -25,7 +26,7 @@ std::optional<symbolicator::SymbolInfo> EmbeddedSymbolMap::lookup(RelativeAddres
 }
 
 void EmbeddedFallbackModuleSource::load_embedded() {
-  auto bytes = api::read_maybe_gzip_file(profile_path_);
+  auto bytes = profile::read_profile_json(profile_path_);
   if (!bytes) {
     load_error_ = bytes.error().message;
     return;

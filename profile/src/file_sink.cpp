@@ -1,51 +1,39 @@
 #include "file_sink.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <optional>
 
-#include "sprof/core/unique_fd.hpp"
+#include "sprof/core/replacing_file.hpp"
 
 namespace sprof::profile::detail {
 
 namespace {
 
-// Writes everything or returns the errno-based error.
-Result<void> write_all(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Error::from_errno("write " + path);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return ok();
-}
-
 class PlainFileSink : public FileSink {
  public:
-  PlainFileSink(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  explicit PlainFileSink(ReplacingFile file) : file_(std::move(file)), path_(file_.path()) {}
 
   void write(std::string_view chunk) override {
     if (error_) return;
-    if (auto r = write_all(fd_.get(), chunk, path_); !r) {
+    if (auto r = file_.write(chunk); !r) {
       error_ = r.error();
       return;
     }
     bytes_ += chunk.size();
   }
 
+  // After a failure the temporary file goes with `file_`; the target was never touched.
   Result<uint64_t> finish() override {
-    if (!error_ && ::close(fd_.release()) != 0) error_ = Error::from_errno("close " + path_);
+    if (!error_) {
+      if (auto committed = file_.commit(); !committed) error_ = committed.error();
+    }
     if (error_) return *error_;
     return bytes_;
   }
 
  protected:
-  UniqueFd fd_;
+  ReplacingFile file_;
   std::string path_;
   std::optional<Error> error_;
   uint64_t bytes_ = 0;
@@ -53,7 +41,7 @@ class PlainFileSink : public FileSink {
 
 class GzipFileSink : public PlainFileSink {
  public:
-  GzipFileSink(UniqueFd fd, std::string path) : PlainFileSink(std::move(fd), std::move(path)) {}
+  explicit GzipFileSink(ReplacingFile file) : PlainFileSink(std::move(file)) {}
   ~GzipFileSink() override {
     if (initialized_) deflateEnd(&stream_);
   }
@@ -105,10 +93,9 @@ class GzipFileSink : public PlainFileSink {
 }  // namespace
 
 Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) return Error::from_errno("open " + path);
-  if (!gzip) return std::unique_ptr<FileSink>(std::make_unique<PlainFileSink>(std::move(fd), path));
-  auto sink = std::make_unique<GzipFileSink>(std::move(fd), path);
+  SPROF_TRY(ReplacingFile file, ReplacingFile::create(path));
+  if (!gzip) return std::unique_ptr<FileSink>(std::make_unique<PlainFileSink>(std::move(file)));
+  auto sink = std::make_unique<GzipFileSink>(std::move(file));
   SPROF_TRY_VOID(sink->init());
   return std::unique_ptr<FileSink>(std::move(sink));
 }

@@ -23,7 +23,8 @@ class FileSink {
   virtual Result<uint64_t> finish() = 0;
 };
 
-// Creates (truncates) `path`; compresses with gzip when `gzip` is set.
+// Writes `path` through a `ReplacingFile`: an existing file there stays as it was until `finish`
+// succeeds, and is kept when anything fails. Compresses with gzip when `gzip` is set.
 Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip);
 
 }  // namespace sprof::profile::detail

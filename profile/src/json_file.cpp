@@ -1,7 +1,5 @@
 #include "json_file.hpp"
 
-#include <cstdio>
-
 #include "file_sink.hpp"
 
 namespace sprof::profile::detail {
@@ -12,10 +10,9 @@ Result<uint64_t> write_json_file(const std::string& path,
   SPROF_TRY(auto sink, open_file_sink(path, gzip));
   produce([&](std::string_view chunk) { sink->write(chunk); });
   auto written = sink->finish();
-  if (!written) {
-    std::remove(path.c_str());  // no half-written profile left behind
-    return std::move(written).error().with_context("writing profile");
-  }
+  // On failure nothing was written at `path` (an older profile there is kept) and the partial
+  // temporary file is gone (open_file_sink writes beside it and renames when complete).
+  if (!written) return std::move(written).error().with_context("writing profile");
   return written;
 }
 

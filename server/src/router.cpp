@@ -1,12 +1,10 @@
 #include "sprof/server/router.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
+
+#include "host_check.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::server {
 namespace {
@@ -71,20 +69,17 @@ Response preflight(const Request& request) {
 // every client whatever its Accept-Encoding. So neither the name nor the bytes need inspecting.
 Response serve_profile(const RouterConfig& config) {
   if (config.profile_path.empty()) return text_response(404, "no profile is being served");
-  auto cannot_read = [](int err) {
-    return text_response(err == ENOENT ? 404 : 500,
-                         "cannot read the profile: " + std::string(std::strerror(err)));
-  };
-  UniqueFd fd(::open(config.profile_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return cannot_read(errno);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return cannot_read(errno);
-  if (!S_ISREG(st.st_mode)) return cannot_read(EINVAL);
+  // Replaced by a FIFO since it was written, the profile must not block the io thread.
+  auto file = open_untrusted_file(config.profile_path, Symlinks::kFollow);
+  if (!file) {
+    return text_response(file.error().code == Errc::kNotFound ? 404 : 500,
+                         "cannot read the profile: " + file.error().message);
+  }
   Response res;
   res.set_header("Content-Type", "application/json");
   res.set_header("Cache-Control", "no-store");
-  res.body_file = std::move(fd);
-  res.body_file_size = static_cast<std::uint64_t>(st.st_size);
+  res.body_file = std::move(file->fd);
+  res.body_file_size = file->size_bytes;
   return res;
 }
 
@@ -190,6 +185,14 @@ std::optional<std::string> path_under_token(std::string_view target, std::string
 }
 
 Response handle_request(const Request& request, const RouterConfig& config) {
+  const std::optional<std::string_view> host = request.header("Host");
+  if (!host) return text_response(400, "missing Host header");
+  if (!detail::is_allowed_host(*host, config.bind_address)) {
+    return text_response(421, "this server answers requests for localhost, 127.0.0.1, [::1] or " +
+                                  config.bind_address + " only, not for Host '" +
+                                  std::string(*host) +
+                                  "' (protection against DNS rebinding)");
+  }
   const std::optional<std::string> path = path_under_token(request.target, config.token);
   // Outside the token: no CORS headers, so other web pages learn nothing (contract §8.5).
   if (!path) return text_response(404, "not found");

@@ -67,7 +67,8 @@ struct Server::Impl {
   explicit Impl(const ServerOptions& options)
       : read_timeout(options.read_timeout),
         write_timeout(options.write_timeout),
-        shutdown_grace(options.shutdown_grace) {}
+        shutdown_grace(options.shutdown_grace),
+        on_accepted_socket(options.on_accepted_socket) {}
   ~Impl() { connections.forget_drained_callback(); }
 
   Result<void> listen(const asio::ip::address& address, PortRange ports);
@@ -80,6 +81,7 @@ struct Server::Impl {
   std::chrono::seconds read_timeout;
   std::chrono::seconds write_timeout;
   std::chrono::milliseconds shutdown_grace;
+  std::function<void(int)> on_accepted_socket;
   std::uint16_t port = 0;
   std::string base_url;
   std::string profile_url;
@@ -129,6 +131,13 @@ asio::awaitable<void> Server::Impl::accept_loop() {
       co_await delay.async_wait(kNoThrow);
       continue;
     }
+    // Beast writes a response's header and body (or a file body's chunks) in separate writes.
+    // With Nagle's algorithm the second waits for the ACK of the first, which a keep-alive
+    // client delays by ~40 ms: every profile.json after the first stalled that long.
+    boost::system::error_code option_ec;
+    socket.set_option(tcp::no_delay(true), option_ec);
+    if (option_ec) log::debug("TCP_NODELAY: " + option_ec.message());
+    if (on_accepted_socket) on_accepted_socket(socket.native_handle());
     asio::co_spawn(io, detail::serve_connection(std::move(socket), session_context),
                    log_escaped_exception("HTTP session"));
   }
@@ -191,6 +200,7 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
 
   RouterConfig& config = impl->config;
   config.token = std::move(token);
+  config.bind_address = options.bind_address;
   config.profile_path = std::move(options.profile_path);
   config.api = std::move(options.api);
   config.assets = std::move(options.assets);

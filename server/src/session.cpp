@@ -12,10 +12,12 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <array>
 #include <exception>
 #include <optional>
 #include <string>
 
+#include "request_framing.hpp"
 #include "sprof/core/log.hpp"
 
 namespace sprof::server::detail {
@@ -115,14 +117,31 @@ http::message_generator to_message(Response response, unsigned version, bool kee
   return message;
 }
 
-asio::awaitable<void> write_bad_request(beast::tcp_stream& stream, const SessionContext& context) {
+asio::awaitable<void> write_bad_request(beast::tcp_stream& stream, const SessionContext& context,
+                                        std::string_view reason) {
   http::response<http::string_body> message{http::status::bad_request, 11};
   message.set(http::field::content_type, "text/plain; charset=utf-8");
-  message.body() = "bad request\n";
+  message.body() = reason.empty() ? "bad request\n" : "bad request: " + std::string(reason) + "\n";
   message.keep_alive(false);
   message.prepare_payload();
   stream.expires_after(context.write_timeout);
   co_await http::async_write(stream, message, kNoThrow);
+}
+
+// Closing a socket with unread input makes the kernel send RST, which can destroy the response
+// before the client has read it (RFC 9112 section 9.6). So after an error response the sending
+// side is shut down and the rest of the input is read and dropped, for a bounded time and size,
+// until the client closes.
+asio::awaitable<void> drain_before_close(beast::tcp_stream& stream) {
+  constexpr auto kLinger = std::chrono::seconds(1);
+  constexpr std::size_t kMaxDrainBytes = 256 * 1024;
+  stream.expires_after(kLinger);
+  std::array<char, 4096> sink{};
+  for (std::size_t drained = 0; drained < kMaxDrainBytes;) {
+    auto [ec, n] = co_await stream.async_read_some(asio::buffer(sink), kNoThrow);
+    if (ec) break;
+    drained += n;
+  }
 }
 
 // Runs the router on the worker pool: the ApiHandler (symbolication) may take seconds. The
@@ -157,11 +176,13 @@ struct IncomingRequest {
 };
 
 // Reads the next request. nullopt means the connection ends: the client closed it, a deadline
-// passed, shutdown cancelled the wait, or the bytes were not HTTP (then a 400 has been sent).
+// passed, shutdown cancelled the wait, or the bytes were not usable HTTP (then a 400 has been
+// sent and `rejected` is set: the client may have sent more that must not be read as requests).
 asio::awaitable<std::optional<IncomingRequest>> read_request(beast::tcp_stream& stream,
                                                              beast::flat_buffer& buffer,
                                                              ScopedConnection& connection,
-                                                             const SessionContext& context) {
+                                                             const SessionContext& context,
+                                                             bool& rejected) {
   const std::uint64_t limit = context.config.body_limit_bytes;
   RequestParser parser;
   parser.header_limit(kHeaderLimitBytes);
@@ -174,12 +195,18 @@ asio::awaitable<std::optional<IncomingRequest>> read_request(beast::tcp_stream& 
   auto [header_ec, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
   connection.set_idle(false);
   if (header_ec) {
-    if (is_malformed_http(header_ec)) co_await write_bad_request(stream, context);
+    rejected = is_malformed_http(header_ec);
+    if (rejected) co_await write_bad_request(stream, context, {});
     co_return std::nullopt;
   }
 
   IncomingRequest incoming;
   incoming.request = request_from_header(parser);
+  if (auto reason = unusable_framing(incoming.request, parser.get().version())) {
+    rejected = true;
+    co_await write_bad_request(stream, context, *reason);
+    co_return std::nullopt;
+  }
   if (incoming.request.content_length.value_or(0) <= limit && !parser.is_done()) {
     parser.body_limit(limit);  // still applies to chunked bodies
     stream.expires_after(context.read_timeout);
@@ -188,7 +215,8 @@ asio::awaitable<std::optional<IncomingRequest>> read_request(beast::tcp_stream& 
       // A chunked body grew past the limit: report it as if it had been declared that large.
       incoming.request.content_length = limit + 1;
     } else if (body_ec) {
-      if (is_malformed_http(body_ec)) co_await write_bad_request(stream, context);
+      rejected = is_malformed_http(body_ec);
+      if (rejected) co_await write_bad_request(stream, context, {});
       co_return std::nullopt;
     } else {
       incoming.request.body = std::move(parser.get().body());
@@ -208,9 +236,11 @@ asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
   beast::flat_buffer buffer;
   ScopedConnection connection(context.connections, [&stream] { stream.cancel(); });
 
+  // Set when the connection closes with request bytes possibly left unread (400, 413).
+  bool unread_input = false;
   while (!context.connections.stopping()) {
     std::optional<IncomingRequest> incoming =
-        co_await read_request(stream, buffer, connection, context);
+        co_await read_request(stream, buffer, connection, context, unread_input);
     if (!incoming) break;
 
     // Plain statements rather than `cond ? co_await ... : ...`: GCC 12 miscompiles co_await
@@ -231,11 +261,16 @@ asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
         to_message(std::move(response), incoming->http_version, keep_alive, incoming->head);
     stream.expires_after(context.write_timeout);
     auto [write_ec, written] = co_await beast::async_write(stream, std::move(message), kNoThrow);
+    unread_input = !write_ec && !incoming->reusable;
     if (write_ec || !keep_alive) break;
   }
 
   beast::error_code ignored;
   stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  if (unread_input) {
+    connection.set_idle(true);  // a shutdown may cut the drain short
+    co_await drain_before_close(stream);
+  }
 }
 
 }  // namespace sprof::server::detail

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <simdjson.h>
 
-#include "sprof/api/profile_libraries.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof_test/gecko_validator.hpp"
 #include "sprof_test/paths.hpp"
 
@@ -114,7 +114,7 @@ ProcessView read_process(object p) {
 
 ProfileView read_profile(const std::string& path) {
   ProfileView view;
-  auto bytes = api::read_maybe_gzip_file(path);
+  auto bytes = profile::read_profile_json(path);
   REQUIRE_MESSAGE(bytes.has_value(), "cannot read " << path);
   view.json = *bytes;
   // Every profile sprof writes must pass the contract's static checks (section 9.1).

@@ -17,6 +17,7 @@
 #include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
 #include "sprof/api/profile_libraries.hpp"
+#include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/json_query.hpp"
 #include "sprof_test/paths.hpp"
@@ -63,7 +64,7 @@ std::string record_target(const std::string& dir, const std::vector<std::string>
 }
 
 std::string profile_text(const std::string& path) {
-  auto bytes = sprof::api::read_maybe_gzip_file(path);
+  auto bytes = sprof::profile::read_profile_json(path);
   REQUIRE_MESSAGE(bytes.has_value(), path);
   return *bytes;
 }

@@ -1,6 +1,11 @@
 // Real HTTP round trips against a server on 127.0.0.1 with an ephemeral port.
 #include <doctest/doctest.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <atomic>
 #include <cstdio>
 #include <future>
 #include <thread>
@@ -153,13 +158,71 @@ TEST_CASE("a malformed request gets 400 and a closed connection, and the server 
   CHECK(good.request("GET", running.prefix() + "/profile.json").status == 200);
 }
 
+TEST_CASE("accepted connections send without Nagle's delay (TCP_NODELAY)") {
+  // Beast writes a response's header and body separately; with Nagle's algorithm the body waits
+  // for the client's delayed ACK of the header, about 40 ms per keep-alive response.
+  std::atomic<int> accepted{0};
+  std::atomic<int> nodelay{-1};
+  ServerOptions options = options_with_echo_api();
+  options.on_accepted_socket = [&](int fd) {
+    int value = 0;
+    socklen_t size = sizeof value;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, &size) == 0) nodelay = value;
+    ++accepted;
+  };
+  RunningServer running(std::move(options));
+  HttpTestClient client(running.port());
+  CHECK(client.request("GET", running.prefix() + "/profile.json").status == 200);
+  CHECK(accepted == 1);
+  CHECK(nodelay == 1);
+}
+
+TEST_CASE("a request with unusable framing gets 400 and the pipelined request after it is not served") {
+  RunningServer running(options_with_echo_api());
+  // RFC 9112 section 6.3: a Transfer-Encoding that does not end in chunked leaves the request's
+  // length unknown, and with a Content-Length as well it is a smuggling attempt: the server must
+  // answer 400 and close, so the bytes after it are never read as a request.
+  const std::string next = "GET " + running.prefix() + "/profile.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  for (const char* framing : {"Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
+                              "Transfer-Encoding: chunked, gzip\r\n",
+                              "Content-Length: 5\r\nContent-Length: 6\r\n"}) {
+    const std::string label = framing;
+    CAPTURE(label);
+    HttpTestClient client(running.port());
+    const std::string reply = client.send_raw("POST " + running.prefix() +
+                                              "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                                              framing + "\r\nhello" + next);
+    CHECK(reply.starts_with("HTTP/1.1 400"));
+    CHECK(reply.find("Connection: close") != std::string::npos);
+    CHECK(reply.find("HTTP/1.1 ", 1) == std::string::npos);  // one response only
+  }
+}
+
+TEST_CASE("a request whose Host is not a loopback name gets 421 and no profile bytes") {
+  RunningServer running(options_with_echo_api());
+  HttpTestClient client(running.port());
+  const std::string port = std::to_string(running.port());
+  const HttpResult rebound = client.request("GET", running.prefix() + "/profile.json", {},
+                                            {{"Host", "attacker.example:" + port},
+                                             {"Origin", "http://attacker.example:" + port}});
+  CHECK(rebound.status == 421);
+  CHECK(rebound.body.find(kProfileBytes) == std::string::npos);
+  CHECK_FALSE(rebound.has_header("access-control-allow-origin"));
+  const HttpResult direct = client.request("GET", running.prefix() + "/profile.json", {},
+                                           {{"Host", "127.0.0.1:" + port},
+                                            {"Origin", "https://profiler.firefox.com"}});
+  CHECK(direct.status == 200);
+  CHECK(direct.body == kProfileBytes);
+  CHECK(direct.header("access-control-allow-origin") == "*");
+}
+
 TEST_CASE("a declared body above the limit gets 413 without the body being sent") {
   ServerOptions options = options_with_echo_api();
   options.body_limit_bytes = 1024;
   RunningServer running(std::move(options));
   HttpTestClient client(running.port());
   const std::string reply = client.send_raw("POST " + running.prefix() +
-                                            "/symbolicate/v5 HTTP/1.1\r\nHost: x\r\n"
+                                            "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                             "Content-Length: 4096\r\n\r\n");
   CHECK(reply.starts_with("HTTP/1.1 413"));
   CHECK(reply.find("Access-Control-Allow-Origin: *") != std::string::npos);
@@ -183,7 +246,7 @@ TEST_CASE("chunked bodies are accepted up to the limit and get 413 above it") {
     char chunk_size[16];
     std::snprintf(chunk_size, sizeof chunk_size, "%zx", size);
     HttpTestClient client(running.port());
-    return client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: x\r\n"
+    return client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
                            std::string(chunk_size) + "\r\n" + std::string(size, 'z') +
                            "\r\n0\r\n\r\n");

@@ -49,6 +49,8 @@ struct Fixture {
     request.content_length = body.size();
     request.body = std::move(body);
     request.headers = std::move(headers);
+    // Browsers always send Host; the tests that are not about it send a loopback one.
+    if (!request.header("Host")) request.headers.push_back({"Host", "127.0.0.1:8000"});
     return handle_request(request, config);
   }
 };
@@ -193,6 +195,7 @@ TEST_CASE("bodies above the limit are 413, close the connection and never reach 
     request.method = "POST";
     request.target = under_token("/symbolicate/v5");
     request.content_length = 17;
+    request.headers.push_back({"Host", "127.0.0.1"});
     const Response res = handle_request(request, f.config);
     CHECK(res.status == 413);
     CHECK(res.close_connection);
@@ -270,4 +273,64 @@ TEST_CASE("only post requests may call the api handler") {
   CHECK(may_call_api(request));
   request.method = "GET";
   CHECK_FALSE(may_call_api(request));
+}
+
+TEST_CASE("a request addressed to another host name is refused before routing (DNS rebinding)") {
+  Fixture f;
+  // A page on attacker.example whose name now resolves to 127.0.0.1 sends its own name as Host.
+  for (const char* host : {"attacker.example", "attacker.example:8000", "127.0.0.1.nip.io:8000",
+                           "localhost.attacker.example", "[::2]:8000", "10.0.0.1", "0x7f000001",
+                           "2130706433:8000", "127.0.0.1:80x", "", "127.1"}) {
+    const std::string label = host;
+    CAPTURE(label);
+    for (const char* target : {"/profile.json", "/symbolicate/v5", "/"}) {
+      const Response res = f.send(target == std::string("/symbolicate/v5") ? "POST" : "GET",
+                                  under_token(target), "{}", {{"Host", host}});
+      CHECK(res.status == 421);
+      CHECK(res.body.find(host) != std::string::npos);
+      CHECK_FALSE(res.header("Access-Control-Allow-Origin").has_value());
+      CHECK_FALSE(res.body_file.valid());
+    }
+  }
+  CHECK(f.calls.empty());
+}
+
+TEST_CASE("loopback host names and addresses are served, with or without a port") {
+  Fixture f;
+  for (const char* host : {"127.0.0.1", "127.0.0.1:8000", "127.1.2.3:65535", "localhost",
+                           "LocalHost:8000", "[::1]", "[::1]:8000"}) {
+    const std::string label = host;
+    CAPTURE(label);
+    const Response res = f.send("GET", under_token("/profile.json"), {}, {{"Host", host}});
+    CHECK(res.status == 200);
+    // The Firefox Profiler's requests come from its own origin, to a loopback Host.
+    const Response api = f.send("POST", under_token("/symbolicate/v5"), "{}",
+                                {{"Host", host}, {"Origin", "https://profiler.firefox.com"}});
+    CHECK(api.status == 200);
+    CHECK(api.header("Access-Control-Allow-Origin") == "*");
+  }
+}
+
+TEST_CASE("the bind address is accepted as Host, and any IP literal when it is a wildcard") {
+  Fixture f;
+  f.config.bind_address = "192.168.1.5";
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.5:8000"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.6:8000"}}).status == 421);
+  f.config.bind_address = "fe80::1";
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[fe80::1]:8000"}}).status == 200);
+  f.config.bind_address = "0.0.0.0";
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "10.1.2.3:8000"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[2001:db8::7]"}}).status == 200);
+  // A wildcard bind still refuses names: they are what DNS rebinding uses.
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "myhost.lan:8000"}}).status == 421);
+}
+
+TEST_CASE("a request without a Host header is 400") {
+  Fixture f;
+  Request request;
+  request.method = "GET";
+  request.target = under_token("/profile.json");
+  const Response res = handle_request(request, f.config);
+  CHECK(res.status == 400);
+  CHECK(res.body.find("Host") != std::string::npos);
 }

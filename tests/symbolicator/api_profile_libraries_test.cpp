@@ -1,10 +1,6 @@
-// Library hints from Gecko profiles, and reading profiles that may be gzipped.
+// Library hints from Gecko profiles.
 #include <doctest/doctest.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "sprof/api/profile_libraries.hpp"
@@ -18,18 +14,6 @@ std::string lib(const char* name, const char* id, const char* path) {
          R"(", "debugName": ")" + name + R"(", "debugPath": ")" + path + R"(", "breakpadId": ")" +
          id + R"(", "codeId": null, "start": 4096, "end": 8192, "offset": 0})";
 }
-
-struct TempFile {
-  std::string path;
-  TempFile() {
-    char pattern[] = "/tmp/sprof_api_profile_XXXXXX";
-    const int fd = mkstemp(pattern);
-    REQUIRE(fd >= 0);
-    ::close(fd);
-    path = pattern;
-  }
-  ~TempFile() { ::unlink(path.c_str()); }
-};
 
 }  // namespace
 
@@ -69,39 +53,4 @@ TEST_CASE("library hints skip incomplete libs and survive invalid profiles") {
   const auto partial = library_hints_from_profile(
       R"({"libs": [{"debugName": "x", "breakpadId": "01", "path": "/x"}, {"debugName": )");
   CHECK(partial.size() <= 1);
-}
-
-TEST_CASE("a profile file is read the same whether or not it is gzipped") {
-  const std::string content = R"({"libs": [], "meta": {"version": 36}})";
-  TempFile plain;
-  std::ofstream(plain.path, std::ios::binary) << content;
-  TempFile compressed;
-  gzFile gz = gzopen(compressed.path.c_str(), "wb");
-  REQUIRE(gz != nullptr);
-  REQUIRE(gzwrite(gz, content.data(), static_cast<unsigned>(content.size())) ==
-          static_cast<int>(content.size()));
-  REQUIRE(gzclose(gz) == Z_OK);
-
-  const auto from_plain = sprof::api::read_maybe_gzip_file(plain.path);
-  REQUIRE(from_plain.has_value());
-  CHECK(*from_plain == content);
-  const auto from_gzip = sprof::api::read_maybe_gzip_file(compressed.path);
-  REQUIRE(from_gzip.has_value());
-  CHECK(*from_gzip == content);
-}
-
-TEST_CASE("reading a missing or truncated gzip profile is an error") {
-  const auto missing = sprof::api::read_maybe_gzip_file("/nonexistent/profile.json.gz");
-  REQUIRE_FALSE(missing.has_value());
-  CHECK(missing.error().message.find("/nonexistent/profile.json.gz") != std::string::npos);
-
-  TempFile compressed;
-  std::string big(100000, 'x');
-  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + (i * 7919) % 26);
-  gzFile gz = gzopen(compressed.path.c_str(), "wb");
-  REQUIRE(gz != nullptr);
-  REQUIRE(gzwrite(gz, big.data(), static_cast<unsigned>(big.size())) > 0);
-  REQUIRE(gzclose(gz) == Z_OK);
-  REQUIRE(::truncate(compressed.path.c_str(), 200) == 0);
-  CHECK_FALSE(sprof::api::read_maybe_gzip_file(compressed.path).has_value());
 }

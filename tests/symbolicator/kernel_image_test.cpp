@@ -64,6 +64,21 @@ TEST_CASE("kernel build-id is parsed from /sys/kernel/notes bytes") {
   CHECK_FALSE(parse_kernel_build_id(std::vector<uint8_t>(notes.begin(), notes.begin() + 30)));
 }
 
+TEST_CASE("a note whose sizes wrap when rounded up is rejected, not read past the buffer") {
+  // descsz = 0xffffffff rounds up to 2^32, which is 0 in 32 bits: the build-id span would reach
+  // 4 GiB past the buffer. namesz = 0xfffffffd wraps the same way before the descriptor.
+  const std::vector<uint8_t> huge_desc = {4, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 3, 0, 0, 0,
+                                          'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  CHECK_FALSE(parse_kernel_build_id(huge_desc).has_value());
+  const std::vector<uint8_t> huge_name = {0xfd, 0xff, 0xff, 0xff, 4, 0, 0, 0, 3, 0, 0, 0,
+                                          'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  CHECK_FALSE(parse_kernel_build_id(huge_name).has_value());
+  // Sizes that are only a little too large are truncation, also rejected.
+  const std::vector<uint8_t> short_desc = {4, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0,
+                                           'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  CHECK_FALSE(parse_kernel_build_id(short_desc).has_value());
+}
+
 TEST_CASE("reading the kernel image from files uses both kallsyms and notes") {
   const std::string dir = std::filesystem::temp_directory_path().string();
   const std::string kallsyms = dir + "/sprof-kernel-image-test-kallsyms";

@@ -1,10 +1,9 @@
 #include "module_code.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "json_reply.hpp"
-#include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::api::detail {
@@ -30,8 +29,8 @@ Result<ModuleCode> read_module_code(const std::string& path, uint64_t relative_s
   code.arch = identity.arch();
   code.bytes.resize(static_cast<size_t>(length < available ? length : available));
 
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno("open " + path);
+  SPROF_TRY(UntrustedFile file, open_untrusted_file(path, Symlinks::kFollow));
+  const UniqueFd fd = std::move(file.fd);
   size_t done = 0;
   while (done < code.bytes.size()) {
     const auto offset = static_cast<off_t>(segment->offset + in_segment + done);

@@ -1,16 +1,12 @@
 #include "source_v1.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "json_reply.hpp"
 #include "request_fields.hpp"
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/core/json_writer.hpp"
-#include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::api::detail {
 
@@ -24,27 +20,14 @@ bool symbol_mentions_file(const symbolicator::SymbolInfo& info, std::string_view
   return false;
 }
 
-// Reads a whole regular file of at most `kMaxSourceFileBytes`.
+// Reads a whole regular file of at most `kMaxSourceFileBytes`. Source paths in debug info are
+// often symlinked trees, so symlinks are followed; a FIFO or device is still refused.
 Result<std::string> read_source_file(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno("open " + path);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return Error::from_errno("stat " + path);
-  if (!S_ISREG(st.st_mode)) return fail(Errc::kNotFound, path + " is not a regular file");
-  if (static_cast<uint64_t>(st.st_size) > kMaxSourceFileBytes) {
-    // Not the request's fault, so not kTooLarge (which maps to 400).
+  auto text = read_small_file(path, kMaxSourceFileBytes, Symlinks::kFollow);
+  // Not the request's fault, so not kTooLarge (which maps to 400).
+  if (!text && text.error().code == Errc::kTooLarge) {
     return fail(Errc::kUnsupported, path + " is larger than the source size limit");
   }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::read(fd.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::from_errno("read " + path);
-    if (n == 0) break;  // shrank while reading
-    done += static_cast<size_t>(n);
-  }
-  text.resize(done);
   return text;
 }
 

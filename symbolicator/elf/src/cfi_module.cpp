@@ -6,16 +6,21 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
 #include "cfi_frame_translate.hpp"
+#include "cfi_section_index.hpp"
+#include "eh_frame_hdr_check.hpp"
+#include "eh_frame_image.hpp"
+#include "sprof/core/log.hpp"
 #include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::elf {
 namespace {
@@ -45,8 +50,9 @@ struct OpenedElf {
 
 Result<OpenedElf> open_elf_file(const std::string& path) {
   elf_version(EV_CURRENT);
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return unexpected(Error::from_errno("open CFI file " + path));
+  auto file = open_untrusted_file(path, Symlinks::kFollow);
+  if (!file) return std::move(file).error().with_context("open CFI file");
+  UniqueFd fd = std::move(file->fd);
   ElfPtr elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
     return fail(Errc::kMalformed, "open CFI file " + path + ": not an ELF file");
@@ -84,12 +90,44 @@ bool is_plt_section(std::string_view name) {
   return name == ".plt" || name == ".plt.sec" || name == ".plt.got" || name == ".iplt";
 }
 
+// The first section called `name` and its index, as libdw's getcfi_shdr finds them.
+struct NamedSection {
+  Elf_Scn* scn = nullptr;
+  GElf_Shdr shdr{};
+};
+NamedSection find_section(Elf* elf, std::string_view name) {
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return {};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+    NamedSection found{scn, {}};
+    if (gelf_getshdr(scn, &found.shdr) == nullptr) continue;
+    const char* scn_name = elf_strptr(elf, shstrndx, found.shdr.sh_name);
+    if (scn_name != nullptr && name == scn_name) return found;
+  }
+  return {};
+}
+
+std::span<const uint8_t> section_data(Elf_Scn* scn, bool raw) {
+  Elf_Data* data = raw ? elf_rawdata(scn, nullptr) : elf_getdata(scn, nullptr);
+  if (data == nullptr || data->d_buf == nullptr) return {};
+  return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
+}
+
+// The index checks multi-byte fields in host byte order; other files are left to libdw as is.
+bool checkable(const GElf_Ehdr& ehdr) {
+  const bool host_little = std::endian::native == std::endian::little;
+  return ehdr.e_ident[EI_DATA] == (host_little ? ELFDATA2LSB : ELFDATA2MSB);
+}
+
 }  // namespace
 
 struct CfiModule::Impl {
   std::string name;                  // path or "[memory image]", for messages
   std::vector<uint8_t> image;        // owned bytes for open_image
   OpenedElf file;                    // file.elf is the module's ELF in both cases
+  // When .eh_frame had to be set aside: a copy that libdw reads instead (eh_frame_image.hpp).
+  std::vector<uint8_t> eh_frame_image;
+  ElfPtr eh_frame_elf;
   CfiPtr eh_frame;                   // .eh_frame (owned by us)
   DwarfPtr dwarf;                    // the module's own DWARF, for .debug_frame
   Dwarf_CFI* debug_frame = nullptr;  // owned by `dwarf`
@@ -106,9 +144,12 @@ struct CfiModule::Impl {
     bool plt = false;
   };
   std::vector<CodeSection> code;
+  Integrity integrity;
 
   void index_code_sections();
   void load_cfi();
+  Dwarf_CFI* checked_eh_frame();
+  Dwarf_CFI* checked_debug_frame(Elf* elf, Dwarf* dw);
   void load_debug_file();
   std::optional<FrameRule> lookup(Dwarf_CFI* cfi, uint64_t svma) const;
 };
@@ -127,9 +168,88 @@ void CfiModule::Impl::index_code_sections() {
 }
 
 void CfiModule::Impl::load_cfi() {
-  eh_frame.reset(dwarf_getcfi_elf(file.elf.get()));
+  eh_frame.reset(checked_eh_frame());
   dwarf.reset(dwarf_begin_elf(file.elf.get(), DWARF_C_READ, nullptr));
-  if (dwarf) debug_frame = dwarf_getcfi(dwarf.get());
+  if (dwarf) debug_frame = checked_debug_frame(file.elf.get(), dwarf.get());
+}
+
+// .eh_frame as libdw should read it: the file's own sections when sprof's index agrees with
+// them, else the copy without the search table and with the invalid FDEs emptied.
+Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
+  Elf* elf = file.elf.get();
+  GElf_Ehdr ehdr;
+  const NamedSection eh = find_section(elf, ".eh_frame");
+  if (gelf_getehdr(elf, &ehdr) == nullptr || eh.scn == nullptr || eh.shdr.sh_type == SHT_NOBITS ||
+      ehdr.e_ident[EI_CLASS] != ELFCLASS64 || !checkable(ehdr)) {
+    return dwarf_getcfi_elf(elf);  // no section to check (libdw may still use PT_GNU_EH_FRAME)
+  }
+  const auto eh_bytes = section_data(eh.scn, true);
+  const detail::CfiSectionIndex index = detail::index_cfi_section(
+      {eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
+       detail::dwarf_register_count(ehdr.e_machine)});
+  // libdw uses the header only when it precedes .eh_frame in the section table.
+  std::string hdr_problem;
+  const NamedSection hdr = find_section(elf, ".eh_frame_hdr");
+  if (hdr.scn != nullptr && elf_ndxscn(hdr.scn) < elf_ndxscn(eh.scn)) {
+    hdr_problem = detail::eh_frame_hdr_problem(
+        {section_data(hdr.scn, true), hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, index);
+  }
+  if (index.invalid_fdes == 0 && index.dropped_instructions.empty() && hdr_problem.empty()) {
+    return dwarf_getcfi_elf(elf);
+  }
+
+  integrity.rejected_fdes = static_cast<uint32_t>(index.invalid_fdes);
+  integrity.dropped_rules = static_cast<uint32_t>(index.dropped_instructions.size());
+  integrity.eh_frame_hdr_rejected = !hdr_problem.empty();
+  integrity.first_problem = !hdr_problem.empty()        ? hdr_problem
+                            : !index.first_problem.empty() ? index.first_problem
+                                                           : index.first_dropped;
+  if (!hdr_problem.empty()) {
+    log::warn(name + ": " + hdr_problem + "; unwinding scans .eh_frame instead of its table");
+  }
+  if (index.invalid_fdes != 0) {
+    log::warn(name + ": " + std::to_string(index.invalid_fdes) +
+              " FDE(s) in .eh_frame are not used for unwinding; the first: " +
+              index.first_problem);
+  }
+  if (!index.dropped_instructions.empty()) {
+    log::warn(name + ": " + std::to_string(index.dropped_instructions.size()) +
+              " CFI rule(s) for registers this machine lacks are ignored; the first: " +
+              index.first_dropped);
+  }
+  Elf64_Ehdr original{};
+  std::memcpy(original.e_ident, ehdr.e_ident, EI_NIDENT);
+  original.e_type = ehdr.e_type;
+  original.e_machine = ehdr.e_machine;
+  eh_frame_image = detail::eh_frame_only_image(original, eh_bytes, eh.shdr.sh_addr, index);
+  eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
+                                eh_frame_image.size()));
+  return eh_frame_elf ? dwarf_getcfi_elf(eh_frame_elf.get()) : nullptr;
+}
+
+// The .debug_frame of `dw`, or null when the checks find anything in it. It is a fallback after
+// .eh_frame, so setting all of it aside loses little. Read after dwarf_begin_elf,
+// which has decompressed a compressed section in place.
+Dwarf_CFI* CfiModule::Impl::checked_debug_frame(Elf* elf, Dwarf* dw) {
+  GElf_Ehdr ehdr;
+  const NamedSection section = find_section(elf, ".debug_frame");
+  if (section.scn != nullptr && gelf_getehdr(elf, &ehdr) != nullptr && checkable(ehdr)) {
+    const uint8_t address_size = ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+    const detail::CfiSectionIndex index = detail::index_cfi_section(
+        {section_data(section.scn, false), 0, detail::CfiFormat::kDebugFrame, address_size,
+         detail::dwarf_register_count(ehdr.e_machine)});
+    // No repaired copy is made of .debug_frame (libdw reads it through the file's Dwarf), so
+    // any finding sets the whole section aside.
+    if (index.invalid_fdes != 0 || !index.dropped_instructions.empty()) {
+      const std::string& problem =
+          index.first_problem.empty() ? index.first_dropped : index.first_problem;
+      integrity.debug_frame_rejected = true;
+      if (integrity.first_problem.empty()) integrity.first_problem = problem;
+      log::warn(name + ": .debug_frame is not used for unwinding: " + problem);
+      return nullptr;
+    }
+  }
+  return dwarf_getcfi(dw);
 }
 
 // The separate debug file may carry a .debug_frame that the stripped file lacks. Looked up by
@@ -146,7 +266,7 @@ void CfiModule::Impl::load_debug_file() {
   if (!opened) return;
   debug_file = std::move(*opened);
   debug_dwarf.reset(dwarf_begin_elf(debug_file.elf.get(), DWARF_C_READ, nullptr));
-  if (debug_dwarf) debug_file_frame = dwarf_getcfi(debug_dwarf.get());
+  if (debug_dwarf) debug_file_frame = checked_debug_frame(debug_file.elf.get(), debug_dwarf.get());
 }
 
 std::optional<FrameRule> CfiModule::Impl::lookup(Dwarf_CFI* cfi, uint64_t svma) const {
@@ -216,6 +336,8 @@ bool CfiModule::read_code(uint64_t svma, std::span<uint8_t> out) const {
   }
   return false;
 }
+
+const CfiModule::Integrity& CfiModule::integrity() const { return impl_->integrity; }
 
 bool CfiModule::has_cfi() const {
   return impl_->eh_frame != nullptr || impl_->debug_frame != nullptr ||

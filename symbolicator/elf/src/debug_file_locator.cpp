@@ -1,12 +1,14 @@
 #include "sprof/elf/debug_file_locator.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
+#include <cerrno>
 
 #include "sprof/core/log.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::elf {
 namespace {
@@ -20,14 +22,16 @@ bool is_regular_file(const std::string& path) {
 
 // The .gnu_debuglink CRC is the standard CRC-32 (the same polynomial zlib's crc32 computes).
 std::optional<uint32_t> file_crc32(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+  auto file = open_untrusted_file(path, Symlinks::kFollow);
+  if (!file) return std::nullopt;
   uLong crc = crc32(0L, Z_NULL, 0);
   std::vector<char> buffer(1 << 16);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const auto n = static_cast<uInt>(in.gcount());
-    if (n > 0) crc = crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), n);
+  for (;;) {
+    const ssize_t n = ::read(file->fd.get(), buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(buffer.data()), static_cast<uInt>(n));
   }
   return static_cast<uint32_t>(crc);
 }

@@ -1,10 +1,10 @@
 #include "elf_file.hpp"
 
-#include <fcntl.h>
-
 #include <cstring>
 #include <mutex>
 #include <utility>
+
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::elf {
 namespace {
@@ -48,12 +48,9 @@ ElfFile::~ElfFile() {
 
 Result<ElfFile> ElfFile::open(const std::string& path) {
   init_libelf();
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    Error e = Error::from_errno("open(" + path + ")");
-    if (e.sys_errno == ENOENT || e.sys_errno == ENOTDIR) e.code = Errc::kNotFound;
-    return e;
-  }
+  // Module paths come from profiles and mappings; build-id links are symlinks by design.
+  SPROF_TRY(UntrustedFile file, open_untrusted_file(path, Symlinks::kFollow));
+  UniqueFd fd = std::move(file.fd);
   Elf* elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) {
     return fail(Errc::kMalformed, "elf_begin(" + path + "): " + elf_errmsg(-1));

@@ -23,8 +23,12 @@ ElfSymbol::Binding binding_of(unsigned char st_info) {
 void read_table(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, bool dynsym,
                 std::vector<ElfSymbol>& out) {
   Elf_Data* data = elf_getdata(scn, nullptr);
-  if (data == nullptr || shdr.sh_entsize == 0) return;
-  const size_t count = shdr.sh_size / shdr.sh_entsize;
+  // The entry count comes from the bytes actually read and the class's symbol size, not from
+  // sh_size / sh_entsize: a tiny sh_entsize in a hostile file would make that count (and this
+  // loop) as large as the file.
+  const size_t entry_size = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+  if (data == nullptr || entry_size == 0) return;
+  const size_t count = data->d_size / entry_size;
   for (size_t i = 1; i < count; ++i) {  // entry 0 is the reserved null symbol
     GElf_Sym sym;
     if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;

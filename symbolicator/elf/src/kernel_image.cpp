@@ -1,35 +1,15 @@
 // The kernel image's range (from kallsyms) and build-id (from /sys/kernel/notes).
-#include <fcntl.h>
-#include <unistd.h>
-
-#include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::elf {
 
 Result<std::string> read_text_file(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    Error e = Error::from_errno("open(" + path + ")");
-    if (e.sys_errno == ENOENT) e.code = Errc::kNotFound;
-    if (e.sys_errno == EACCES || e.sys_errno == EPERM) e.code = Errc::kPermissionDenied;
-    return e;
-  }
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Error e = Error::from_errno("read(" + path + ")");
-      e.code = Errc::kIo;
-      return e;
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  return text;
+  // kallsyms of a distribution kernel with its modules is 10-20 MB; the path may come from a
+  // profile, so it is read as untrusted (a FIFO there would otherwise block the reader).
+  constexpr size_t kMaxKernelTextBytes = size_t{256} << 20;
+  return read_small_file(path, kMaxKernelTextBytes, Symlinks::kFollow);
 }
 
 std::optional<BuildId> parse_kernel_build_id(std::span<const uint8_t> notes) {

@@ -11,7 +11,11 @@
 namespace sprof::elf {
 namespace {
 
-constexpr uint32_t kNoteAlign = 4;  // ELF notes pad name and desc to 4 bytes (gABI "Note Section")
+constexpr uint64_t kNoteAlign = 4;  // ELF notes pad name and desc to 4 bytes (gABI "Note Section")
+
+uint64_t padded_note_size(uint32_t size) {
+  return (uint64_t{size} + kNoteAlign - 1) / kNoteAlign * kNoteAlign;
+}
 
 std::optional<BuildId> build_id_from_note_data(Elf_Data* data) {
   size_t offset = 0;
@@ -151,8 +155,15 @@ std::optional<BuildId> find_gnu_build_id_note(std::span<const uint8_t> notes) {
     const uint32_t namesz = reader.u32();
     const uint32_t descsz = reader.u32();
     const uint32_t type = reader.u32();
-    auto name = reader.bytes((namesz + kNoteAlign - 1) / kNoteAlign * kNoteAlign);
-    auto desc_padded = reader.bytes((descsz + kNoteAlign - 1) / kNoteAlign * kNoteAlign);
+    // Rounded up in 64 bits: in 32, a size near 2^32 wraps to a small one and the spans below
+    // would reach far past the buffer.
+    const uint64_t name_bytes = padded_note_size(namesz);
+    const uint64_t desc_bytes = padded_note_size(descsz);
+    if (name_bytes > reader.remaining() || desc_bytes > reader.remaining() - name_bytes) {
+      return std::nullopt;  // truncated, or sizes no note in these bytes can have
+    }
+    auto name = reader.bytes(static_cast<size_t>(name_bytes));
+    auto desc_padded = reader.bytes(static_cast<size_t>(desc_bytes));
     if (!reader.ok()) return std::nullopt;
     if (type == NT_GNU_BUILD_ID && namesz == 4 && std::memcmp(name.data(), "GNU", 4) == 0 &&
         descsz > 0) {

@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <mutex>
 #include <string>
 
+#include "sprof/core/replacing_file.hpp"
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::elf {
@@ -47,11 +50,16 @@ Result<std::string> write_own_vdso_image(const std::string& directory) {
   const std::string path = directory + "/sprof-vdso-" + identity.breakpad_id() + ".so";
   static std::mutex mutex;
   std::lock_guard lock(mutex);
-  std::ifstream existing(path, std::ios::binary | std::ios::ate);
-  if (existing && static_cast<size_t>(existing.tellg()) == image->size()) return path;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(image->data()), static_cast<std::streamsize>(image->size()));
-  if (!out) return Error::from_errno("write " + path);
+  // The directory is usually /tmp, where another user may have put anything at this name: a
+  // FIFO (a blocking open would hang), a symlink (writing through it would overwrite its target),
+  // or a file with other bytes. Only an exact copy is reused; anything else is replaced.
+  const std::string_view bytes(reinterpret_cast<const char*>(image->data()), image->size());
+  if (auto existing = read_small_file(path, image->size()); existing && *existing == bytes) {
+    return path;
+  }
+  SPROF_TRY(ReplacingFile out, ReplacingFile::create(path));
+  SPROF_TRY_VOID(out.write(bytes));
+  SPROF_TRY_VOID(out.commit());
   return path;
 }
 

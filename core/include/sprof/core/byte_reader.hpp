@@ -34,6 +34,39 @@ class ByteReader {
   uint64_t u64() { uint64_t v = 0; read(v); return v; }
   uint32_t u32() { uint32_t v = 0; read(v); return v; }
   uint16_t u16() { uint16_t v = 0; read(v); return v; }
+  uint8_t u8() { uint8_t v = 0; read(v); return v; }
+
+  // LEB128 (DWARF 5 section 7.6). A value that does not fit 64 bits fails the reader, so a run of
+  // continuation bytes cannot make a parser loop or shift past the width.
+  uint64_t uleb128() {
+    uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const uint8_t byte = u8();
+      if (!ok_) return 0;
+      if (shift >= 64 || (shift == 63 && (byte & 0x7e) != 0)) {
+        fail();
+        return 0;
+      }
+      value |= uint64_t{byte & 0x7fu} << shift;
+      if ((byte & 0x80) == 0) return value;
+    }
+  }
+  int64_t sleb128() {
+    uint64_t value = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const uint8_t byte = u8();
+      if (!ok_) return 0;
+      if (shift >= 64) {
+        fail();
+        return 0;
+      }
+      value |= uint64_t{byte & 0x7fu} << shift;
+      if ((byte & 0x80) == 0) {
+        if (shift + 7 < 64 && (byte & 0x40) != 0) value |= ~uint64_t{0} << (shift + 7);
+        return static_cast<int64_t>(value);
+      }
+    }
+  }
 
   bool skip(size_t n) {
     if (!ok_ || bytes_.size() - pos_ < n) return fail();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sprof/core/result.hpp"
+#include "sprof/core/untrusted_file.hpp"  // read_small_file, used with these files
 
 namespace sprof {
 
@@ -47,7 +48,8 @@ Result<std::vector<JitSymbol>> parse_jitdump(std::span<const uint8_t> bytes);
 // Parses `content` as `kind` (kInvalidArgument for kNone).
 Result<std::vector<JitSymbol>> parse_jit_symbol_file(JitFileKind kind, std::string_view content);
 
-// Reads and parses a perf map or jitdump, chosen by `jit_file_kind(path)`.
+// Reads and parses a perf map or jitdump, chosen by `jit_file_kind(path)`. The file is read as
+// untrusted (untrusted_file.hpp): a FIFO, device or symlink at the path is refused.
 Result<std::vector<JitSymbol>> read_jit_symbol_file(const std::string& path);
 
 // The identity of a lib the recorder makes for JIT code. The Firefox Profiler keeps
@@ -62,8 +64,5 @@ uint64_t jit_content_hash(std::string_view content);
 
 // A JIT that ran for hours can write a large file; this bounds a corrupted or hostile one.
 inline constexpr size_t kMaxJitFileBytes = size_t{1} << 30;
-
-// Reads a whole file (bounded by `max_bytes`); kNotFound / kIo / kTooLarge on failure.
-Result<std::string> read_small_file(const std::string& path, size_t max_bytes);
 
 }  // namespace sprof

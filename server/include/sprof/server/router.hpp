@@ -14,6 +14,13 @@
 // a 404 without CORS headers (contract §8.3, §8.5). HEAD is answered like GET (the session drops
 // the body).
 //
+// Before any route, the Host header must name this server in a way DNS cannot rebind:
+// localhost, a loopback address or the bind address, with or without a port
+// (host_check.hpp). Anything else is 421 Misdirected Request, without CORS headers, so a page
+// that rebinds its own name to 127.0.0.1 cannot read the profile or call the APIs even when it
+// knows the token; a request without Host is 400 (RFC 9112 section 3.2). The Firefox Profiler
+// is unaffected: its Origin is profiler.firefox.com, but its requests go to 127.0.0.1:PORT.
+//
 // Threading: `handle_request` is reentrant; it calls `api` for POST routes, which may be slow, so
 // the session runs requests for which `may_call_api` is true on a worker pool.
 #pragma once
@@ -66,6 +73,9 @@ struct Response {
 
 struct RouterConfig {
   std::string token;         // path prefix without slashes
+  // The address the server listens on: besides loopback names, the only Host it answers (any
+  // IP literal when this is a wildcard address); see handle_request.
+  std::string bind_address = "127.0.0.1";
   std::string profile_path;  // file served as /TOKEN/profile.json
   ApiHandler api;            // may be empty: API routes then answer 503
   AssetProvider assets;      // may be empty: only the API and the profile are served

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,9 @@ struct ServerOptions {
   std::chrono::seconds write_timeout{300};  // per response (a large profile on a slow reader)
   std::chrono::milliseconds shutdown_grace{2000};
   bool handle_signals = false;  // stop gracefully on SIGINT/SIGTERM (a second signal stops now)
+  // Test seam: called on the io thread with each accepted connection's socket descriptor, after
+  // the server has set its options and before the first read.
+  std::function<void(int fd)> on_accepted_socket;
 };
 
 class Server {

@@ -10,6 +10,14 @@
 // .debug_frame of its separate debug file (build-id path under /usr/lib/debug/.build-id, loaded on
 // first need), then a synthesised rule for PLT sections, which may lack an FDE.
 //
+// The CFI comes from the profiled program's files, so it is checked before libdw reads it
+// (symbolicator/elf/src/cfi_section_index.hpp): a rule for a register the machine does not
+// have is dropped (libdw would allocate an array that size on every lookup), an FDE that needs
+// such a register or nests remember_state without bound gets no rule, and an .eh_frame_hdr
+// whose search table disagrees with .eh_frame (libdw believes the table and never scans) is
+// set aside so that libdw scans .eh_frame instead. What was set aside is counted in
+// `integrity()` and logged once per file.
+//
 // Threading: not thread-safe (libdw's CFI caches are mutated by lookups); one owner at a time.
 #pragma once
 
@@ -47,6 +55,16 @@ class CfiModule {
 
   // Whether the file (or its debug file) has any CFI at all.
   bool has_cfi() const;
+
+  // What the checks set aside; all zero / false for a well-formed file.
+  struct Integrity {
+    uint32_t rejected_fdes = 0;          // .eh_frame FDEs that get no rule
+    uint32_t dropped_rules = 0;          // .eh_frame instructions dropped (registers it lacks)
+    bool eh_frame_hdr_rejected = false;  // the search table was not trusted; .eh_frame is scanned
+    bool debug_frame_rejected = false;   // a .debug_frame (file's or debug file's) was not used
+    std::string first_problem;           // for messages
+  };
+  const Integrity& integrity() const;
 
   struct Impl;
 

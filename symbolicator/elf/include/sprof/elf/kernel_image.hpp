@@ -66,7 +66,8 @@ Result<KernelImage> kernel_image_from(const KernelSymbols& symbols, BuildId buil
 Result<KernelImage> read_kernel_image(const std::string& kallsyms_path = "/proc/kallsyms",
                                       const std::string& notes_path = "/sys/kernel/notes");
 
-// Reads a whole (possibly /proc or /sys) file; such files report size 0, so read to EOF.
+// Reads a whole (possibly /proc or /sys) regular file, bounded; such files report size 0, so it
+// reads to EOF. A FIFO or device at `path` is refused (sprof/core/untrusted_file.hpp).
 Result<std::string> read_text_file(const std::string& path);
 
 }  // namespace sprof::elf

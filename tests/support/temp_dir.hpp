@@ -13,7 +13,7 @@ namespace sprof::test {
 class TempDir {
  public:
   TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "sprof-server-test-XXXXXX").string();
+    std::string templ = (std::filesystem::temp_directory_path() / "sprof-test-XXXXXX").string();
     if (::mkdtemp(templ.data()) != nullptr) path_ = templ;
   }
   ~TempDir() {

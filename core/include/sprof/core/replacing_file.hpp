@@ -1,0 +1,55 @@
+// sprof/core/replacing_file.hpp
+//
+// Writes a file so that its path shows either the old content or the complete new one, never a
+// part: the bytes go to a temporary file in the target's directory (same file system), which is
+// synced and renamed over the target only by `commit`. Any failure before that, or dropping the
+// object, removes the temporary file and leaves the target as it was, so a full disk or a write
+// error never costs the user an existing profile.
+//
+// A symlink at the target is replaced by the file, not written through. The new file's mode is
+// `mode` less the umask, as open(2) would make it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "sprof/core/result.hpp"
+#include "sprof/core/unique_fd.hpp"
+
+namespace sprof {
+
+class ReplacingFile {
+ public:
+  // Creates the temporary file beside `path`. Errors: kNotFound (no such directory),
+  // kPermissionDenied, kIo.
+  static Result<ReplacingFile> create(std::string path, mode_t mode = 0644);
+
+  ReplacingFile(ReplacingFile&& other) noexcept;
+  ReplacingFile& operator=(ReplacingFile&& other) noexcept;
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();
+
+  // The temporary file, open for writing.
+  int fd() const { return fd_.get(); }
+  const std::string& path() const { return path_; }
+
+  // Writes all of `bytes` to the temporary file ("write <path>: <errno text>" on failure).
+  Result<void> write(std::string_view bytes);
+
+  // Syncs and closes the temporary file and renames it over the target. On error the temporary
+  // file is removed and the target is untouched.
+  Result<void> commit();
+
+ private:
+  ReplacingFile(std::string path, std::string temp_path, UniqueFd fd);
+  void discard();
+
+  std::string path_;
+  std::string temp_path_;  // empty once committed or discarded
+  UniqueFd fd_;
+};
+
+}  // namespace sprof

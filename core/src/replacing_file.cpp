@@ -1,0 +1,107 @@
+#include "sprof/core/replacing_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <utility>
+
+namespace sprof {
+
+namespace {
+
+// Tries a few names: another process (or thread) may have taken one.
+constexpr int kNameAttempts = 64;
+
+Error with_code(Error e) {
+  if (e.sys_errno == ENOENT || e.sys_errno == ENOTDIR) e.code = Errc::kNotFound;
+  if (e.sys_errno == EACCES || e.sys_errno == EPERM || e.sys_errno == EROFS) {
+    e.code = Errc::kPermissionDenied;
+  }
+  if (e.code == Errc::kInternal) e.code = Errc::kIo;
+  return e;
+}
+
+// "<dir>/.<name>.<pid>-<n>.tmp": hidden, in the target's directory so that rename(2) stays on
+// one file system, and recognisably sprof's if a crash leaves one behind.
+std::string temp_name(const std::string& path, unsigned attempt) {
+  static std::atomic<unsigned> counter{0};
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return dir + "." + name + "." + std::to_string(::getpid()) + "-" +
+         std::to_string(counter.fetch_add(1) + attempt) + ".tmp";
+}
+
+}  // namespace
+
+ReplacingFile::ReplacingFile(std::string path, std::string temp_path, UniqueFd fd)
+    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(std::move(fd)) {}
+
+ReplacingFile::ReplacingFile(ReplacingFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::exchange(other.temp_path_, {})),
+      fd_(std::move(other.fd_)) {}
+
+ReplacingFile& ReplacingFile::operator=(ReplacingFile&& other) noexcept {
+  if (this != &other) {
+    discard();
+    path_ = std::move(other.path_);
+    temp_path_ = std::exchange(other.temp_path_, {});
+    fd_ = std::move(other.fd_);
+  }
+  return *this;
+}
+
+ReplacingFile::~ReplacingFile() { discard(); }
+
+void ReplacingFile::discard() {
+  fd_.reset();
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  temp_path_.clear();
+}
+
+Result<ReplacingFile> ReplacingFile::create(std::string path, mode_t mode) {
+  if (path.empty() || path.back() == '/') {
+    return fail(Errc::kInvalidArgument, "'" + path + "' names a directory, not a file");
+  }
+  for (unsigned attempt = 0; attempt < kNameAttempts; ++attempt) {
+    std::string temp = temp_name(path, attempt);
+    UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode));
+    if (fd.valid()) return ReplacingFile(std::move(path), std::move(temp), std::move(fd));
+    if (errno != EEXIST) {
+      return with_code(Error::from_errno("create a temporary file beside " + path));
+    }
+  }
+  return fail(Errc::kIo, "cannot create a temporary file beside " + path);
+}
+
+Result<void> ReplacingFile::write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_.get(), bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return with_code(Error::from_errno("write " + path_));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return ok();
+}
+
+Result<void> ReplacingFile::commit() {
+  if (temp_path_.empty()) return fail(Errc::kInternal, path_ + ": already committed");
+  auto failed = [&](const char* what) {
+    Error e = with_code(Error::from_errno(std::string(what) + " " + path_));
+    discard();
+    return e;
+  };
+  // Synced before the rename: otherwise a crash could leave the new name with no data.
+  if (::fsync(fd_.get()) != 0) return failed("fsync");
+  if (::close(fd_.release()) != 0) return failed("close");
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return failed("rename over");
+  temp_path_.clear();
+  return ok();
+}
+
+}  // namespace sprof
