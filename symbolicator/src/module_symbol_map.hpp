@@ -45,6 +45,9 @@ class ModuleSymbolMap final : public SymbolMap {
   };
 
   std::string file_name(uint32_t file) const;
+  // The name of the outer function at `address`, whose DWARF scope is `root`.
+  std::string_view outer_name(uint64_t address, uint32_t root,
+                              const std::optional<SymbolTable::Symbol>& symbol) const;
   std::optional<RootRange> root_range(uint64_t address, uint32_t scope) const;
 
   std::string debug_file_;

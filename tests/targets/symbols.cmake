@@ -1,15 +1,15 @@
 # Programs the symbolicator tests (tests/symbolicator) symbolicate: named functions, a forced
-# inline chain, a shared library, a non-PIE build (v0 != 0), and stripped copies whose DWARF
+# inline chain, inlining inside a lambda and a local class, a shared library, a non-PIE build (v0 != 0), and stripped copies whose DWARF
 # lives in a separate file found by build-id or by .gnu_debuglink.
 add_library(sprof_symbols_shared SHARED symbols/shared_lib.cpp)
 target_compile_options(sprof_symbols_shared PRIVATE ${SPROF_TARGET_FLAGS})
 
 sprof_add_target(sprof_symbols_target
-  SOURCES symbols/main.cpp symbols/inline_chain.cpp
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp symbols/local_classes.cpp
   LIBS sprof_symbols_shared)
 
 sprof_add_target(sprof_symbols_nopie
-  SOURCES symbols/main.cpp symbols/inline_chain.cpp
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp symbols/local_classes.cpp
   FLAGS ${SPROF_TARGET_FLAGS} -fno-pie
   LIBS sprof_symbols_shared)
 target_link_options(sprof_symbols_nopie PRIVATE -no-pie)
@@ -42,3 +42,18 @@ add_custom_command(
 add_custom_target(sprof_symbols_split ALL
   DEPENDS ${symbols_debug} ${symbols_dir}/by_build_id/sprof_symbols_target
           ${symbols_dir}/by_debuglink/sprof_symbols_target)
+
+# Compiled from symbols/relative_build/ with a relative source path ("../../../symbols/...",
+# like glibc's "../sysdeps/..."): DWARF names the file relative to DW_AT_comp_dir.
+set(relative_build_dir ${symbols_dir}/relative_build)
+file(MAKE_DIRECTORY ${relative_build_dir})
+file(RELATIVE_PATH relative_source ${relative_build_dir}
+     ${CMAKE_CURRENT_SOURCE_DIR}/symbols/relative_paths.cpp)
+add_custom_command(
+  OUTPUT ${symbols_dir}/sprof_symbols_relative
+  COMMAND ${CMAKE_CXX_COMPILER} -g -O2 ${relative_source} -o ${symbols_dir}/sprof_symbols_relative
+  WORKING_DIRECTORY ${relative_build_dir}
+  DEPENDS symbols/relative_paths.cpp
+  COMMENT "Compiling sprof_symbols_relative from a relative source path"
+  VERBATIM)
+add_custom_target(sprof_symbols_relative ALL DEPENDS ${symbols_dir}/sprof_symbols_relative)
