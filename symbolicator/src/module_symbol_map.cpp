@@ -1,8 +1,10 @@
 #include "module_symbol_map.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "sprof/core/log.hpp"
+#include "sprof/elf/eh_frame_functions.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/symbolicator/function_name.hpp"
 
@@ -40,8 +42,9 @@ void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable
 }  // namespace
 
 Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
-    const elf::LocatedModule& located) {
+    const elf::LocatedModule& located, std::string module_name) {
   auto map = std::make_shared<ModuleSymbolMap>();
+  map->module_name_ = std::move(module_name);
   map->debug_file_ = located.debug_path.empty() ? located.symbols_path : located.debug_path;
   map->binary_file_ = located.binary_path;
   // Relative addresses are SVMA - v0 (contract section 3.3). A separate debug file keeps the
@@ -78,10 +81,20 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
       log::warn("DWARF of " + located.debug_path + ": " + dwarf.error().message);
     }
   }
+  // A separate debug file's .eh_frame is NOBITS: only the binary has the function ranges.
+  if (!located.binary_path.empty()) {
+    if (auto fdes = elf::read_eh_frame_functions(located.binary_path)) {
+      for (const elf::FunctionRange& f : fdes->functions) {
+        if (f.begin >= base) map->fde_functions_.push_back({f.begin - base, f.end - base});
+      }
+    } else {
+      log::debug(".eh_frame of " + located.binary_path + ": " + fdes.error().message);
+    }
+  }
   map->demangled_dwarf_names_ = DemangledNames(map->names_.size());
   map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
-  if (map->symbols_.size() == 0 && map->scopes_.empty()) {
-    return fail(Errc::kNotFound, "no symbols or DWARF in " + map->debug_file_);
+  if (map->symbols_.size() == 0 && map->scopes_.empty() && map->fde_functions_.empty()) {
+    return fail(Errc::kNotFound, "no symbols, DWARF or .eh_frame in " + map->debug_file_);
   }
   return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
 }
@@ -104,9 +117,13 @@ std::optional<ModuleSymbolMap::RootRange> ModuleSymbolMap::root_range(uint64_t a
 
 std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) const {
   const uint64_t address = relative.value;
-  const auto symbol = symbols_.find(address);
+  auto symbol = symbols_.find(address);
   const auto innermost = scope_index_.find(address);
-  if (!symbol && !innermost) return std::nullopt;
+  const auto fde = fde_function(address);
+  // An unsized symbol is taken to run up to the next symbol; where .eh_frame says another
+  // function starts in between, the address is in that (unnamed) function instead.
+  if (symbol && symbol->size == 0 && fde && fde->begin > symbol->start) symbol.reset();
+  if (!symbol && !innermost && !fde) return std::nullopt;
 
   SymbolInfo info;
   auto location = lines_.find(address);
@@ -137,6 +154,8 @@ std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) cons
     info.function = std::string(outer_name(address, *root, symbol));
   } else if (symbol) {
     info.function = demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  } else if (fde && !root) {
+    info.function = unnamed_function_name(fde->begin);
   } else {
     info.function = "??";
   }
@@ -148,8 +167,25 @@ std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) cons
       info.function_start = range->begin;
       info.function_size = range->end - range->begin;
     }
+  } else if (fde) {
+    info.function_start = fde->begin;
+    info.function_size = fde->end - fde->begin;
   }
   return info;
+}
+
+std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {
+  auto it = std::upper_bound(
+      fde_functions_.begin(), fde_functions_.end(), address,
+      [](uint64_t a, const elf::FunctionRange& f) { return a < f.begin; });
+  if (it == fde_functions_.begin() || address >= (it - 1)->end) return std::nullopt;
+  return *(it - 1);
+}
+
+std::string ModuleSymbolMap::unnamed_function_name(uint64_t start) const {
+  char offset[24];
+  std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(start));
+  return module_name_ + offset;
 }
 
 std::string_view ModuleSymbolMap::outer_name(uint64_t address, uint32_t root,

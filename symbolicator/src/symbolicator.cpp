@@ -48,7 +48,7 @@ struct Symbolicator::Impl {
     }
     auto located = locator.locate(debug_name, breakpad_id, candidates);
     if (!located) return std::move(located).error();
-    auto map = detail::ModuleSymbolMap::build(*located);
+    auto map = detail::ModuleSymbolMap::build(*located, debug_name);
     if (!map) return std::move(map).error();
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
