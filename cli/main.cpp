@@ -17,6 +17,15 @@ void add_serve_options(CLI::App& cmd, sprof::cli::ServeOptions& serve) {
   cmd.add_flag("-n,--no-open", serve.no_open, "Print the URL instead of opening a browser");
   cmd.add_option("--symbol-dir", serve.symbol_dirs,
                  "Extra directory with debug files (by name or .build-id tree); repeatable");
+  auto* urls = cmd.add_option("--debuginfod", serve.debuginfod_urls,
+                              "Fetch missing debug info and binaries by build-id from this "
+                              "debuginfod server; repeatable (default: $DEBUGINFOD_URLS)");
+  cmd.add_flag("--no-debuginfod", serve.no_debuginfod,
+               "Never contact a debuginfod server, even with DEBUGINFOD_URLS set")
+      ->excludes(urls);
+  cmd.add_option("--debuginfod-timeout", serve.debuginfod_timeout_s,
+                 "Longest time one debuginfod download may take, in seconds (default 90)")
+      ->check(CLI::Range(1, 3600));
   cmd.add_option("--profiler-url", serve.profiler_url,
                  "Firefox Profiler to open (default $SPROF_PROFILER_URL or "
                  "https://profiler.firefox.com)");

@@ -13,6 +13,9 @@ struct ServeOptions {
   std::string port = "3000";  // "N", or "N+" to try N..N+99
   bool no_open = false;
   std::vector<std::string> symbol_dirs;
+  std::vector<std::string> debuginfod_urls;  // --debuginfod; empty: $DEBUGINFOD_URLS
+  bool no_debuginfod = false;
+  int debuginfod_timeout_s = 90;
   std::string profiler_url;  // empty: $SPROF_PROFILER_URL, else https://profiler.firefox.com
 };
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "debuginfod_notes.hpp"
 #include "exit_codes.hpp"
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/profile_libraries.hpp"
@@ -85,6 +86,7 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   }
   symbolicator::SymbolicatorOptions symbol_options;
   symbol_options.symbol_dirs = options.symbol_dirs;
+  symbol_options.debuginfod = debuginfod_options(options);
   symbol_options.hints = api::library_hints_from_profile(*bytes);
   if (!facts) {
     // `sprof load` of an arbitrary file: say so now rather than let the browser fail later.

@@ -40,7 +40,9 @@ bool program_exists(const std::string& name) {
 
 }  // namespace
 
-std::string http_get(uint16_t port, const std::string& path) {
+namespace {
+
+std::string http_request(uint16_t port, const std::string& head, const std::string& body) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return {};
   timeval timeout{5, 0};
@@ -48,7 +50,7 @@ std::string http_get(uint16_t port, const std::string& path) {
   ::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
   sockaddr_in address = loopback(port);
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return {};
-  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  const std::string request = head + "Host: 127.0.0.1\r\n\r\n" + body;
   if (::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL) !=
       static_cast<ssize_t>(request.size())) {
     return {};
@@ -56,8 +58,21 @@ std::string http_get(uint16_t port, const std::string& path) {
   std::string response;
   char buffer[8192];
   for (ssize_t n; (n = ::recv(fd.get(), buffer, sizeof buffer, 0)) > 0;) response.append(buffer, n);
-  const size_t body = response.find("\r\n\r\n");
-  return body == std::string::npos ? std::string() : response.substr(body + 4);
+  const size_t start = response.find("\r\n\r\n");
+  return start == std::string::npos ? std::string() : response.substr(start + 4);
+}
+
+}  // namespace
+
+std::string http_get(uint16_t port, const std::string& path) {
+  return http_request(port, "GET " + path + " HTTP/1.0\r\n", "");
+}
+
+std::string http_post(uint16_t port, const std::string& path, const std::string& body) {
+  return http_request(port,
+                      "POST " + path + " HTTP/1.0\r\nContent-Type: application/json\r\n" +
+                          "Content-Length: " + std::to_string(body.size()) + "\r\n",
+                      body);
 }
 
 uint16_t DebuginfodServer::closed_port() { return ephemeral_port(); }

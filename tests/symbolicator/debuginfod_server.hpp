@@ -34,7 +34,9 @@ class DebuginfodServer {
   std::string url_;
 };
 
-// The body of GET http://127.0.0.1:<port><path>, or "" when the server does not answer.
+// The body of GET (or, with a body, POST) http://127.0.0.1:<port><path>, or "" when the server
+// does not answer.
 std::string http_get(uint16_t port, const std::string& path);
+std::string http_post(uint16_t port, const std::string& path, const std::string& body);
 
 }  // namespace sprof::test
