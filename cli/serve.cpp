@@ -137,6 +137,15 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
               profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
   std::fflush(stdout);
   (*server)->run();
+  // Without the server, Ctrl-C is no longer caught: a second one ends sprof at once. A running
+  // download is let finish (cancelling it would leave libdebuginfod's cache saying "not found").
+  server->reset();
+  if (!symbolicator.wait_for_downloads(std::chrono::milliseconds(0))) {
+    std::fprintf(stderr,
+                 "sprof: letting the running debuginfod download finish (at most %d s; Ctrl-C "
+                 "again quits now)\n",
+                 options.debuginfod_timeout_s);
+  }
   return kExitOk;
 }
 
