@@ -21,7 +21,9 @@ fi
 
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 "$bench" "${args[@]}" >"$table"
+load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 doc="$repo/docs/benchmarks.md"
 mkdir -p "$(dirname "$doc")"
@@ -29,8 +31,10 @@ mkdir -p "$(dirname "$doc")"
 
 section=$(
   printf '## Symbolication\n\n'
-  printf 'Measured by `bench/run-symbolicate.sh` on %s (%s, %s CPUs), %s.\n\n' \
-    "$(uname -sr)" "$(. /etc/os-release && echo "$PRETTY_NAME")" "$(nproc)" "$(date -u +%F)"
+  printf 'Measured by `bench/run-symbolicate.sh` on %s (%s, %s CPUs), %s; load average %s at\n' \
+    "$(uname -sr)" "$(. /etc/os-release && echo "$PRETTY_NAME")" "$(nproc)" "$(date -u +%F)" \
+    "$load_before"
+  printf 'the start, %s at the end (other work shares the machine).\n\n' "$load_after"
   cat "$table"
   cat <<'TEXT'
 
@@ -59,8 +63,8 @@ How the names compare. Both sides are demangled by one demangler, and GCC's clon
 The addr2lines name the outer function by its DWARF linkage name (glibc's
 `__GI_feclearexcept`) where sprof shows the exported alias (`feclearexcept`), which is most of
 their "exact" gap; in the sprof binary they print DWARF's short name (`threads_of`) where sprof
-prints the symbol's qualified one. The machine is shared, so expect noise in the times; compare medians, and
-min for the best case.
+prints the symbol's qualified one. The machine is shared, so expect noise in the times; compare
+medians, and min for the best case.
 TEXT
 )
 

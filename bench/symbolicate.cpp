@@ -185,12 +185,13 @@ std::vector<std::vector<Chain>> parse_v5_reply(const std::string& json) {
       Chain chain;
       simdjson::dom::array inlines;
       std::string_view name;
+      auto add = [&] { chain.push_back(sprof::bench::comparable_name(std::string(name))); };
       if (!frame["inlines"].get(inlines)) {
         for (auto inlined : inlines) {
-          if (!inlined["function"].get(name)) chain.push_back(sprof::bench::comparable_name(std::string(name)));
+          if (!inlined["function"].get(name)) add();
         }
       }
-      if (!frame["function"].get(name)) chain.push_back(sprof::bench::comparable_name(std::string(name)));
+      if (!frame["function"].get(name)) add();
       job.push_back(std::move(chain));
     }
   }
@@ -355,7 +356,8 @@ int main(int argc, char** argv) {
   }
 
   // llvm-symbolizer on the file with the DWARF (and the full symbol table).
-  const std::string llvm = options.sprof_only ? std::string() : sprof::bench::find_llvm_symbolizer();
+  const std::string llvm =
+      options.sprof_only ? std::string() : sprof::bench::find_llvm_symbolizer();
   std::vector<double> llvm_ms;
   std::vector<std::vector<Chain>> llvm_chains(modules.size());
   if (!options.sprof_only && llvm.empty()) {
@@ -364,7 +366,8 @@ int main(int argc, char** argv) {
   for (int run = 0; !llvm.empty() && run < options.runs; ++run) {
     const auto start = Clock::now();
     for (size_t m = 0; m < modules.size(); ++m) {
-      auto chains = sprof::bench::run_llvm_symbolizer(llvm, modules[m].debug_file, modules[m].svmas());
+      auto chains =
+          sprof::bench::run_llvm_symbolizer(llvm, modules[m].debug_file, modules[m].svmas());
       if (!chains) {
         std::fprintf(stderr, "%s gave no usable output for %s\n", llvm.c_str(),
                      modules[m].debug_file.c_str());

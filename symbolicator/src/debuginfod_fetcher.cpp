@@ -68,8 +68,12 @@ std::optional<DebuginfodFetcher::Files> DebuginfodFetcher::files(const std::stri
     return std::nullopt;
   }
   Files files;
-  if (const Job* j = job(build_id, elf::DebuginfodArtifact::kDebugInfo)) files.debug_info = j->path;
-  if (const Job* j = job(build_id, elf::DebuginfodArtifact::kExecutable)) files.executable = j->path;
+  if (const Job* j = job(build_id, elf::DebuginfodArtifact::kDebugInfo)) {
+    files.debug_info = j->path;
+  }
+  if (const Job* j = job(build_id, elf::DebuginfodArtifact::kExecutable)) {
+    files.executable = j->path;
+  }
   return files;
 }
 

@@ -188,8 +188,8 @@ std::string ModuleSymbolMap::unnamed_function_name(uint64_t start) const {
   return module_name_ + offset;
 }
 
-std::string_view ModuleSymbolMap::outer_name(uint64_t address, uint32_t root,
-                                            const std::optional<SymbolTable::Symbol>& symbol) const {
+std::string_view ModuleSymbolMap::outer_name(
+    uint64_t address, uint32_t root, const std::optional<SymbolTable::Symbol>& symbol) const {
   const uint32_t name = scopes_[root].name;
   const std::string& dwarf_name = demangled_dwarf_names_.get(name, names_[name]);
   if (!symbol) return dwarf_name;

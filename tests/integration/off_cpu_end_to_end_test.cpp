@@ -114,8 +114,8 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
 
   // Blocking on a mutex and on a pipe read show the waiting function the same way.
   for (const auto& [thread, function] :
-       {std::pair<std::string, std::string>{"mutex-waiter",
-                                            "offcpu_blockers!(anonymous namespace)::wait_for_lock()"},
+       {std::pair<std::string, std::string>{
+            "mutex-waiter", "offcpu_blockers!(anonymous namespace)::wait_for_lock()"},
         {"pipe-reader", "offcpu_blockers!(anonymous namespace)::read_from_pipe()"}}) {
     CAPTURE(thread);
     const int index = thread_index_named(info.out, thread);

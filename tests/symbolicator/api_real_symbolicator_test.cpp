@@ -131,9 +131,10 @@ TEST_CASE("symbolicate v5 gives every address of a function without symbols one 
   for (uint64_t a = start; a < start + hidden->size; ++a) {
     stack += (stack.empty() ? "" : ",") + std::string("[0,") + std::to_string(a) + "]";
   }
-  const auto reply = api.handle("/symbolicate/v5", R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
-                                                       identity->breakpad_id() + R"("]], "stacks": [[)" +
-                                                       stack + "]]}]}");
+  const auto reply = api.handle("/symbolicate/v5",
+                                R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
+                                    identity->breakpad_id() + R"("]], "stacks": [[)" + stack +
+                                    "]]}]}");
   REQUIRE(reply.status == 200);
   simdjson::dom::parser parser;
   simdjson::dom::array frames;

@@ -55,7 +55,8 @@ struct Fixture {
     const std::string log = served.sprof->wait_for_log("sprof: serving ", 30s);
     REQUIRE_MESSAGE(!log.empty(), served.sprof->log());
     std::smatch match;
-    REQUIRE(std::regex_search(log, match, std::regex(R"(symbols at http://127\.0\.0\.1:(\d+)(/\S+))")));
+    const std::regex base(R"(symbols at http://127\.0\.0\.1:(\d+)(/\S+))");
+    REQUIRE(std::regex_search(log, match, base));
     served.port = static_cast<uint16_t>(std::stoi(match[1]));
     served.token_path = match[2];
     return served;

@@ -19,6 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string kName = "sprof_symbols_target";
+const std::string kInlineChainOuter = "_ZN12sprof_target18inline_chain_outerEi";
 
 // Collects what the symbolicator reports about downloads, from its download thread.
 class Events {
@@ -98,8 +99,8 @@ struct Fixture {
 
 // The inline chain of inline_chain_outer, as the symbols target's own DWARF gives it.
 void check_full_names(const SymbolMap& map, const Fixture& f) {
-  const uint64_t outer = f.relative("_ZN12sprof_target18inline_chain_outerEi");
-  const uint64_t size = test::symbol_in(f.unstripped, "_ZN12sprof_target18inline_chain_outerEi").size;
+  const uint64_t outer = f.relative(kInlineChainOuter);
+  const uint64_t size = test::symbol_in(f.unstripped, kInlineChainOuter).size;
   std::optional<SymbolInfo> deepest;
   for (uint64_t a = outer; a < outer + size && !deepest; ++a) {
     auto info = map.lookup(RelativeAddress{a});
@@ -161,7 +162,8 @@ TEST_CASE("a caller that wants full names asks, waits for the downloads, and ask
   SKIP_WITHOUT_SERVER(f);
   Events events;
   Symbolicator symbolicator(f.options({f.server->url()}, events, 0ms));
-  const auto quick = f.module(symbolicator, f.stripped)->lookup(RelativeAddress{f.relative("main")});
+  const auto quick =
+      f.module(symbolicator, f.stripped)->lookup(RelativeAddress{f.relative("main")});
   REQUIRE(quick.has_value());
   CHECK(quick->function.starts_with(kName + "+0x"));  // named by .eh_frame alone
   REQUIRE(symbolicator.wait_for_downloads(30s));
@@ -184,11 +186,12 @@ TEST_CASE("with no server reachable, symbols come from the symbol table and the 
   Fixture f;
   SKIP_WITHOUT_SERVER(f);
   Events events;
-  const std::string nowhere = "http://127.0.0.1:" + std::to_string(test::DebuginfodServer::closed_port());
+  const std::string nowhere =
+      "http://127.0.0.1:" + std::to_string(test::DebuginfodServer::closed_port());
   Symbolicator symbolicator(f.options({nowhere}, events, 30s));
   // --strip-debug: .symtab without DWARF.
   const auto map = f.module(symbolicator, test::target_path("symbols/by_build_id/" + kName));
-  auto info = map->lookup(RelativeAddress{f.relative("_ZN12sprof_target18inline_chain_outerEi") + 4});
+  auto info = map->lookup(RelativeAddress{f.relative(kInlineChainOuter) + 4});
   REQUIRE(info.has_value());
   CHECK(info->function == "sprof_target::inline_chain_outer(int)");
   CHECK(info->inlines.empty());
@@ -206,7 +209,7 @@ TEST_CASE("DEBUGINFOD_URLS alone makes sprof's symbolicator download nothing") {
   Events events;
   Symbolicator symbolicator(f.options({}, events, 30s));
   const auto map = f.module(symbolicator, f.stripped);
-  const auto info = map->lookup(RelativeAddress{f.relative("_ZN12sprof_target18inline_chain_outerEi")});
+  const auto info = map->lookup(RelativeAddress{f.relative(kInlineChainOuter)});
   REQUIRE(info.has_value());
   CHECK(info->inlines.empty());
   CHECK(f.server->metric("http_requests_total{type=\"buildid\"}") == 0);

@@ -64,7 +64,8 @@ TEST_CASE("neighbouring unnamed functions stay apart") {
   const auto map = stripped_map(symbolicator);
   const std::string unstripped = test::target_path(kModule);
   const uint64_t v0 = test::identity_of(unstripped).base_vaddr;
-  const elf::ElfSymbol a = test::symbol_in(unstripped, "_ZN12sprof_target12_GLOBAL__N_115hidden_functionEi");
+  const elf::ElfSymbol a =
+      test::symbol_in(unstripped, "_ZN12sprof_target12_GLOBAL__N_115hidden_functionEi");
   const elf::ElfSymbol b = test::symbol_in(unstripped, "_ZN12sprof_target19local_classes_outerEi");
   auto first = map->lookup(RelativeAddress{a.address - v0 + a.size - 1});
   auto second = map->lookup(RelativeAddress{b.address - v0});

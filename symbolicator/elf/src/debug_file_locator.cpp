@@ -133,8 +133,8 @@ std::string DebugFileLocator::find_debug_file(
   }
   for (const std::string& candidate : candidate_debug_files) {
     ModuleIdentity debug;
-    if (is_regular_file(candidate) && identity_matches(candidate, binary.breakpad_id(), &debug) &&
-        debug.has_debug_info) {
+    if (is_regular_file(candidate) &&
+        identity_matches(candidate, binary.breakpad_id(), &debug) && debug.has_debug_info) {
       return candidate;
     }
   }

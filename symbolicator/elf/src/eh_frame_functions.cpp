@@ -59,8 +59,12 @@ bool read_encoded(ByteReader& in, uint8_t format, bool elf64, uint64_t& out) {
       out = static_cast<uint64_t>(v);
       return true;
     }
-    case DW_EH_PE_sdata2: out = static_cast<uint64_t>(int64_t{static_cast<int16_t>(in.u16())}); return in.ok();
-    case DW_EH_PE_sdata4: out = static_cast<uint64_t>(int64_t{static_cast<int32_t>(in.u32())}); return in.ok();
+    case DW_EH_PE_sdata2:
+      out = static_cast<uint64_t>(int64_t{static_cast<int16_t>(in.u16())});
+      return in.ok();
+    case DW_EH_PE_sdata4:
+      out = static_cast<uint64_t>(int64_t{static_cast<int32_t>(in.u32())});
+      return in.ok();
     case DW_EH_PE_sdata8: out = in.u64(); return in.ok();
     default: return false;
   }

@@ -20,9 +20,13 @@ __attribute__((always_inline)) inline int member_helper(int x) {
 }
 
 __attribute__((always_inline)) inline int with_local_classes(int x) {
-  auto lambda = [](int v) __attribute__((noipa)) { return lambda_helper(v) * 2; };  // MARKER:lambda_body
+  auto lambda = [](int v) __attribute__((noipa)) {
+    return lambda_helper(v) * 2;  // MARKER:lambda_body
+  };
   struct Local {
-    __attribute__((noipa)) static int member(int v) { return member_helper(v) + 5; }  // MARKER:member_body
+    __attribute__((noipa)) static int member(int v) {
+      return member_helper(v) + 5;  // MARKER:member_body
+    }
   };
   return lambda(x) + Local::member(x);
 }
