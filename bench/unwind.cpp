@@ -21,19 +21,20 @@
 #include <string>
 #include <vector>
 
-#include "unwind/cfi_rule_cache.hpp"
-#include "unwind/cfi_unwinder.hpp"
-#include "unwind/frame_pointer_unwinder.hpp"
+#include "sprof/convert/unwind/cfi_rule_cache.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
+#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using sprof::recorder::unwind::CfiUnwinder;
-using sprof::recorder::unwind::FramePointerUnwinder;
-using sprof::recorder::unwind::UnwindResult;
-using sprof::recorder::unwind::UnwindStop;
-using sprof::recorder::unwind::Unwinder;
+using sprof::convert::unwind::CfiUnwinder;
+using sprof::convert::unwind::FramePointerUnwinder;
+using sprof::convert::unwind::UnwindResult;
+using sprof::convert::unwind::UnwindStop;
+using sprof::convert::unwind::Unwinder;
 
 struct Options {
   int runs = 20;
@@ -112,10 +113,11 @@ int main(int argc, char** argv) {
 
   std::vector<PassResult> cold;
   std::vector<PassResult> warm;
-  CfiUnwinder warm_unwinder;
+  sprof::recorder::LocalFiles files;  // the snapshots' binaries, as they are on this machine
+  CfiUnwinder warm_unwinder(files);
   one_pass(warm_unwinder, *run);  // fill the caches
   for (int i = 0; i < options.runs; ++i) {
-    CfiUnwinder fresh;
+    CfiUnwinder fresh(files);
     cold.push_back(one_pass(fresh, *run));
     warm.push_back(one_pass(warm_unwinder, *run));
   }

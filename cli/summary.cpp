@@ -49,7 +49,7 @@ std::string summary_line(const RecordingFacts& f) {
          human_bytes(f.output_bytes) + ")";
 }
 
-std::string details_line(const recorder::RecordingStats& s, int frequency_hz) {
+std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
   std::string line = "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
   if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
   if (s.malformed_records) line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
@@ -59,7 +59,7 @@ std::string details_line(const recorder::RecordingStats& s, int frequency_hz) {
                   100.0 * static_cast<double>(s.unwind_stops[0]) /
                       static_cast<double>(s.unwound_samples));
     line += std::string(", ") + pct + " of stacks unwound to the thread entry";
-    if (const auto stops = recorder::describe_incomplete_unwinds(s); !stops.empty()) {
+    if (const auto stops = convert::describe_incomplete_unwinds(s); !stops.empty()) {
       line += " (stopped early: " + stops + ")";
     }
   }

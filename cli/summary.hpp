@@ -25,7 +25,7 @@ RecordingFacts facts_from(const recorder::Recording& recording, const std::strin
 // "sprof: 2.01 s, 1 process, 4 threads, 3,964 samples, 0 lost -> profile.json.gz (123.4 KiB)"
 std::string summary_line(const RecordingFacts& facts);
 // Details worth a second line: event, throttling, malformed records, unwinding outcome.
-std::string details_line(const recorder::RecordingStats& stats, int frequency_hz);
+std::string details_line(const convert::RecordingStats& stats, int frequency_hz);
 
 std::string human_bytes(uint64_t bytes);
 

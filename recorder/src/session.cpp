@@ -10,18 +10,19 @@
 #include <thread>
 
 #include "attach/attach_targets.hpp"
-#include "convert/marker_directory.hpp"
-#include "convert/profile_converter.hpp"
 #include "drain_loop.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
-#include "process/module_cache.hpp"
+#include "process/marker_directory.hpp"
 #include "process/proc_access.hpp"
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
-#include "sprof/elf/kernel_image.hpp"
+#include "sprof/convert/module_cache.hpp"
+#include "sprof/convert/profile_converter.hpp"
+#include "sprof/convert/source_description.hpp"
 #include "sprof/core/log.hpp"
-#include "unwind/cfi_unwinder.hpp"
+#include "sprof/elf/kernel_image.hpp"
+#include "sprof/recorder/local_files.hpp"
 
 namespace sprof::recorder {
 
@@ -60,31 +61,6 @@ std::optional<profile::Library> kernel_library() {
   return lib;
 }
 
-void fill_meta(profile::Meta& meta, const RecordingStats& stats, const RecordOptions& options) {
-  meta.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
-  meta.physical_cpus = meta.logical_cpus;
-  utsname uts{};
-  if (uname(&uts) == 0) meta.oscpu = std::string("Linux ") + uts.machine;
-  meta.extra = {
-      {"event", stats.event_name},
-      {"frequencyHz", static_cast<int64_t>(options.frequency_hz)},
-      {"unwind", std::string(options.unwind == UnwindMode::kDwarf ? "dwarf" : "fp")},
-      {"lostRecords", static_cast<int64_t>(stats.lost_records)},
-      {"lostSamples", static_cast<int64_t>(stats.lost_samples)},
-      {"throttleEvents", static_cast<int64_t>(stats.throttle_events)},
-      {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
-  };
-  meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));
-  if (stats.unwound_samples) {
-    meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
-    for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
-      const char* name = unwind::unwind_stop_name(static_cast<unwind::UnwindStop>(i));
-      meta.extra.emplace_back(std::string("unwindStop.") + name,
-                              static_cast<int64_t>(stats.unwind_stops[i]));
-    }
-  }
-}
-
 // The reading thread competes for CPU with the target, which usually keeps every CPU busy. When it
 // is not scheduled for a while the rings fill and the kernel drops samples (measured: ~15 % lost
 // at 10 kHz with 32 KiB stacks on 2 busy CPUs at equal priority, none at nice -10). Only this
@@ -117,9 +93,8 @@ bool is_attach_mode(const RecordOptions& options) {
 constexpr std::chrono::milliseconds kTerminateGrace{2000};
 
 // The reading side's counters, added up over every set of events of the recording.
-void add_reader_stats(RecordingStats& stats, const perf::PerfEvents& events) {
+void add_reader_stats(convert::RecordingStats& stats, const perf::PerfEvents& events) {
   const auto reader = events.stats();
-  stats.event_name = events.event_name();
   stats.malformed_records += reader.malformed_records + reader.ring_corruptions;
   stats.unknown_records += reader.skipped_records;
 }
@@ -130,8 +105,9 @@ struct Session::Impl {
   RecordOptions options;
   std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
-  ModuleCache modules;
-  std::unique_ptr<unwind::Unwinder> unwinder;
+  LocalFiles files;  // the converter's host: this machine
+  convert::ModuleCache modules{files};
+  std::unique_ptr<convert::unwind::Unwinder> unwinder;  // for the converter (make_unwinder)
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
   std::vector<AttachedProcess> attached;            // -p
@@ -147,10 +123,15 @@ struct Session::Impl {
   }
   // Spawns the command stopped before exec and opens its events (enabled at exec).
   Result<void> spawn_iteration();
-  ConverterOptions converter_options() const;
-  Result<Recording> run_attached(ProfileConverter& converter, const perf::RecordSink& sink,
+  // How this recording's records are made, for the converter's options and the profile's meta.
+  convert::SourceDescription describe() const;
+  // /proc of this machine; system-wide, with the snapshot for processes that are gone.
+  convert::ProcAccess proc_access() const;
+  Result<Recording> run_attached(convert::ProfileConverter& converter,
+                                 const convert::perf::RecordSink& sink,
                                  const std::atomic<bool>* stop_requested);
-  Result<Recording> run_launched(ProfileConverter& converter, const perf::RecordSink& sink,
+  Result<Recording> run_launched(convert::ProfileConverter& converter,
+                                 const convert::perf::RecordSink& sink,
                                  std::atomic<int>& pending_signal,
                                  const std::atomic<bool>* stop_requested);
   uint64_t deadline_ns() const {
@@ -199,9 +180,6 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   if (errno == 0) impl->command_nice = nice_now;
   SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
-  if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
-  }
   impl->set_origin();
   SPROF_TRY_VOID(impl->child->release());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -211,9 +189,6 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   if (!is_attach_mode(options)) return fail(Errc::kInvalidArgument, "nothing to attach to");
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  if (options.unwind == UnwindMode::kDwarf) {
-    impl->unwinder = std::make_unique<unwind::CfiUnwinder>();
-  }
   raise_reader_priority();
   perf::EventConfig config = base_event_config(options);
   if (options.system_wide) {
@@ -243,35 +218,38 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-ConverterOptions Session::Impl::converter_options() const {
-  ConverterOptions copts;
-  copts.origin_monotonic_ns = origin_ns;
-  copts.origin_wall_ms = origin_wall_ms;
-  copts.interval_ms = 1000.0 / options.frequency_hz;
-  copts.period_is_cpu_ns = events->event_kind() == perf::EventKind::kCpuClock;
-  copts.switch_records = events->attr().context_switch != 0;
-  copts.sample_regs_user = events->attr().sample_regs_user;
-  copts.unwinder = unwinder.get();
-  copts.proc = live_proc_access();
+convert::SourceDescription Session::Impl::describe() const {
+  convert::SourceDescription d;
+  d.events = events->event_specs();
+  d.origin_monotonic_ns = origin_ns;
+  d.origin_wall_ms = origin_wall_ms;
+  d.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  utsname uts{};
+  if (uname(&uts) == 0) d.oscpu = std::string("Linux ") + uts.machine;
   if (options.system_wide) {
     // The profile's top level must be one process: pid 0, where the idle time of every CPU
     // goes, exists on every system and belongs to no user process (see with_snapshot_fallback).
-    copts.product = "sprof: system";
-    copts.root_pid = 0;
-    copts.proc = with_snapshot_fallback(std::move(copts.proc), snapshot);
+    d.product = "sprof: system";
+    d.root_pid = 0;
   } else if (!attached.empty()) {
     const auto root = static_cast<uint32_t>(attached.front().pid);
-    copts.product = "sprof: " + copts.proc.read_comm(root, root).value_or("pid " + std::to_string(root));
-    copts.root_pid = root;
+    auto comm = read_comm(static_cast<pid_t>(root), static_cast<pid_t>(root));
+    d.product = "sprof: " + (comm.has_value() ? *comm : "pid " + std::to_string(root));
+    d.root_pid = root;
   } else {
-    copts.product = "sprof: " + basename_of(options.command.front());
-    copts.root_pid = static_cast<uint32_t>(child->pid());
+    d.product = "sprof: " + basename_of(options.command.front());
+    d.root_pid = static_cast<uint32_t>(child->pid());
   }
-  return copts;
+  return d;
 }
 
-Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
-                                              const perf::RecordSink& sink,
+convert::ProcAccess Session::Impl::proc_access() const {
+  if (options.system_wide) return with_snapshot_fallback(live_proc_access(), snapshot);
+  return live_proc_access();
+}
+
+Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
+                                              const convert::perf::RecordSink& sink,
                                               const std::atomic<bool>* stop_requested) {
   if (options.system_wide) {
     converter.seed_process(0, {0});  // first, so it is the top-level process
@@ -294,14 +272,14 @@ Result<Recording> Session::Impl::run_attached(ProfileConverter& converter,
 
   Recording recording;
   recording.stop_cause = cause;
-  recording.status = ExitStatus{};  // nothing of ours to report: sprof exits 0
+  recording.status = convert::ExitStatus{};  // nothing of ours to report: sprof exits 0
   recording.child_exit_monotonic_ns = end_ns;
   recording.duration_s = static_cast<double>(end_ns - origin_ns) / 1e9;
   return recording;
 }
 
-Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
-                                              const perf::RecordSink& sink,
+Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& converter,
+                                              const convert::perf::RecordSink& sink,
                                               std::atomic<int>& pending_signal,
                                               const std::atomic<bool>* stop_requested) {
   DrainLimits limits;
@@ -311,7 +289,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
   recording.iterations = 0;
   uint64_t end_ns = 0;
   for (;;) {
-    std::optional<ExitStatus> status;
+    std::optional<convert::ExitStatus> status;
     const TargetsEnded child_ended = [&]() -> Result<bool> {
       if (const int sig = pending_signal.exchange(0); sig != 0) (void)child->send_signal(sig);
       SPROF_TRY(status, child->try_wait());
@@ -327,7 +305,7 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
     recording.stop_cause = cause;
 
     if (cause == StopCause::kDuration) {
-      recording.status = ExitStatus{};  // stopped by request, not by the command: exit 0
+      recording.status = convert::ExitStatus{};  // stopped by request, not by the command: exit 0
       if (options.kill_on_stop) {
         SPROF_TRY_VOID(terminate_child(*child, kTerminateGrace));
       } else {
@@ -350,8 +328,11 @@ Result<Recording> Session::Impl::run_launched(ProfileConverter& converter,
 Result<Recording> Session::run(std::atomic<int>& pending_signal,
                                const std::atomic<bool>* stop_requested) {
   Impl& s = *impl_;
-  ProfileConverter converter(s.converter_options(), s.modules);
-  const auto sink = [&converter](perf::Record&& r) { converter.consume(r); };
+  const convert::SourceDescription source = s.describe();
+  s.unwinder = convert::make_unwinder(source, s.files);
+  convert::ProfileConverter converter(
+      convert::converter_options(source, s.proc_access(), s.unwinder.get()), s.modules);
+  const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
   // do it beside the recording instead of delaying the first ring read by that much.
@@ -373,7 +354,7 @@ Result<Recording> Session::run(std::atomic<int>& pending_signal,
   if (kernel_lib.valid()) converter.set_kernel_library(kernel_lib.get());
   recording.profile = converter.finish(recording.child_exit_monotonic_ns);
   recording.stats = converter.stats();  // after finish(), which counts unreadable modules
-  fill_meta(recording.profile.meta, recording.stats, s.options);
+  convert::describe_recording(recording.profile.meta, source, recording.stats);
   return recorded;
 }
 

@@ -7,7 +7,7 @@
 #include <signal.h>
 
 #include <cstdlib>
-#include <set>
+#include <map>
 #include <simdjson.h>
 
 #include "profiler_cli.hpp"
@@ -37,10 +37,17 @@ int thread_index_named(const std::string& info_json, const std::string& name) {
 }
 
 struct SamplesSummary {
-  std::set<std::string> functions;  // topFunctionsByTotal names
+  std::map<std::string, int64_t> functions;  // topFunctionsByTotal: name -> totalSamples
   double idle_percent = 0;          // categoryBreakdown share of "Idle"
   int64_t total_samples = 0;
 };
+
+// One "name: total samples" line per function, for failure messages.
+std::string describe(const SamplesSummary& s) {
+  std::string out;
+  for (const auto& [name, total] : s.functions) out += name + ": " + std::to_string(total) + "\n";
+  return out;
+}
 
 SamplesSummary summarize(const std::string& json) {
   SamplesSummary s;
@@ -51,7 +58,11 @@ SamplesSummary summarize(const std::string& json) {
   if (doc["topFunctionsByTotal"].get(top) == simdjson::SUCCESS) {
     for (auto f : top) {
       std::string_view name;
-      if (f["name"].get(name) == simdjson::SUCCESS) s.functions.emplace(name);
+      int64_t total = 0;
+      if (f["name"].get(name) == simdjson::SUCCESS &&
+          f["totalSamples"].get(total) == simdjson::SUCCESS) {
+        s.functions.emplace(name, total);
+      }
     }
   }
   if (doc["categoryBreakdown"]["totalSamples"].get(s.total_samples) != simdjson::SUCCESS) {
@@ -94,7 +105,7 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
   REQUIRE(sleeper >= 0);
   const auto running = summarize(cli->thread_samples(sleeper).out);
   const auto with_idle = summarize(cli->thread_samples(sleeper, /*include_idle=*/true).out);
-  INFO("running:\n" << join_lines(running.functions) << "with idle:\n" << join_lines(with_idle.functions));
+  INFO("running:\n" << describe(running) << "with idle:\n" << describe(with_idle));
   // The sleeping function and the path to it, symbolicated by sprof's server.
   // Functions of internal linkage are named as their symbols spell them.
   CHECK(with_idle.functions.count(
@@ -103,8 +114,16 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
                                   "double)") == 1);
   CHECK(with_idle.functions.count("libc.so.6!start_thread") == 1);
   CHECK(with_idle.functions.count("[kernel.kallsyms]!do_nanosleep") == 1);
-  CHECK(running.functions.count(
-            "offcpu_blockers!(anonymous namespace)::sleep_in_named_function(double)") == 0);
+  // Without idle samples the sleeping function keeps only the CPU it really used on its way
+  // into and out of nanosleep (microseconds per call, more when the machine is busy and a
+  // sample lands on that path): far less than the 20 ms it spends blocked per call.
+  const auto in = [](const SamplesSummary& s, const std::string& f) {
+    const auto it = s.functions.find(f);
+    return it == s.functions.end() ? int64_t{0} : it->second;
+  };
+  const std::string sleeping =
+      "offcpu_blockers!(anonymous namespace)::sleep_in_named_function(double)";
+  CHECK(in(running, sleeping) * 10 < in(with_idle, sleeping));
   CHECK(running.functions.count("offcpu_blockers!(anonymous namespace)::sleeper_compute(double)") ==
         1);
   // Half of its time asleep: about half of all its samples are Idle.
@@ -121,7 +140,7 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
     const int index = thread_index_named(info.out, thread);
     REQUIRE(index >= 0);
     const auto idle = summarize(cli->thread_samples(index, /*include_idle=*/true).out);
-    INFO("functions:\n" << join_lines(idle.functions));
+    INFO("functions:\n" << describe(idle));
     CHECK(idle.functions.count(function) == 1);
     CHECK(idle.idle_percent > 80.0);
   }

@@ -12,12 +12,13 @@
 #include <string>
 
 #include "perf/perf_event.hpp"
+#include "perf_names.hpp"
 #include "process/proc_maps.hpp"
 #include "sprof_test/paths.hpp"
 #include "subprocess.hpp"
 
-namespace perf = sprof::recorder::perf;
-using namespace sprof::recorder;
+using sprof::recorder::list_threads;
+using sprof::recorder::read_comm;
 using namespace std::chrono_literals;
 
 namespace {

@@ -12,6 +12,7 @@
 #include "process/proc_access.hpp"
 #include "sprof/recorder/options.hpp"
 
+using namespace sprof::convert;
 using namespace sprof::recorder;
 namespace fs = std::filesystem;
 

@@ -3,10 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "perf/perf_event.hpp"
-#include "perf/record_parser.hpp"
+#include "perf_names.hpp"
 #include "record_builder.hpp"
-
-namespace perf = sprof::recorder::perf;
+#include "sprof/convert/perf/record_parser.hpp"
 
 TEST_CASE("context-switch event shares the sampling event's layout but not its side-band records") {
   perf::EventConfig config;
@@ -55,5 +54,6 @@ TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
   // The builder writes its filler as the identifier.
   CHECK(s.event_id == sprof::test::kFiller);
   CHECK(s.ip == 0x401000);
-  CHECK_FALSE(s.context_switch_sample);  // set by PerfEvents, never by the parser
+  // Set from the event's role (RecordStream), never by the parser.
+  CHECK_FALSE(s.context_switch_sample);
 }

@@ -8,13 +8,14 @@
 #include <fstream>
 #include <string>
 
-#include "convert/jit_libraries.hpp"
-#include "convert/profile_converter.hpp"
 #include "jit_test_bytes.hpp"
+#include "sprof/convert/jit_libraries.hpp"
+#include "sprof/convert/profile_converter.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 
 using namespace sprof;
-using namespace sprof::recorder;
+using namespace sprof::convert;
 
 namespace {
 
@@ -95,29 +96,31 @@ TEST_CASE("jit code spread over more than 4 GiB gets one base per window") {
 }
 
 TEST_CASE("perf maps older than the recording belong to an earlier process and are ignored") {
+  recorder::LocalFiles files;  // the perf map's time comes from the disk
   TempDir dir;
   const std::string map = dir.write("perf-77.map", "7f0000001000 20 fresh\n");
   JitLibraries::Options o;
   o.perf_map_dir = dir.path;
   o.min_mtime_wall_ms = 1.0e12;  // 2001: the file is newer
   std::vector<profile::Library> libs;
-  JitLibraries(o).add_libraries(77, libs);
+  JitLibraries(o, files).add_libraries(77, libs);
   REQUIRE(libs.size() == 1);
   CHECK(libs[0].name == "perf-77.map");
 
   utimbuf old_times{946684800, 946684800};  // 2000-01-01
   REQUIRE(utime(map.c_str(), &old_times) == 0);
   libs.clear();
-  JitLibraries(o).add_libraries(77, libs);
+  JitLibraries(o, files).add_libraries(77, libs);
   CHECK(libs.empty());
   // An attached process started before the recording: its map is current.
-  JitLibraries attached(o);
+  JitLibraries attached(o, files);
   attached.note_attached(77);
   attached.add_libraries(77, libs);
   CHECK(libs.size() == 1);
 }
 
 TEST_CASE("jitdumps named by mmap records become libs next to the process's real libs") {
+  recorder::LocalFiles files;
   TempDir dir;
   test::JitDumpWriter dump;
   dump.code_load(0x7f0000020000, 0x40, 1, "jitted_fn");
@@ -127,7 +130,7 @@ TEST_CASE("jitdumps named by mmap records become libs next to the process's real
   options.origin_monotonic_ns = 1'000'000'000;
   options.origin_wall_ms = 1.0e12;
   options.root_pid = 88;
-  ModuleCache cache;
+  ModuleCache cache(files);
   ProfileConverter c(options, cache);
   perf::CommRecord exec;
   exec.id = perf::SampleId{88, 88, 1'000'050'000, 0};
@@ -153,6 +156,7 @@ TEST_CASE("jitdumps named by mmap records become libs next to the process's real
 }
 
 TEST_CASE("the symbolicator resolves jit libs through the recorded file and the id's base") {
+  recorder::LocalFiles files;  // the recorder and the symbolicator read the same files
   TempDir dir;
   const std::string map = dir.write(
       "perf-99.map", "7f0000001000 20 jitted_hot_loop\n7f0000001020 10 _Z5otheri\n");
@@ -163,7 +167,7 @@ TEST_CASE("the symbolicator resolves jit libs through the recorded file and the 
   std::vector<profile::Library> libs;
   JitLibraries::Options o;
   o.perf_map_dir = dir.path;
-  JitLibraries jit(o);
+  JitLibraries jit(o, files);
   REQUIRE(jit.note_mmap(99, dump_path));
   jit.add_libraries(99, libs);
   REQUIRE(libs.size() == 2);

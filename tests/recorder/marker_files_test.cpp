@@ -8,11 +8,13 @@
 #include <fstream>
 #include <string>
 
-#include "convert/marker_directory.hpp"
-#include "convert/marker_files.hpp"
 #include "process/launcher.hpp"
+#include "process/marker_directory.hpp"
+#include "sprof/convert/marker_files.hpp"
+#include "sprof/recorder/local_files.hpp"
 
 using namespace sprof;
+using namespace sprof::convert;
 using namespace sprof::recorder;
 
 TEST_CASE("marker file names give the pid and, when present, the tid") {
@@ -70,7 +72,8 @@ TEST_CASE("marker files are remembered once each and read at the end") {
   std::ofstream(dir + "/marker-7-8.txt") << "10 20 a\n30 30 b\n";
   std::ofstream(dir + "/marker-7.txt") << "40 50 c\n";
 
-  MarkerFiles files;
+  LocalFiles disk;
+  MarkerFiles files(disk);
   CHECK(files.note_mmap(dir + "/marker-7-8.txt"));
   CHECK(files.note_mmap(dir + "/marker-7-8.txt"));
   CHECK(files.note_mmap(dir + "/marker-7.txt"));

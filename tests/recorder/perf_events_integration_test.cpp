@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "perf/perf_event.hpp"
+#include "perf_names.hpp"
 #include "process/launcher.hpp"
 #include "sprof_test/paths.hpp"
 
-namespace perf = sprof::recorder::perf;
 using sprof::recorder::Launcher;
 
 namespace {

@@ -12,18 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/unwind/cfi_rule_cache.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
+#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/recorder/local_files.hpp"
 #include "sprof_test/paths.hpp"
-#include "unwind/cfi_rule_cache.hpp"
-#include "unwind/cfi_unwinder.hpp"
-#include "unwind/frame_pointer_unwinder.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace sprof::test {
 namespace {
 
-using recorder::unwind::CfiUnwinder;
-using recorder::unwind::UnwindResult;
-using recorder::unwind::UnwindStop;
+using convert::unwind::CfiUnwinder;
+using convert::unwind::UnwindResult;
+using convert::unwind::UnwindStop;
 
 const SnapshotRun& snapshot_run() {
   static const Result<SnapshotRun> run =
@@ -79,7 +80,8 @@ class Fixture {
 
  private:
   SymbolLookup symbols_;
-  CfiUnwinder unwinder_;
+  recorder::LocalFiles files_;  // the run's binaries, as they are on this machine
+  CfiUnwinder unwinder_{files_};
   std::vector<Unwound> unwound_;
 };
 
@@ -90,7 +92,7 @@ Fixture& fixture() {
 
 std::string describe(const Unwound& u) {
   std::string text = std::string("phase ") + phase_name(u.sample->phase) + ", stop " +
-                     recorder::unwind::unwind_stop_name(u.result.stop) + ", frames:";
+                     convert::unwind::unwind_stop_name(u.result.stop) + ", frames:";
   for (size_t i = 0; i < u.names.size(); ++i) {
     text += " " + (u.names[i].empty() ? "?" : u.names[i]);
   }
@@ -222,7 +224,8 @@ TEST_CASE("a warm rule cache gives the same frames as a cold one") {
   const auto& run = snapshot_run();
   size_t checked = 0;
   for (size_t i = 0; i < run.samples.size(); i += 7) {
-    CfiUnwinder cold;
+    recorder::LocalFiles files;
+    CfiUnwinder cold(files);
     UnwindResult a;
     UnwindResult b;
     cold.unwind(run.samples[i].regs, run.samples[i].memory(), run.space, a);
@@ -238,7 +241,7 @@ TEST_CASE("a warm rule cache gives the same frames as a cold one") {
 }
 
 TEST_CASE("frame pointers alone lose the callers of frameless code that CFI recovers") {
-  recorder::unwind::FramePointerUnwinder fp;
+  convert::unwind::FramePointerUnwinder fp;
   size_t cfi_reached_main = 0;
   size_t fp_reached_main = 0;
   SymbolLookup symbols(snapshot_run().space);

@@ -1,14 +1,8 @@
-# Unwinder tests: rule evaluation over synthetic stacks, CFI reading, and whole unwinds of real
-# snapshots taken by the `unwind_snapshots` target (tests/targets/unwind.cmake).
-# Included from tests/recorder/CMakeLists.txt.
+# The unwinder on real samples: the `unwind_snapshots` target (tests/targets/unwind.cmake)
+# samples itself, and CfiUnwinder walks those samples with the CFI of this machine's binaries
+# (recorder::LocalFiles, separate debug files included). Rule evaluation and whole walks over
+# fake stacks are converter tests (tests/convert). Included from tests/recorder/CMakeLists.txt.
 sprof_add_test(sprof_unwind_tests
-  SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/unwind_cfi_module_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/unwind_rule_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/unwind_snapshot.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/unwind_snapshot_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/unwind_walk_test.cpp
-  LIBS sprof::recorder sprof::elf)
-# The unwinder's headers are private to the recorder library.
-target_include_directories(sprof_unwind_tests PRIVATE ${PROJECT_SOURCE_DIR}/recorder/src)
-add_dependencies(sprof_unwind_tests unwind_snapshots unwind_debug_frame_lib)
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/unwind_snapshot_test.cpp
+  LIBS sprof::recorder unwind_snapshot_reader)
+add_dependencies(sprof_unwind_tests unwind_snapshots)

@@ -4,8 +4,10 @@
 // `SampleLayout`: the input for parser, ring buffer, merger and converter tests without a
 // kernel. Layouts come from a `perf_event_attr`, exactly like in production.
 //
-// Fields sprof's records do not keep (addr, id, stream_id, weight, ...) are written with
-// recognisable filler so a parser that misplaces a field reads garbage and the test fails.
+// Fields sprof's records do not keep (addr, stream_id, weight, ...) are written with
+// recognisable filler so a parser that misplaces a field reads garbage and the test fails. The
+// event id (PERF_SAMPLE_IDENTIFIER / PERF_SAMPLE_ID) is the builder's `event_id`, the filler
+// unless a test names its events.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -18,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "perf/records.hpp"
-#include "perf/sample_layout.hpp"
+#include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/perf/sample_layout.hpp"
 
 namespace sprof::test {
 
-namespace perf = ::sprof::recorder::perf;
+namespace perf = ::sprof::convert::perf;
 
 // Appends host-endian values, like the kernel's perf_output_put.
 class ByteWriter {
@@ -72,18 +74,19 @@ struct SampleSpec {
 
 class RecordBuilder {
  public:
-  explicit RecordBuilder(const perf::SampleLayout& layout) : layout_(layout) {}
+  explicit RecordBuilder(const perf::SampleLayout& layout, uint64_t event_id = kFiller)
+      : layout_(layout), event_id_(event_id) {}
 
   std::vector<uint8_t> sample(const SampleSpec& spec) const {
     const auto& l = layout_;
     const auto& s = spec.record;
     ByteWriter w;
-    if (l.has(PERF_SAMPLE_IDENTIFIER)) w.put(kFiller);
+    if (l.has(PERF_SAMPLE_IDENTIFIER)) w.put(event_id_);
     if (l.has(PERF_SAMPLE_IP)) w.put(s.ip);
     if (l.has(PERF_SAMPLE_TID)) w.put(s.id.pid).put(s.id.tid);
     if (l.has(PERF_SAMPLE_TIME)) w.put(s.id.time);
     if (l.has(PERF_SAMPLE_ADDR)) w.put(kFiller);
-    if (l.has(PERF_SAMPLE_ID)) w.put(kFiller);
+    if (l.has(PERF_SAMPLE_ID)) w.put(event_id_);
     if (l.has(PERF_SAMPLE_STREAM_ID)) w.put(kFiller);
     if (l.has(PERF_SAMPLE_CPU)) w.put(s.id.cpu).put(uint32_t{0});
     if (l.has(PERF_SAMPLE_PERIOD)) w.put(s.period);
@@ -236,10 +239,10 @@ class RecordBuilder {
     if (!layout_.sample_id_all()) return;
     if (layout_.has(PERF_SAMPLE_TID)) w.put(id.pid).put(id.tid);
     if (layout_.has(PERF_SAMPLE_TIME)) w.put(id.time);
-    if (layout_.has(PERF_SAMPLE_ID)) w.put(kFiller);
+    if (layout_.has(PERF_SAMPLE_ID)) w.put(event_id_);
     if (layout_.has(PERF_SAMPLE_STREAM_ID)) w.put(kFiller);
     if (layout_.has(PERF_SAMPLE_CPU)) w.put(id.cpu).put(uint32_t{0});
-    if (layout_.has(PERF_SAMPLE_IDENTIFIER)) w.put(kFiller);
+    if (layout_.has(PERF_SAMPLE_IDENTIFIER)) w.put(event_id_);
   }
 
   static std::vector<uint8_t> finish(uint32_t type, uint16_t misc, ByteWriter& body) {
@@ -255,6 +258,7 @@ class RecordBuilder {
   }
 
   const perf::SampleLayout& layout_;
+  uint64_t event_id_;
 };
 
 // A layout for `sample_type` (and the other attr fields that shape records).

@@ -1,5 +1,6 @@
-# Target programs for the unwinder tests and benchmark (tests/recorder/unwind_*_test.cpp,
-# bench/unwind.cpp). No frame pointers: only CFI can walk them, as in Debian's own libraries.
+# Target programs for the unwinder tests and benchmark (tests/convert/unwind_*_test.cpp,
+# tests/recorder/unwind_snapshot_test.cpp, bench/unwind.cpp). No frame pointers: only CFI can walk
+# them, as in Debian's own libraries.
 set(SPROF_UNWIND_TARGET_FLAGS -g -O2 -fomit-frame-pointer)
 
 add_library(unwind_target_lib SHARED ${CMAKE_CURRENT_LIST_DIR}/unwind/unwind_lib.cpp)
@@ -16,3 +17,10 @@ add_library(unwind_debug_frame_lib SHARED ${CMAKE_CURRENT_LIST_DIR}/unwind/debug
 target_compile_options(unwind_debug_frame_lib PRIVATE
   ${SPROF_UNWIND_TARGET_FLAGS} -fno-asynchronous-unwind-tables -fno-exceptions)
 target_link_options(unwind_debug_frame_lib PRIVATE -Wl,--no-ld-generated-unwind-info)
+
+# The reader of what unwind_snapshots writes (samples.bin, maps.txt, vdso.bin): the unwinder
+# tests and bench/unwind.cpp link it.
+add_library(unwind_snapshot_reader STATIC ${CMAKE_CURRENT_LIST_DIR}/unwind/unwind_snapshot.cpp)
+target_include_directories(unwind_snapshot_reader PUBLIC ${CMAKE_CURRENT_LIST_DIR}/unwind)
+target_link_libraries(unwind_snapshot_reader PUBLIC sprof::convert sprof::elf sprof::core)
+sprof_set_warnings(unwind_snapshot_reader)

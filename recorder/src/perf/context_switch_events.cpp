@@ -24,6 +24,13 @@
 
 namespace sprof::recorder::perf {
 
+namespace {
+
+// Its place in the event table PerfEvents::open makes: after the sampling event.
+constexpr size_t kContextSwitchEvent = 1;
+
+}  // namespace
+
 perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr) {
   perf_event_attr attr = sample_attr;
   attr.type = PERF_TYPE_SOFTWARE;
@@ -50,11 +57,6 @@ perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr) {
   return attr;
 }
 
-bool PerfEvents::is_context_switch_event(uint64_t event_id) const {
-  return std::find(context_switch_ids_.begin(), context_switch_ids_.end(), event_id) !=
-         context_switch_ids_.end();
-}
-
 Result<void> PerfEvents::open_context_switch_events(pid_t task) {
   perf_event_attr attr = make_context_switch_attr(attr_);
   for (auto& r : rings_) {
@@ -75,7 +77,7 @@ Result<void> PerfEvents::open_context_switch_events(pid_t task) {
       return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_ID, context-switches, cpu=" +
                                           std::to_string(r.cpu) + ")"));
     }
-    context_switch_ids_.push_back(id);
+    reader_.events().add_id(id, kContextSwitchEvent);
     r.fds.push_back(std::move(event));
   }
   return ok();
@@ -89,6 +91,7 @@ Result<void> PerfEvents::open_off_cpu_events(const std::vector<pid_t>& tasks) {
     return ok();
   }
   for (pid_t task : tasks) SPROF_TRY_VOID(open_context_switch_events(task));
+  off_cpu_ = true;
   return ok();
 }
 

@@ -13,8 +13,9 @@
 #include <string>
 
 #include "perf/cpu_list.hpp"
+#include "sprof/arch/x86_64.hpp"
+#include "sprof/convert/perf/event_attr.hpp"
 #include "sprof/core/log.hpp"
-#include "unwind/unwinder.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -73,12 +74,13 @@ Result<void> validate(const EventConfig& c) {
   return ok();
 }
 
-Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu, const char* event) {
+Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu) {
+  const std::string event = convert::perf::event_name(attr);
   const long fd = ::syscall(SYS_perf_event_open, &attr, pid, static_cast<int>(cpu), -1,
                             PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
   const int err = errno;
-  Error e = Error::from_errno("perf_event_open(event=" + std::string(event) +
+  Error e = Error::from_errno("perf_event_open(event=" + event +
                                   ", pid=" + std::to_string(pid) + ", cpu=" +
                                   std::to_string(cpu) + ", freq=" +
                                   std::to_string(attr.sample_freq) + ")",
@@ -119,9 +121,8 @@ Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
 
 // Opens the event of one more task on `cpu` and redirects its records into the ring of
 // `ring_fd`, that CPU's first event (PERF_EVENT_IOC_SET_OUTPUT; both must be on the same CPU).
-Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd,
-                                EventKind kind) {
-  SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu, event_kind_name(kind)));
+Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd) {
+  SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu));
   if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
     return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
                                         std::to_string(tid) + ", cpu=" + std::to_string(cpu) +
@@ -130,17 +131,7 @@ Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, 
   return fd;
 }
 
-struct OpenPlan {
-  std::vector<uint32_t> cpus;
-  std::vector<pid_t> tasks;
-  size_t pages;
-};
-
 }  // namespace
-
-const char* event_kind_name(EventKind kind) {
-  return kind == EventKind::kCycles ? "cycles" : "cpu-clock";
-}
 
 perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ring_bytes,
                                  uint16_t max_stack) {
@@ -159,7 +150,7 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
                      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   if (c.user_regs_stack) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    attr.sample_regs_user = unwind::kX86UnwindRegsMask;
+    attr.sample_regs_user = arch::x86_64::kUnwindRegsMask;
     attr.sample_stack_user = c.stack_user_bytes;
   }
   // PERF_SAMPLE_IDENTIFIER (first u64 of every sample) tells the context-switch event's samples
@@ -203,15 +194,15 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
   tasks.insert(tasks.end(), config.extra_tids.begin(), config.extra_tids.end());
 
   // Opens every (cpu, task) event for `attr`; all-or-nothing.
-  auto open_all = [&](perf_event_attr& attr, EventKind kind) -> Result<std::vector<CpuRing>> {
+  auto open_all = [&](perf_event_attr& attr) -> Result<std::vector<CpuRing>> {
     std::vector<CpuRing> rings;
     for (uint32_t cpu : cpus) {
-      SPROF_TRY(UniqueFd leader, open_event(attr, tasks[0], cpu, event_kind_name(kind)));
+      SPROF_TRY(UniqueFd leader, open_event(attr, tasks[0], cpu));
       SPROF_TRY(MappedRingBuffer ring, map_ring(leader.get(), pages));
       std::vector<UniqueFd> fds;
       fds.push_back(std::move(leader));
       for (size_t i = 1; i < tasks.size(); ++i) {
-        SPROF_TRY(UniqueFd fd, open_into_ring(attr, tasks[i], cpu, fds[0].get(), kind));
+        SPROF_TRY(UniqueFd fd, open_into_ring(attr, tasks[i], cpu, fds[0].get()));
         fds.push_back(std::move(fd));
       }
       rings.push_back(CpuRing{cpu, std::move(fds), std::move(ring)});
@@ -222,14 +213,14 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
   const size_t ring_bytes = pages * page_size();
   for (EventKind kind : {EventKind::kCycles, EventKind::kCpuClock}) {
     perf_event_attr attr = make_sample_attr(config, kind, ring_bytes, max_stack);
-    auto rings = open_all(attr, kind);
+    auto rings = open_all(attr);
     if (!rings && rings.error().code == Errc::kPermissionDenied) {
       // perf_event_paranoid >= 2 refuses kernel sampling to unprivileged users; user-only
       // sampling is still allowed (what `perf record` falls back to as well).
       log::info("perf: " + rings.error().message + "; retrying with exclude_kernel");
       attr.exclude_kernel = 1;
       attr.exclude_callchain_kernel = 1;
-      rings = open_all(attr, kind);
+      rings = open_all(attr);
     }
     if (!rings) {
       const int err = rings.error().sys_errno;
@@ -241,8 +232,14 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
       }
       return unexpected(std::move(rings).error());
     }
-    SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(attr));
-    PerfEvents events(kind, attr, layout, std::move(*rings));
+    // The context-switch event (off-CPU stacks) writes into the same rings; its records are told
+    // apart by the ids open_off_cpu_events registers. Without kernel sampling it is not opened.
+    std::vector<convert::perf::EventSpec> specs{{attr, convert::perf::EventRole::kSampling}};
+    if (config.off_cpu && attr.exclude_kernel == 0) {
+      specs.push_back({make_context_switch_attr(attr), convert::perf::EventRole::kContextSwitch});
+    }
+    SPROF_TRY(convert::perf::EventTable table, convert::perf::EventTable::create(std::move(specs)));
+    PerfEvents events(kind, attr, std::move(*rings), std::move(table));
     if (config.off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
     return events;
   }
@@ -254,7 +251,7 @@ Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids)
   for (pid_t tid : tids) {
     std::vector<UniqueFd> opened;  // one per ring, committed only when every CPU worked
     for (auto& r : rings_) {
-      auto fd = open_into_ring(attr_, tid, r.cpu, r.fds.front().get(), kind_);
+      auto fd = open_into_ring(attr_, tid, r.cpu, r.fds.front().get());
       if (!fd.has_value()) {
         if (fd.error().sys_errno == ESRCH) break;  // the thread is already gone
         return unexpected(std::move(fd).error());
@@ -264,7 +261,7 @@ Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids)
     if (opened.size() != rings_.size()) continue;
     for (size_t i = 0; i < rings_.size(); ++i) rings_[i].fds.push_back(std::move(opened[i]));
     // With off-CPU stacks on, a late thread needs its context-switch events too.
-    if (!context_switch_ids_.empty()) {
+    if (off_cpu_) {
       auto switches = open_context_switch_events(tid);
       if (!switches.has_value() && switches.error().sys_errno != ESRCH) {
         return unexpected(std::move(switches).error());
@@ -274,6 +271,21 @@ Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids)
   }
   return added;
 }
+
+PerfEvents::PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
+                       convert::perf::EventTable events)
+    : kind_(kind),
+      attr_(attr),
+      rings_(std::move(rings)),
+      reader_(ring_views(rings_), std::move(events)) {}
+
+std::vector<RingRecordSource::Ring> PerfEvents::ring_views(std::vector<CpuRing>& rings) {
+  std::vector<RingRecordSource::Ring> views;
+  for (auto& r : rings) views.push_back({r.cpu, &r.ring.ring()});
+  return views;
+}
+
+std::string PerfEvents::event_name() const { return convert::perf::event_name(attr_); }
 
 std::vector<uint32_t> PerfEvents::cpus() const {
   std::vector<uint32_t> out;
@@ -332,42 +344,10 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms) {
   return status;
 }
 
-void PerfEvents::drain_round() {
-  for (auto& r : rings_) {
-    r.ring.ring().drain([&](RawRecord raw) {
-      if (raw_observer_) raw_observer_(r.cpu, raw);
-      auto rec = parse_record(raw, layout_);
-      if (rec) {
-        if (auto* sample = std::get_if<SampleRecord>(&*rec); sample && off_cpu()) {
-          sample->context_switch_sample = is_context_switch_event(sample->event_id);
-        }
-        ++stats_.records;
-        merger_.add(std::move(*rec));
-      } else if (is_skipped_record(rec.error())) {
-        ++stats_.skipped_records;
-      } else {
-        ++stats_.malformed_records;
-        log::debug("perf cpu " + std::to_string(r.cpu) + ": " + rec.error().message);
-      }
-    });
-  }
+bool PerfEvents::read_available(const convert::perf::RecordSink& sink) {
+  return reader_.read_available(sink);
 }
 
-void PerfEvents::read_available(const RecordSink& sink) {
-  drain_round();
-  merger_.end_round(sink);
-}
-
-void PerfEvents::flush_all(const RecordSink& sink) {
-  drain_round();
-  merger_.flush(sink);
-}
-
-ReaderStats PerfEvents::stats() const {
-  ReaderStats s = stats_;
-  for (const auto& r : rings_) s.ring_corruptions += r.ring.ring().corruptions();
-  s.late_records = merger_.late_records();
-  return s;
-}
+void PerfEvents::flush_all(const convert::perf::RecordSink& sink) { reader_.flush_all(sink); }
 
 }  // namespace sprof::recorder::perf

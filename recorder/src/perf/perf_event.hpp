@@ -1,14 +1,16 @@
 // recorder/src/perf/perf_event.hpp
 //
 // The sampling events of one recording: one perf event per online CPU for the target task(s),
-// each with its own mmap ring, read in rounds and merged into one time-ordered record stream.
+// each with its own mmap ring. `PerfEvents` is the live `convert::RecordSource`: its rings are read
+// in rounds and merged into one time-ordered record stream (RingRecordSource).
 //
 // Event choice: hardware `cycles` when the machine has a PMU, otherwise software `cpu-clock`
 // (hrtimer based; its sample period is then in nanoseconds of CPU time). `event_name()` says
 // which one is in use so the CLI can tell the user.
 //
 // The attr is built once here; its `SampleLayout` is derived from exactly that attr and is the
-// only thing the parser is given (never re-declared at the parse site).
+// only thing the parser is given (never re-declared at the parse site). The context-switch events
+// of off-CPU stacks are a second event in the same rings, told apart by their ids.
 //
 // Threading: not thread-safe; open, poll and read from one thread.
 #pragma once
@@ -17,14 +19,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "perf/record_merger.hpp"
-#include "perf/record_parser.hpp"
 #include "perf/ring_buffer.hpp"
-#include "perf/sample_layout.hpp"
+#include "perf/ring_record_source.hpp"
+#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/convert/record_source.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
 
@@ -33,7 +34,7 @@ namespace sprof::recorder::perf {
 struct EventConfig {
   int frequency_hz = 1000;
   bool kernel_callchain = true;
-  // DWARF mode: PERF_SAMPLE_REGS_USER (kX86UnwindRegsMask) + PERF_SAMPLE_STACK_USER.
+  // DWARF mode: PERF_SAMPLE_REGS_USER (arch::x86_64::kUnwindRegsMask) + PERF_SAMPLE_STACK_USER.
   bool user_regs_stack = false;
   // attr.sample_stack_user: a multiple of 8 below 65535 (the kernel's limits).
   uint32_t stack_user_bytes = 8192;
@@ -57,7 +58,6 @@ struct EventConfig {
 };
 
 enum class EventKind { kCycles, kCpuClock };
-const char* event_kind_name(EventKind kind);  // "cycles" / "cpu-clock"
 
 // The attr `PerfEvents::open` passes to perf_event_open for `kind` (pure; exposed for tests and
 // for raw dumps). `ring_bytes` sets the wakeup watermark; `max_stack` is sample_max_stack.
@@ -68,22 +68,13 @@ perf_event_attr make_sample_attr(const EventConfig& config, EventKind kind, size
 // records (the sampling event already asks for them).
 perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr);
 
-// Counters of the reading side. Lost/throttled records are data and reach the sink instead.
-struct ReaderStats {
-  uint64_t records = 0;            // decoded records handed to the merger
-  uint64_t malformed_records = 0;  // parse_record said Errc::kMalformed; skipped
-  uint64_t skipped_records = 0;    // record types we do not decode
-  uint64_t ring_corruptions = 0;   // impossible headers; the rest of that ring read was dropped
-  uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
-};
-
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark
   bool all_hung_up = false;  // every event reported POLLHUP: all sampled tasks have exited
   bool interrupted = false;  // a signal interrupted poll (EINTR)
 };
 
-class PerfEvents {
+class PerfEvents final : public convert::RecordSource {
  public:
   // Opens one event per online CPU (per target task), maps the rings, and derives the layout.
   // Errors name the call and its arguments; EACCES/EPERM become kPermissionDenied with the
@@ -94,12 +85,14 @@ class PerfEvents {
   PerfEvents& operator=(PerfEvents&&) noexcept = default;
 
   EventKind event_kind() const { return kind_; }
-  const char* event_name() const { return event_kind_name(kind_); }
+  std::string event_name() const;
   // True when kernel sampling was refused (perf_event_paranoid) and events were reopened with
   // exclude_kernel: there are no kernel frames then.
   bool kernel_excluded() const { return attr_.exclude_kernel != 0; }
   const perf_event_attr& attr() const { return attr_; }
-  const SampleLayout& layout() const { return layout_; }
+  // The events whose records the rings hold: the sampling event, and the context-switch event
+  // when off-CPU stacks are on.
+  std::vector<convert::perf::EventSpec> event_specs() const { return reader_.events().specs(); }
   std::vector<uint32_t> cpus() const;
   size_t ring_bytes_per_cpu() const;
 
@@ -115,20 +108,15 @@ class PerfEvents {
   Result<PollStatus> poll(int timeout_ms);
 
   // One read round: drains every ring, parses, and emits through `sink` (in time order) what the
-  // merger can release. Cheap when nothing is pending; call after every poll.
-  void read_available(const RecordSink& sink);
+  // merger can release. Cheap when nothing is pending; call after every poll. Always true.
+  bool read_available(const convert::perf::RecordSink& sink) override;
   // Drains the rings one last time and emits everything still buffered (after disable or when
   // the target has exited).
-  void flush_all(const RecordSink& sink);
+  void flush_all(const convert::perf::RecordSink& sink) override;
 
-  // Sees every raw record (with the CPU of its ring) before parsing, e.g. for a raw dump.
-  void set_raw_observer(std::function<void(uint32_t cpu, RawRecord)> observer) {
-    raw_observer_ = std::move(observer);
-  }
-
-  ReaderStats stats() const;
+  ReaderStats stats() const { return reader_.stats(); }
   // True when context-switch events are open (off-CPU stacks will arrive).
-  bool off_cpu() const { return !context_switch_ids_.empty(); }
+  bool off_cpu() const { return off_cpu_; }
 
  private:
   struct CpuRing {
@@ -136,24 +124,22 @@ class PerfEvents {
     std::vector<UniqueFd> fds;  // fds[0] owns the ring; the others SET_OUTPUT into it
     MappedRingBuffer ring;
   };
-  PerfEvents(EventKind kind, perf_event_attr attr, SampleLayout layout, std::vector<CpuRing> rings)
-      : kind_(kind), attr_(attr), layout_(layout), rings_(std::move(rings)) {}
-  void drain_round();
+  PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
+             convert::perf::EventTable events);
+  static std::vector<RingRecordSource::Ring> ring_views(std::vector<CpuRing>& rings);
   // Opens the context-switch event of `task` on every CPU, writing into that CPU's ring, and
-  // remembers its id (PERF_EVENT_IOC_ID) so its samples can be told apart.
+  // registers its ids (PERF_EVENT_IOC_ID) so its samples can be told apart.
   Result<void> open_context_switch_events(pid_t task);
   // The same for every task of `open` (no-op, with a note, when kernel sampling is excluded).
   Result<void> open_off_cpu_events(const std::vector<pid_t>& tasks);
-  bool is_context_switch_event(uint64_t event_id) const;
 
   EventKind kind_;
   perf_event_attr attr_;
-  SampleLayout layout_;
   std::vector<CpuRing> rings_;
-  std::vector<uint64_t> context_switch_ids_;  // event ids of the context-switch events
-  RecordMerger merger_;
-  ReaderStats stats_;
-  std::function<void(uint32_t, RawRecord)> raw_observer_;
+  // Reads `rings_` through pointers into its elements. They stay valid: the vector is never
+  // resized after `open`, and moving it (with this object) keeps its storage.
+  RingRecordSource reader_;
+  bool off_cpu_ = false;
 };
 
 }  // namespace sprof::recorder::perf

@@ -36,7 +36,7 @@ bool RingBuffer::has_data() const {
   return load_head_acquire(control_) != control_->data_tail;
 }
 
-size_t RingBuffer::drain(const std::function<void(RawRecord)>& visit) {
+size_t RingBuffer::drain(const std::function<void(convert::perf::RawRecord)>& visit) {
   const uint64_t head = load_head_acquire(control_);
   uint64_t tail = control_->data_tail;  // only this reader writes data_tail
   const uint64_t size = data_.size();
@@ -83,7 +83,7 @@ size_t RingBuffer::drain(const std::function<void(RawRecord)>& visit) {
       copy_out(tail, scratch_.data(), h.size);
       bytes = scratch_;
     }
-    visit(RawRecord{bytes});
+    visit(convert::perf::RawRecord{bytes});
     ++visited;
     tail += h.size;
   }

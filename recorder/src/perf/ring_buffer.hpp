@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "perf/record_parser.hpp"
+#include "sprof/convert/perf/record_parser.hpp"
 #include "sprof/core/result.hpp"
 
 namespace sprof::recorder::perf {
@@ -37,7 +37,7 @@ class RingBuffer {
   // A header whose size is 0, not u64-aligned, larger than the data area or larger than what the
   // kernel published cannot be walked past: the rest of the published data is dropped (the tail
   // jumps to the head) and `corruptions()` grows by one.
-  size_t drain(const std::function<void(RawRecord)>& visit);
+  size_t drain(const std::function<void(convert::perf::RawRecord)>& visit);
 
   // True when the kernel has published data we have not consumed.
   bool has_data() const;

@@ -22,8 +22,8 @@ Result<std::pair<UniqueFd, UniqueFd>> make_cloexec_pipe(const char* purpose) {
   return std::pair{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
-ExitStatus decode_wait_status(int status) {
-  ExitStatus s;
+convert::ExitStatus decode_wait_status(int status) {
+  convert::ExitStatus s;
   if (WIFSIGNALED(status)) {
     s.signaled = true;
     s.signal = WTERMSIG(status);
@@ -180,7 +180,7 @@ Result<void> LaunchedChild::release() {
                           exec_errno});
 }
 
-Result<ExitStatus> LaunchedChild::wait_for_exit() {
+Result<convert::ExitStatus> LaunchedChild::wait_for_exit() {
   if (exit_status_) return *exit_status_;
   int status = 0;
   for (;;) {
@@ -193,17 +193,17 @@ Result<ExitStatus> LaunchedChild::wait_for_exit() {
   return *exit_status_;
 }
 
-Result<std::optional<ExitStatus>> LaunchedChild::try_wait() {
-  if (exit_status_) return std::optional<ExitStatus>(*exit_status_);
+Result<std::optional<convert::ExitStatus>> LaunchedChild::try_wait() {
+  if (exit_status_) return std::optional<convert::ExitStatus>(*exit_status_);
   int status = 0;
   pid_t r;
   do {
     r = ::waitpid(pid_, &status, WNOHANG);
   } while (r < 0 && errno == EINTR);
   if (r < 0) return unexpected(Error::from_errno("waitpid(" + std::to_string(pid_) + ", WNOHANG)"));
-  if (r == 0) return std::optional<ExitStatus>();
+  if (r == 0) return std::optional<convert::ExitStatus>();
   exit_status_ = decode_wait_status(status);
-  return std::optional<ExitStatus>(*exit_status_);
+  return std::optional<convert::ExitStatus>(*exit_status_);
 }
 
 Result<void> LaunchedChild::send_signal(int sig) {

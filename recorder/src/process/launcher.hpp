@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/exit_status.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
-#include "sprof/recorder/exit_status.hpp"
 
 namespace sprof::recorder {
 
@@ -43,9 +43,9 @@ class LaunchedChild {
   Result<void> release();
 
   // Blocks until the child exits (EINTR-safe); returns the cached status if already reaped.
-  Result<ExitStatus> wait_for_exit();
+  Result<convert::ExitStatus> wait_for_exit();
   // Non-blocking: the status if the child has exited, nullopt while it runs.
-  Result<std::optional<ExitStatus>> try_wait();
+  Result<std::optional<convert::ExitStatus>> try_wait();
   // kill(pid, sig), e.g. to forward SIGINT/SIGTERM. A no-op once the child is reaped.
   Result<void> send_signal(int sig);
 
@@ -63,7 +63,7 @@ class LaunchedChild {
   UniqueFd release_fd_;  // write end: one byte releases the child; close without it = abort
   UniqueFd error_fd_;    // read end: EOF = exec happened, 4 bytes = exec's errno
   bool released_ = false;
-  std::optional<ExitStatus> exit_status_;
+  std::optional<convert::ExitStatus> exit_status_;
 };
 
 class Launcher {

@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <charconv>
 
-#include "convert/lifecycle_markers.hpp"
 #include "process/proc_maps.hpp"
 
 namespace sprof::recorder {
 
 namespace {
 
-std::vector<ProcAccess::Map> exec_maps_from(const std::vector<MapsEntry>& entries) {
-  std::vector<ProcAccess::Map> maps;
+std::vector<convert::ProcAccess::Map> exec_maps_from(const std::vector<MapsEntry>& entries) {
+  std::vector<convert::ProcAccess::Map> maps;
   for (const auto& e : entries) {
     if (e.executable) maps.push_back({e.path, e.start, e.end, e.offset});
   }
@@ -22,8 +21,8 @@ std::vector<ProcAccess::Map> exec_maps_from(const std::vector<MapsEntry>& entrie
 
 }  // namespace
 
-ProcAccess live_proc_access(std::string proc_root) {
-  ProcAccess access;
+convert::ProcAccess live_proc_access(std::string proc_root) {
+  convert::ProcAccess access;
   access.read_comm = [proc_root](uint32_t pid, uint32_t tid) -> std::optional<std::string> {
     auto comm = read_comm(static_cast<pid_t>(pid), static_cast<pid_t>(tid), proc_root);
     if (!comm.has_value()) return std::nullopt;
@@ -31,7 +30,7 @@ ProcAccess live_proc_access(std::string proc_root) {
   };
   access.read_exec_maps = [proc_root](uint32_t pid) {
     auto entries = read_maps(static_cast<pid_t>(pid), proc_root);
-    return entries.has_value() ? exec_maps_from(*entries) : std::vector<ProcAccess::Map>{};
+    return entries.has_value() ? exec_maps_from(*entries) : std::vector<convert::ProcAccess::Map>{};
   };
   access.read_cmdline = [proc_root](uint32_t pid) { return read_proc_command_line(pid, proc_root); };
   return access;
@@ -70,8 +69,9 @@ SystemSnapshot snapshot_system(std::string_view proc_root) {
   return snapshot;
 }
 
-ProcAccess with_snapshot_fallback(ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot) {
-  ProcAccess access;
+convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
+                                           std::shared_ptr<const SystemSnapshot> snapshot) {
+  convert::ProcAccess access;
   access.read_cmdline = live.read_cmdline;
   access.read_comm = [live, snapshot](uint32_t pid,
                                       uint32_t tid) -> std::optional<std::string> {
@@ -86,7 +86,7 @@ ProcAccess with_snapshot_fallback(ProcAccess live, std::shared_ptr<const SystemS
     return t->second;
   };
   access.read_exec_maps = [live, snapshot](uint32_t pid) {
-    std::vector<ProcAccess::Map> maps;
+    std::vector<convert::ProcAccess::Map> maps;
     if (live.read_exec_maps) maps = live.read_exec_maps(pid);
     if (!maps.empty()) return maps;
     const auto p = snapshot->find(pid);

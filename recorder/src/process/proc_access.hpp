@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "convert/profile_converter.hpp"
+#include "sprof/convert/host.hpp"
 
 namespace sprof::recorder {
 
@@ -25,11 +25,11 @@ namespace sprof::recorder {
 inline constexpr std::string_view kIdleProcessName = "System";
 
 // Reads /proc (or a fake tree at `proc_root`) on every call.
-ProcAccess live_proc_access(std::string proc_root = "/proc");
+convert::ProcAccess live_proc_access(std::string proc_root = "/proc");
 
 struct ProcessSnapshot {
   std::unordered_map<uint32_t, std::string> thread_names;  // by tid; the pid's entry names the process
-  std::vector<ProcAccess::Map> exec_maps;
+  std::vector<convert::ProcAccess::Map> exec_maps;
 };
 using SystemSnapshot = std::unordered_map<uint32_t, ProcessSnapshot>;
 
@@ -40,6 +40,7 @@ std::vector<uint32_t> list_pids(std::string_view proc_root = "/proc");
 SystemSnapshot snapshot_system(std::string_view proc_root = "/proc");
 
 // `live` first; the snapshot for tasks that are gone. pid 0 reads as kIdleProcessName.
-ProcAccess with_snapshot_fallback(ProcAccess live, std::shared_ptr<const SystemSnapshot> snapshot);
+convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
+                                           std::shared_ptr<const SystemSnapshot> snapshot);
 
 }  // namespace sprof::recorder

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "sprof/core/jit_symbol_file.hpp"  // read_small_file
 #include "sprof/core/text_lines.hpp"
 
 namespace sprof::recorder {
@@ -132,6 +133,25 @@ Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root) {
   ::closedir(d);
   std::sort(tids.begin(), tids.end());
   return tids;
+}
+
+std::string command_line_from_proc(std::string_view cmdline) {
+  // Arguments end with NUL each; a program that rewrote its argv may leave trailing NULs.
+  while (!cmdline.empty() && cmdline.back() == '\0') cmdline.remove_suffix(1);
+  std::string line(cmdline);
+  for (char& c : line) {
+    if (c == '\0') c = ' ';
+  }
+  return line;
+}
+
+std::optional<std::string> read_proc_command_line(uint32_t pid, const std::string& proc_root) {
+  // The kernel caps what it shows of the arguments anyway; a page of them is enough to label.
+  constexpr size_t kMaxCommandLineBytes = 1 << 20;
+  auto text = read_small_file(proc_root + "/" + std::to_string(pid) + "/cmdline",
+                              kMaxCommandLineBytes);
+  if (!text || text->empty()) return std::nullopt;
+  return command_line_from_proc(*text);
 }
 
 }  // namespace sprof::recorder

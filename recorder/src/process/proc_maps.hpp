@@ -1,7 +1,7 @@
 // recorder/src/process/proc_maps.hpp
 //
-// Reading /proc for what the perf record stream does not carry: the mappings, thread names and
-// thread list of a process that was already running when recording started (attach mode).
+// Reading /proc for what the perf record stream does not carry: the mappings, thread names,
+// thread list and command line of a process (attach mode, and exec markers).
 // `parse_maps` is pure (tests feed it strings); the `read_*` functions take the /proc root so
 // tests can point them at a fake tree.
 #pragma once
@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,5 +45,10 @@ Result<std::vector<MapsEntry>> read_maps(pid_t pid, std::string_view proc_root =
 Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root = "/proc");
 // The thread ids in /proc/PID/task, ascending.
 Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root = "/proc");
+
+// The NUL-separated /proc/PID/cmdline as one line, arguments joined by spaces.
+std::string command_line_from_proc(std::string_view cmdline);
+// Reads <proc_root>/<pid>/cmdline; nullopt when the process is gone or has none (kernel thread).
+std::optional<std::string> read_proc_command_line(uint32_t pid, const std::string& proc_root);
 
 }  // namespace sprof::recorder

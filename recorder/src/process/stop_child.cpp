@@ -6,7 +6,7 @@
 
 namespace sprof::recorder {
 
-Result<ExitStatus> terminate_child(LaunchedChild& child, std::chrono::milliseconds grace) {
+Result<convert::ExitStatus> terminate_child(LaunchedChild& child, std::chrono::milliseconds grace) {
   constexpr auto kCheckInterval = std::chrono::milliseconds(10);
   SPROF_TRY_VOID(child.send_signal(SIGTERM));
   const auto give_up = std::chrono::steady_clock::now() + grace;

@@ -10,6 +10,6 @@
 namespace sprof::recorder {
 
 // SIGTERM, then SIGKILL when the command has not exited after `grace`; reaps it.
-Result<ExitStatus> terminate_child(LaunchedChild& child, std::chrono::milliseconds grace);
+Result<convert::ExitStatus> terminate_child(LaunchedChild& child, std::chrono::milliseconds grace);
 
 }  // namespace sprof::recorder

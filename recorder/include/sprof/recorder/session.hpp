@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "sprof/convert/exit_status.hpp"
+#include "sprof/convert/stats.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/profile/profile.hpp"
-#include "sprof/recorder/exit_status.hpp"
 #include "sprof/recorder/options.hpp"
-#include "sprof/recorder/stats.hpp"
 
 namespace sprof::recorder {
 
@@ -32,8 +32,8 @@ enum class StopCause {
 
 struct Recording {
   profile::Profile profile;
-  RecordingStats stats;
-  ExitStatus status;  // the command's; exit code 0 when sprof stopped the recording itself
+  convert::RecordingStats stats;
+  convert::ExitStatus status;  // the command's; exit code 0 when sprof stopped the recording itself
   double duration_s = 0;
   uint64_t child_exit_monotonic_ns = 0;  // when the command ended (for latency measurements)
   StopCause stop_cause = StopCause::kTargetsEnded;

@@ -15,15 +15,14 @@
 #include <optional>
 #include <vector>
 
+#include "sprof/arch/x86_64.hpp"
+
 namespace sprof::elf {
 
-// DWARF register numbers of the x86-64 System V psABI (figure 3.36). Column 16 is the return
+// DWARF register numbers of the x86-64 psABI (sprof/arch/x86_64.hpp). Column 16 is the return
 // address (RIP).
-enum class DwarfReg : uint8_t {
-  kRax = 0, kRdx = 1, kRcx = 2, kRbx = 3, kRsi = 4, kRdi = 5, kRbp = 6, kRsp = 7,
-  kR8 = 8, kR9, kR10, kR11, kR12, kR13, kR14, kR15 = 15, kRip = 16,
-};
-inline constexpr size_t kDwarfRegCount = 17;
+using DwarfReg = arch::x86_64::DwarfReg;
+inline constexpr size_t kDwarfRegCount = arch::x86_64::kDwarfRegCount;
 
 // DWARF expression opcodes an x86-64 CFI expression uses in practice (values from DWARF 5,
 // section 7.7.1). Anything else makes the rule `kUnsupported`.
@@ -100,9 +99,7 @@ struct FrameRule {
 
   // Rules for the registers an unwinder needs: return address, rsp and the callee-saved
   // registers of the psABI (rbx, rbp, r12-r15). Other registers are call-clobbered.
-  static constexpr std::array<DwarfReg, 8> kTrackedRegs = {
-      DwarfReg::kRip, DwarfReg::kRsp, DwarfReg::kRbp, DwarfReg::kRbx,
-      DwarfReg::kR12, DwarfReg::kR13, DwarfReg::kR14, DwarfReg::kR15};
+  static constexpr std::array<DwarfReg, 8> kTrackedRegs = arch::x86_64::kFrameRegs;
   std::array<RegisterRule, kTrackedRegs.size()> regs{};
 
   // Storage for every expression of this rule.

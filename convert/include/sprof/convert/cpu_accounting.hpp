@@ -1,0 +1,62 @@
+// sprof/convert/cpu_accounting.hpp
+//
+// Real CPU time per thread, from PERF_RECORD_SWITCH records: a thread is on CPU from its
+// switch-in to its switch-out (preempted or not), so the CPU time between two samples is the sum
+// of the on-CPU intervals between them. This is what each sample's `threadCPUDelta` carries
+// (contract section 4.1: CPU consumed between the previous sample and this one, in ns).
+//
+// A thread is also known to be on CPU whenever it produces a record in its own context (sample,
+// comm, mmap, fork of a child, exit: the sample_id_all trailer names the current task). That
+// covers threads that were running when recording started and never switched yet (the launched
+// command is enabled at exec, which emits no switch-in).
+//
+// Time only moves forward per thread; a timestamp older than the thread's state (a late record,
+// see RecordMerger) adds nothing rather than a negative interval.
+//
+// Pure bookkeeping keyed by tid; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+
+namespace sprof::convert {
+
+class CpuAccounting {
+ public:
+  struct Taken {
+    // CPU ns used since `since_ns`; nullopt when the thread was unknown until this call, so what
+    // it used before is unknown too.
+    std::optional<uint64_t> cpu_ns;
+    uint64_t since_ns = 0;  // the previous take, or when the thread was first seen
+  };
+
+  // `tid` is on CPU at `time_ns` (a record from its own context).
+  void running(uint32_t tid, uint64_t time_ns);
+  // PERF_RECORD_SWITCH into / out of `tid`.
+  void switched_in(uint32_t tid, uint64_t time_ns);
+  void switched_out(uint32_t tid, uint64_t time_ns);
+
+  // The CPU time `tid` used since the previous take, up to `time_ns`, and resets it. A running
+  // thread counts as running until `time_ns`; an unknown thread starts being tracked as running
+  // from `time_ns`.
+  Taken take(uint32_t tid, uint64_t time_ns);
+  // The latest time `tid` was seen running or switching (nullopt: unknown thread).
+  std::optional<uint64_t> last_seen(uint32_t tid) const;
+  // The thread exited; its tid may be reused by a new thread.
+  void forget(uint32_t tid) { threads_.erase(tid); }
+
+ private:
+  struct ThreadCpu {
+    std::optional<uint64_t> on_cpu_since;  // set while the thread is on CPU
+    uint64_t unreported_ns = 0;            // closed on-CPU intervals since the last take
+    uint64_t reported_until = 0;           // time of the last take (or first sight)
+    uint64_t last_seen = 0;
+  };
+  // The state of `tid`, created as "first seen at `time_ns`" when new.
+  ThreadCpu& state(uint32_t tid, uint64_t time_ns, bool& created);
+
+  std::unordered_map<uint32_t, ThreadCpu> threads_;
+};
+
+}  // namespace sprof::convert

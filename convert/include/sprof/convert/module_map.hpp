@@ -1,0 +1,51 @@
+// sprof/convert/module_map.hpp
+//
+// The executable mappings of one process image, built from PERF_RECORD_MMAP2 (and /proc/PID/maps
+// when attaching). It answers "which file, at which bias, holds this AVMA" for the unwinder and
+// produces the profile's `libs` (contract section 2.4) with offsets such that
+// `avma - (start - offset)` is the relative address SVMA - v0 (section 3.3).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/elf/module_identity.hpp"
+#include "sprof/profile/profile.hpp"
+
+namespace sprof::convert {
+
+struct Mapping {
+  unwind::MappedFile file;  // start, end, bias, path (+ vdso image)
+  uint64_t pgoff = 0;
+  uint64_t relative_start = 0;  // relative address of `file.start`
+  std::shared_ptr<const elf::ModuleIdentity> identity;  // null: no ELF identity (anon, deleted)
+};
+
+class ModuleMap : public unwind::AddressSpace {
+ public:
+  // Adds an executable mapping. A mapping overlapping older ones replaces them in the address
+  // lookup (mmap over an existing range), while the profile keeps every library ever mapped.
+  void add(const std::string& path, uint64_t start, uint64_t end, uint64_t pgoff,
+           std::shared_ptr<const elf::ModuleIdentity> identity,
+           std::shared_ptr<const std::vector<uint8_t>> vdso_image = nullptr);
+
+  const unwind::MappedFile* find(uint64_t avma) const override;
+  const Mapping* find_mapping(uint64_t avma) const;
+  bool empty() const { return by_start_.empty(); }
+
+  // Libraries for the profile: one per mapping that has an identity.
+  const std::vector<profile::Library>& libraries() const { return libraries_; }
+
+ private:
+  std::map<uint64_t, Mapping> by_start_;  // non-overlapping, keyed by start
+  std::vector<profile::Library> libraries_;
+};
+
+// Basename of a path ("/usr/lib/libc.so.6" -> "libc.so.6").
+std::string path_basename(const std::string& path);
+
+}  // namespace sprof::convert

@@ -1,0 +1,125 @@
+// sprof/convert/perf/records.hpp
+//
+// Typed perf records, decoded from the ring buffer by `parse_record` (record_parser.hpp)
+// according to the `SampleLayout` of the event that produced them. Field names mirror
+// <linux/perf_event.h> so they grep against the uapi header.
+//
+// Every record carries `SampleId` (tid, time, cpu) — for non-sample records it comes from the
+// sample_id_all trailer — so the merger can order all records by time.
+//
+// Records own their variable-length data (callchain, stack copy) because they outlive the ring
+// buffer space they were copied from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sprof/core/build_id.hpp"
+
+namespace sprof::convert::perf {
+
+struct SampleId {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t time = 0;  // ns, CLOCK_MONOTONIC (use_clockid)
+  uint32_t cpu = 0;
+};
+
+// PERF_RECORD_SAMPLE. Optional parts are empty when the layout lacks them.
+struct SampleRecord {
+  SampleId id;
+  uint64_t ip = 0;
+  uint64_t period = 0;
+  bool kernel_mode = false;            // PERF_RECORD_MISC_KERNEL in header.misc
+  std::vector<uint64_t> callchain;     // raw, including PERF_CONTEXT_* markers
+  // PERF_SAMPLE_REGS_USER: `regs_user_abi` is PERF_SAMPLE_REGS_ABI_*; `regs_user` holds one value
+  // per bit set in `sample_regs_user` (the event's attr.sample_regs_user, copied from its
+  // layout), in bit order. Empty when abi is NONE (kernel thread).
+  uint64_t regs_user_abi = 0;
+  std::vector<uint64_t> regs_user;
+  uint64_t sample_regs_user = 0;
+  // PERF_SAMPLE_STACK_USER: the copied bytes, already trimmed to dyn_size.
+  std::vector<uint8_t> stack_user;
+  // PERF_SAMPLE_IDENTIFIER (or PERF_SAMPLE_ID): the id of the event that took the sample; for an
+  // inherited event the kernel reports its parent's id (primary_event_id). 0 when absent.
+  uint64_t event_id = 0;
+  // Set from the role of the event that wrote it (RecordStream, not the parser): the sample comes
+  // from a context-switch event, i.e. it was taken as this thread was switched out (off-CPU).
+  bool context_switch_sample = false;
+};
+
+// PERF_RECORD_MMAP2 (also used for PERF_RECORD_MMAP, with the missing fields zero).
+struct Mmap2Record {
+  SampleId id;
+  uint32_t pid = 0, tid = 0;
+  uint64_t addr = 0, len = 0, pgoff = 0;
+  uint32_t maj = 0, min = 0;
+  uint64_t ino = 0;
+  uint64_t ino_generation = 0;
+  // PERF_RECORD_MISC_MMAP_BUILD_ID: the kernel put the file's build-id where maj/min/ino/
+  // ino_generation would be (those stay zero). Empty otherwise.
+  BuildId build_id;
+  uint32_t prot = 0, flags = 0;
+  bool executable = false;  // PROT_EXEC (or !PERF_RECORD_MISC_MMAP_DATA for old MMAP)
+  std::string filename;
+};
+
+// PERF_RECORD_COMM. `exec` is PERF_RECORD_MISC_COMM_EXEC: the comm changed because of exec.
+struct CommRecord {
+  SampleId id;
+  uint32_t pid = 0, tid = 0;
+  bool exec = false;
+  std::string comm;
+};
+
+// PERF_RECORD_FORK / PERF_RECORD_EXIT share a layout. For a new thread pid == ppid.
+struct ForkRecord {
+  SampleId id;
+  uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
+  uint64_t time = 0;
+};
+struct ExitRecord {
+  SampleId id;
+  uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
+  uint64_t time = 0;
+};
+
+// PERF_RECORD_LOST: the kernel dropped `lost` records because the ring was full.
+struct LostRecord {
+  SampleId id;
+  uint64_t lost = 0;
+};
+// PERF_RECORD_LOST_SAMPLES (e.g. AUX or BPF-side drops).
+struct LostSamplesRecord {
+  SampleId id;
+  uint64_t lost = 0;
+};
+
+// PERF_RECORD_THROTTLE / UNTHROTTLE.
+struct ThrottleRecord {
+  SampleId id;
+  uint64_t time = 0;
+  bool throttled = true;  // false for UNTHROTTLE
+};
+
+// PERF_RECORD_SWITCH / SWITCH_CPU_WIDE. `out` is PERF_RECORD_MISC_SWITCH_OUT;
+// `preempted` is PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (still runnable). For the CPU-wide form
+// `next_prev_pid/tid` name the other task.
+struct SwitchRecord {
+  SampleId id;
+  bool out = false;
+  bool preempted = false;
+  uint32_t next_prev_pid = 0, next_prev_tid = 0;
+};
+
+using Record = std::variant<SampleRecord, Mmap2Record, CommRecord, ForkRecord, ExitRecord,
+                            LostRecord, LostSamplesRecord, ThrottleRecord, SwitchRecord>;
+
+// The time a record sorts by.
+inline uint64_t record_time(const Record& r) {
+  return std::visit([](const auto& rec) { return rec.id.time; }, r);
+}
+
+}  // namespace sprof::convert::perf

@@ -1,0 +1,147 @@
+// sprof/convert/profile_converter.hpp
+//
+// Turns the time-ordered stream of perf records into a `profile::Profile`, independent of where
+// the records come from (any `RecordSource`: live ring buffers, a recorded file, a test's
+// synthetic records — samply's lesson). Its options are built from the source's description by
+// `converter_options` (source_description.hpp), the same way for every source.
+//
+// It tracks processes (fork, exec, exit), threads (creation, names, exit) and each process
+// image's executable mappings, and builds one Gecko process per process image: an exec starts a
+// new image with the same pid (contract section 2.13). Stacks are kernel frames from the
+// callchain in front of user frames, which come either from the callchain (frame pointers) or
+// from the `Unwinder` applied to the sampled registers and stack copy.
+//
+// Not thread-safe; one instance per recording.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/convert/host.hpp"
+#include "sprof/convert/jit_libraries.hpp"
+#include "sprof/convert/lifecycle_markers.hpp"
+#include "sprof/convert/marker_files.hpp"
+#include "sprof/convert/module_cache.hpp"
+#include "sprof/convert/module_map.hpp"
+#include "sprof/convert/off_cpu.hpp"
+#include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/record_source.hpp"
+#include "sprof/convert/stats.hpp"
+#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/profile/profile.hpp"
+
+namespace sprof::convert {
+
+struct ConverterOptions {
+  std::string event_name;            // the sampling event ("cpu-clock"), for the stats
+  uint64_t origin_monotonic_ns = 0;  // CLOCK_MONOTONIC at the profile's time origin
+  double origin_wall_ms = 0;         // wall clock (ms since epoch) at the same instant
+  double interval_ms = 1;
+  std::string product = "sprof";
+  uint32_t root_pid = 0;
+  bool period_is_cpu_ns = true;      // cpu-clock: a sample's period is the thread's CPU ns
+  // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
+  // the period being the fallback for threads whose start is unknown.
+  bool switch_records = false;
+  unwind::Unwinder* unwinder = nullptr;  // null: user frames from the callchain
+  std::optional<profile::Library> kernel_lib;  // appended to every process's libs
+  ProcAccess proc;  // /proc of the recorded machine (host.hpp)
+};
+
+class ProfileConverter {
+ public:
+  ProfileConverter(ConverterOptions options, ModuleCache& modules);
+
+  void consume(const perf::Record& record);
+  // Consumes every record of a source that ends by itself (a file, a list; not live rings).
+  void consume_all(RecordSource& source);
+  // Registers a process that already runs (attach): its threads and mappings from /proc.
+  void seed_process(uint32_t pid, const std::vector<uint32_t>& tids);
+
+  // Closes open threads and processes at `end_ns` and returns the profile.
+  profile::Profile finish(uint64_t end_ns);
+  // The "[kernel.kallsyms]" lib appended to every process's libs at `finish` (it may be
+  // computed while recording runs).
+  void set_kernel_library(std::optional<profile::Library> lib) { options_.kernel_lib = std::move(lib); }
+  // How the root process ended, when the caller knows (it launched it); call before `finish`.
+  void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
+  RecordingStats& stats() { return stats_; }
+
+ private:
+  struct ThreadState {
+    uint32_t pid = 0;
+    size_t image = 0;   // index into profile_.processes
+    size_t thread = 0;  // index into that process's threads
+    OffCpuState off_cpu = {};
+  };
+  struct ProcessState {
+    size_t image = 0;
+    ModuleMap modules;
+    std::string name;
+    bool maps_loaded_from_proc = false;
+  };
+
+  void on_sample(const perf::SampleRecord& s);
+  void on_mmap(const perf::Mmap2Record& m);
+  void on_comm(const perf::CommRecord& c);
+  void on_fork(const perf::ForkRecord& f);
+  void on_exit(const perf::ExitRecord& e);
+
+  double to_ms(uint64_t ns) const;
+  ProcessState& process(uint32_t pid, uint64_t time_ns);
+  size_t new_image(uint32_t pid, const std::string& name, uint64_t time_ns);
+  ThreadState& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
+  profile::Thread& profile_thread(const ThreadState& t);
+  void add_mapping(ProcessState& p, const std::string& path, uint64_t start, uint64_t end,
+                   uint64_t pgoff);
+  void load_maps_from_proc(uint32_t pid, ProcessState& p);
+  void learn_mapping_of(uint64_t user_ip, uint32_t pid, ProcessState& p);
+  void add_marker_to_root(profile::Marker marker);
+  // Fills `frames` leaf first: kernel frames, then user frames.
+  void collect_frames(const perf::SampleRecord& s, ProcessState& p);
+  // Unwinds `s` and interns its stack in the thread's tables.
+  std::optional<uint32_t> intern_sample_stack(ThreadState& ts, const perf::SampleRecord& s);
+
+  // CPU accounting and off-CPU samples (profile_converter_activity.cpp).
+  void note_running(const perf::SampleId& id);
+  void on_switch(const perf::SwitchRecord& r);
+  // Adds an on-CPU sample.
+  void record_sample(ThreadState& ts, std::optional<uint32_t> stack, const perf::SampleRecord& s);
+  // Keeps a context-switch sample until the switch record says whether the thread blocked.
+  void keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s);
+  // Adds a sample; before a thread's first sample with CPU, a stackless zero-CPU sample at
+  // `cpu_since_ns`, because the front end ignores threadCPUDelta[0] (contract section 4.1).
+  void add_thread_sample(ThreadState& ts, std::optional<uint32_t> stack, uint64_t time_ns,
+                         std::optional<uint64_t> cpu_ns, std::optional<uint64_t> cpu_since_ns);
+  void add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64_t until_ns);
+  // The thread ends at `time_ns`: one last sample carries the CPU used since its last sample.
+  void close_thread_activity(ThreadState& ts, uint32_t tid, uint64_t time_ns);
+  void close_all_activity(uint64_t end_ns);
+
+  ConverterOptions options_;
+  ModuleCache& modules_;
+  profile::Profile profile_;
+  RecordingStats stats_;
+  std::unordered_map<uint32_t, ProcessState> processes_;
+  std::unordered_map<uint32_t, ThreadState> threads_;
+  std::vector<std::pair<uint64_t, profile::Category>> frames_;  // scratch, leaf first
+  unwind::UnwindResult unwind_result_;
+  CpuAccounting cpu_;
+  // Markers and JIT symbols (profile_converter_markers.cpp).
+  void mark_fork(const perf::ForkRecord& f);
+  void mark_exec(const perf::CommRecord& c);
+  void mark_exit(const perf::ExitRecord& e, const ThreadState& t);
+  void add_recorded_markers(uint64_t end_ns);
+  void add_jit_libraries(uint32_t pid, std::vector<profile::Library>& libs) const;
+  LifecycleMarkers lifecycle_;
+  MarkerFiles marker_files_;
+  JitLibraries jit_;
+  std::vector<uint64_t> off_cpu_times_;  // scratch
+};
+
+}  // namespace sprof::convert

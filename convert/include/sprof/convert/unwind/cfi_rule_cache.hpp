@@ -1,0 +1,55 @@
+// sprof/convert/unwind/cfi_rule_cache.hpp
+//
+// `CfiRuleCache`: the `RuleSource` used while converting. CFI of each file is opened once, through
+// the host (`HostFiles::module_cfi`; the vdso from its image), shared by every process that maps
+// the file, and each answer is cached:
+// per exact PC (a hash lookup, the common case: samples revisit the same return addresses), and
+// per CFI row range (a PC new to the cache but inside a known row costs a tree lookup, not a libdw
+// query). libdw's `dwarf_cfi_addrframe` costs ~1 us, the cached path ~tens of ns.
+//
+// Keyed by path: a file replaced on disk while the profiler runs keeps its old CFI.
+// Threading: single-threaded, like the unwinder that owns it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sprof/convert/host.hpp"
+#include "sprof/convert/unwind/rule_source.hpp"
+#include "sprof/elf/cfi_module.hpp"
+
+namespace sprof::convert::unwind {
+
+struct CfiCacheStats {
+  uint64_t lookups = 0;
+  uint64_t pc_hits = 0;       // answered from the per-PC map
+  uint64_t range_hits = 0;    // answered from a cached CFI row range
+  uint64_t cfi_queries = 0;   // libdw queries (CfiModule::find_rule)
+  uint64_t modules_opened = 0;
+  uint64_t modules_failed = 0;  // files that could not be opened (then: no CFI for them)
+};
+
+class CfiRuleCache final : public RuleSource {
+ public:
+  explicit CfiRuleCache(HostFiles& files);
+  ~CfiRuleCache() override;
+  CodeLookup lookup(const MappedFile& module, uint64_t svma, bool is_return_address) override;
+  const CfiCacheStats& stats() const { return stats_; }
+
+ private:
+  struct ModuleEntry;
+  ModuleEntry& entry_for(const MappedFile& module);
+  uint32_t resolve(ModuleEntry& entry, uint64_t svma, bool is_return_address);
+
+  HostFiles& files_;
+  std::unordered_map<std::string, std::unique_ptr<ModuleEntry>> modules_;
+  // Consecutive frames and samples mostly hit the same module: remember the last one.
+  std::string last_path_;
+  ModuleEntry* last_entry_ = nullptr;
+  CfiCacheStats stats_;
+};
+
+}  // namespace sprof::convert::unwind

@@ -1,0 +1,74 @@
+#include "sprof/convert/source_description.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sprof/convert/perf/event_attr.hpp"
+#include "sprof/convert/unwind/cfi_unwinder.hpp"
+
+namespace sprof::convert {
+
+namespace {
+
+const perf_event_attr& sampling_attr(const SourceDescription& source) {
+  assert(!source.events.empty() && "a source has at least its sampling event");
+  return source.events.front().attr;
+}
+
+}  // namespace
+
+bool unwinds_user_stacks(const SourceDescription& source) {
+  return std::any_of(source.events.begin(), source.events.end(),
+                     [](const perf::EventSpec& e) { return perf::samples_user_stacks(e.attr); });
+}
+
+std::unique_ptr<unwind::Unwinder> make_unwinder(const SourceDescription& source,
+                                                HostFiles& files) {
+  if (!unwinds_user_stacks(source)) return nullptr;
+  return std::make_unique<unwind::CfiUnwinder>(files);
+}
+
+ConverterOptions converter_options(const SourceDescription& source, ProcAccess proc,
+                                   unwind::Unwinder* unwinder) {
+  const perf_event_attr& attr = sampling_attr(source);
+  ConverterOptions o;
+  o.event_name = perf::event_name(attr);
+  o.origin_monotonic_ns = source.origin_monotonic_ns;
+  o.origin_wall_ms = source.origin_wall_ms;
+  if (const double rate = perf::sample_rate_hz(attr); rate > 0) o.interval_ms = 1000.0 / rate;
+  o.product = source.product;
+  o.root_pid = source.root_pid;
+  o.period_is_cpu_ns = perf::period_is_cpu_ns(attr);
+  o.switch_records = std::any_of(source.events.begin(), source.events.end(),
+                                 [](const perf::EventSpec& e) { return e.attr.context_switch; });
+  o.unwinder = unwinds_user_stacks(source) ? unwinder : nullptr;
+  o.proc = std::move(proc);
+  return o;
+}
+
+void describe_recording(profile::Meta& meta, const SourceDescription& source,
+                        const RecordingStats& stats) {
+  meta.logical_cpus = source.logical_cpus;
+  meta.physical_cpus = meta.logical_cpus;
+  if (!source.oscpu.empty()) meta.oscpu = source.oscpu;
+  meta.extra = {
+      {"event", stats.event_name},
+      {"frequencyHz", static_cast<int64_t>(perf::sample_rate_hz(sampling_attr(source)))},
+      {"unwind", std::string(unwinds_user_stacks(source) ? "dwarf" : "fp")},
+      {"lostRecords", static_cast<int64_t>(stats.lost_records)},
+      {"lostSamples", static_cast<int64_t>(stats.lost_samples)},
+      {"throttleEvents", static_cast<int64_t>(stats.throttle_events)},
+      {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
+  };
+  meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));
+  if (stats.unwound_samples) {
+    meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
+    for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
+      const char* name = unwind::unwind_stop_name(static_cast<unwind::UnwindStop>(i));
+      meta.extra.emplace_back(std::string("unwindStop.") + name,
+                              static_cast<int64_t>(stats.unwind_stops[i]));
+    }
+  }
+}
+
+}  // namespace sprof::convert

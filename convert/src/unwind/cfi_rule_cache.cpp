@@ -1,0 +1,109 @@
+// convert/src/unwind/cfi_rule_cache.cpp
+#include "sprof/convert/unwind/cfi_rule_cache.hpp"
+
+#include <array>
+#include <limits>
+
+#include "sprof/convert/unwind/sigreturn_frame.hpp"
+#include "sprof/core/log.hpp"
+
+namespace sprof::convert::unwind {
+namespace {
+
+constexpr uint32_t kNoRule = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kSigreturn = kNoRule - 1;
+// Bounds the per-PC map of one module (16 bytes an entry plus hash overhead); past it the map
+// restarts and refills from the range cache.
+constexpr size_t kMaxCachedPcs = size_t{1} << 20;
+
+uint64_t pc_key(uint64_t svma, bool is_return_address) {
+  return (svma << 1) | (is_return_address ? 1 : 0);
+}
+
+}  // namespace
+
+struct CfiRuleCache::ModuleEntry {
+  std::unique_ptr<elf::CfiModule> cfi;  // null when the file could not be opened
+  std::vector<elf::FrameRule> rules;
+  std::map<uint64_t, uint32_t> rule_by_range_start;  // rows read from CFI, by pc_start
+  std::unordered_map<uint64_t, uint32_t> by_pc;     // pc_key -> rule index or kNoRule/kSigreturn
+
+  bool is_sigreturn(uint64_t svma, bool is_return_address) const {
+    std::array<uint8_t, kSigreturnCode.size()> code{};
+    if (cfi->read_code(svma, code) && is_sigreturn_code(code)) return true;
+    // A sample (not a return address) can also stop on the trampoline's `syscall`.
+    return !is_return_address && svma >= kSigreturnSyscallOffset &&
+           cfi->read_code(svma - kSigreturnSyscallOffset, code) && is_sigreturn_code(code);
+  }
+
+  uint32_t cached_row(uint64_t pc) const {
+    auto it = rule_by_range_start.upper_bound(pc);
+    if (it == rule_by_range_start.begin()) return kNoRule;
+    --it;
+    return pc < rules[it->second].pc_end ? it->second : kNoRule;
+  }
+};
+
+CfiRuleCache::CfiRuleCache(HostFiles& files) : files_(files) {}
+CfiRuleCache::~CfiRuleCache() = default;
+
+CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
+  if (last_entry_ != nullptr && last_path_ == module.path) return *last_entry_;
+  auto& slot = modules_[module.path];
+  if (!slot) {
+    slot = std::make_unique<ModuleEntry>();
+    auto opened = module.vdso_image ? elf::CfiModule::open_image(*module.vdso_image)
+                                    : files_.module_cfi(module.path);
+    if (opened) {
+      slot->cfi = std::move(*opened);
+      ++stats_.modules_opened;
+    } else {
+      ++stats_.modules_failed;
+      log::debug("unwind: no CFI for " + module.path + ": " + opened.error().message);
+    }
+  }
+  last_path_ = module.path;
+  last_entry_ = slot.get();
+  return *slot;
+}
+
+CodeLookup CfiRuleCache::lookup(const MappedFile& module, uint64_t svma, bool is_return_address) {
+  ++stats_.lookups;
+  ModuleEntry& entry = entry_for(module);
+  if (!entry.cfi) return {};
+  const uint64_t key = pc_key(svma, is_return_address);
+  uint32_t index = kNoRule;
+  if (auto it = entry.by_pc.find(key); it != entry.by_pc.end()) {
+    ++stats_.pc_hits;
+    index = it->second;
+  } else {
+    index = resolve(entry, svma, is_return_address);
+    if (entry.by_pc.size() >= kMaxCachedPcs) entry.by_pc.clear();
+    entry.by_pc.emplace(key, index);
+  }
+  if (index == kNoRule) return {};
+  if (index == kSigreturn) return {CodeLookup::Kind::kSigreturn, nullptr};
+  return {CodeLookup::Kind::kRule, &entry.rules[index]};
+}
+
+// Answers a PC the per-PC map has not seen; returns a rule index or kNoRule/kSigreturn.
+uint32_t CfiRuleCache::resolve(ModuleEntry& entry, uint64_t svma, bool is_return_address) {
+  if (entry.is_sigreturn(svma, is_return_address)) return kSigreturn;
+  const uint64_t pc = is_return_address && svma > 0 ? svma - 1 : svma;
+  if (uint32_t cached = entry.cached_row(pc); cached != kNoRule) {
+    ++stats_.range_hits;
+    return cached;
+  }
+  ++stats_.cfi_queries;
+  auto rule = entry.cfi->find_rule(pc);
+  if (!rule || entry.rules.size() >= kSigreturn) return kNoRule;
+  const auto index = static_cast<uint32_t>(entry.rules.size());
+  // Only rows read from CFI go into the range map: a synthesised rule covers a whole section
+  // that FDEs may partly cover too, and a row must contain the PC it was asked for.
+  const bool row_usable = !rule->synthesized && rule->pc_start <= pc && pc < rule->pc_end;
+  entry.rules.push_back(std::move(*rule));
+  if (row_usable) entry.rule_by_range_start.insert_or_assign(entry.rules.back().pc_start, index);
+  return index;
+}
+
+}  // namespace sprof::convert::unwind

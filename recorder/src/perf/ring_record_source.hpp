@@ -1,0 +1,56 @@
+// recorder/src/perf/ring_record_source.hpp
+//
+// The live record source: the per-CPU ring buffers of a recording, read in rounds. Each
+// `read_available` drains every ring once into a `RecordStream` (decoded with the layout of the
+// event that wrote each record, merged across CPUs) and emits what the merge can release;
+// `flush_all` drains once more and emits the rest. Pure over the rings' memory, so tests run it
+// on heap rings.
+//
+// Threading: the reading thread only, like the rings.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "perf/ring_buffer.hpp"
+#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/convert/perf/record_stream.hpp"
+#include "sprof/convert/record_source.hpp"
+
+namespace sprof::recorder::perf {
+
+// Counters of the reading side. Lost/throttled records are data and reach the sink instead.
+struct ReaderStats {
+  uint64_t records = 0;            // decoded records handed to the merger
+  uint64_t malformed_records = 0;  // parse_record said Errc::kMalformed; skipped
+  uint64_t skipped_records = 0;    // record types we do not decode
+  uint64_t ring_corruptions = 0;   // impossible headers; the rest of that ring read was dropped
+  uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
+};
+
+class RingRecordSource final : public convert::RecordSource {
+ public:
+  struct Ring {
+    uint32_t cpu = 0;
+    RingBuffer* ring = nullptr;  // not owned; outlives the source
+  };
+  RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events)
+      : rings_(std::move(rings)), stream_(std::move(events)) {}
+
+  // One round over every ring. Always true: the rings end when the recording does.
+  bool read_available(const convert::perf::RecordSink& sink) override;
+  void flush_all(const convert::perf::RecordSink& sink) override;
+
+  // Which event wrote a record: ids of events opened later are added here.
+  convert::perf::EventTable& events() { return stream_.events(); }
+  const convert::perf::EventTable& events() const { return stream_.events(); }
+  ReaderStats stats() const;
+
+ private:
+  void drain_round();
+
+  std::vector<Ring> rings_;
+  convert::perf::RecordStream stream_;
+};
+
+}  // namespace sprof::recorder::perf

@@ -1,0 +1,86 @@
+// CPU time per thread from switch records (CpuAccounting) and the off-CPU sample grid
+// (off_cpu_sample_times), without a kernel.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/convert/off_cpu.hpp"
+
+using namespace sprof::convert;
+
+TEST_CASE("cpu accounting sums the on-CPU intervals between two takes") {
+  CpuAccounting cpu;
+  cpu.switched_in(5, 1000);
+  CHECK(cpu.take(5, 1500).cpu_ns == 500u);
+  cpu.switched_out(5, 1800);  // 300 more
+  cpu.switched_in(5, 5000);   // off CPU for 3200: not counted
+  cpu.switched_out(5, 5100);  // 100 more
+  cpu.switched_in(5, 9000);
+  const auto taken = cpu.take(5, 9050);  // 50 more
+  CHECK(taken.cpu_ns == 450u);
+  CHECK(taken.since_ns == 1500u);
+}
+
+TEST_CASE("cpu accounting does not know the CPU time of a thread first seen at a take") {
+  CpuAccounting cpu;
+  const auto first = cpu.take(7, 100);
+  CHECK_FALSE(first.cpu_ns.has_value());
+  // From then on the thread counts as running.
+  CHECK(cpu.take(7, 400).cpu_ns == 300u);
+}
+
+TEST_CASE("cpu accounting treats a thread seen in its own context as running since then") {
+  CpuAccounting cpu;
+  cpu.running(9, 100);  // e.g. its comm record after exec, which has no switch-in
+  cpu.running(9, 150);  // still running: does not restart the interval
+  cpu.switched_out(9, 400);
+  const auto taken = cpu.take(9, 1000);
+  CHECK(taken.cpu_ns == 300u);
+  CHECK(taken.since_ns == 100u);
+  CHECK(cpu.last_seen(9) == 1000u);
+}
+
+TEST_CASE("cpu accounting ignores records older than the thread's state") {
+  CpuAccounting cpu;
+  cpu.switched_in(3, 1000);
+  CHECK(cpu.take(3, 2000).cpu_ns == 1000u);
+  CHECK(cpu.take(3, 1900).cpu_ns == 0u);  // a late record adds nothing, never wraps around
+  cpu.switched_out(3, 1950);
+  CHECK(cpu.take(3, 2500).cpu_ns == 0u);
+}
+
+TEST_CASE("cpu accounting forgets exited threads so a reused tid starts fresh") {
+  CpuAccounting cpu;
+  cpu.switched_in(4, 0);
+  cpu.forget(4);
+  CHECK_FALSE(cpu.last_seen(4).has_value());
+  CHECK_FALSE(cpu.take(4, 100).cpu_ns.has_value());
+}
+
+TEST_CASE("off-CPU samples fall on the sampling grid inside the blocked interval") {
+  const SampleGrid grid{1'000'000'000, 1'000'000};  // 1 ms interval
+  std::vector<uint64_t> times;
+  // Blocked from 2.3 ms to 6.0 ms after the origin: grid points 3, 4, 5 ms (6 ms is the end).
+  off_cpu_sample_times(grid.origin_ns + 2'300'000, grid.origin_ns + 6'000'000, grid, times);
+  CHECK(times == std::vector<uint64_t>{grid.origin_ns + 3'000'000, grid.origin_ns + 4'000'000,
+                                       grid.origin_ns + 5'000'000});
+  // A block shorter than the interval and spanning no grid point gets no sample.
+  times.clear();
+  off_cpu_sample_times(grid.origin_ns + 7'100'000, grid.origin_ns + 7'900'000, grid, times);
+  CHECK(times.empty());
+}
+
+TEST_CASE("off-CPU samples of a long block are dense at first, then sparser per decade") {
+  const SampleGrid grid{0, 1'000'000};
+  std::vector<uint64_t> times;
+  off_cpu_sample_times(0, 60'000'000'000ULL, grid, times);  // 60 s at 1 kHz
+  // 100 dense, then every 10th up to 1000, every 100th up to 10000, every 1000th after.
+  CHECK(times.size() == 100 + 90 + 90 + 50);
+  CHECK(times[99] == 99'000'000);
+  CHECK(times[100] == 100'000'000);
+  CHECK(times[101] == 110'000'000);
+  CHECK(times[190] == 1'000'000'000);
+  CHECK(times.back() == 59'000'000'000ULL);
+  for (size_t i = 1; i < times.size(); ++i) CHECK(times[i] > times[i - 1]);
+}
