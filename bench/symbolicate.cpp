@@ -1,18 +1,22 @@
-// Symbolication benchmark: sprof's /symbolicate/v5 against eu-addr2line and binutils addr2line.
+// Symbolication benchmark: sprof's /symbolicate/v5 against llvm-symbolizer, eu-addr2line and
+// binutils addr2line on the same addresses, for time and for agreement.
 //
-// The same addresses (default 10,000, spread evenly over libc, libstdc++ and a large C++ binary
-// with debug info) are symbolicated by:
-//   - sprof cold: a fresh `Symbolicator` answering one v5 request (finding and indexing the debug
-//     info is part of the time);
+// The addresses (default 10,000, a quarter each in libc, libm, libstdc++ and a large C++ binary
+// with debug info, by default the sprof binary) are chosen with a fixed seed inside function
+// symbols of the module's symbol tables (the binary's and its separate debug file's), so runs
+// are comparable. They are symbolicated by:
+//   - sprof cold: a fresh `Symbolicator` answering one v5 request (finding and indexing the
+//     debug info is part of the time);
 //   - sprof warm: the same request again, symbol maps cached (JSON parse + lookups + JSON write);
-//   - `eu-addr2line -a -f -i -C -e FILE` and `addr2line -a -f -i -C -e FILE`, one process per
-//     module, addresses on stdin (each run is a new process, so every run is cold for them).
-// Addresses are chosen with a fixed seed inside function symbols, so runs are comparable.
-// Agreement compares the innermost function name of each address (the tools print the inline
-// chain innermost first; sprof's v5 frame has it in `inlines[0]`, or `function` without inlines),
-// exactly and with parameter lists stripped (DWARF names and demangled symbols can differ there).
+//   - `llvm-symbolizer --output-style=JSON`, one process per module, given the module's debug
+//     file when it is separate (so both tools read the same symbol tables and DWARF);
+//   - `eu-addr2line -a -f -i -C` and `addr2line -a -f -i -C`, one process per module on the
+//     binary (eu-addr2line is timed once: it takes tens of seconds).
+// Agreement with llvm-symbolizer counts the same functions at every inline level (see
+// symbolizer_agreement.hpp); with the addr2lines, the innermost function name.
 //
-// Output: a Markdown section on stdout (bench/run-symbolicate.sh puts it into docs/benchmarks.md).
+// Output: a Markdown section on stdout (bench/run-symbolicate.sh puts it into docs/benchmarks.md);
+// disagreements are listed in it and on stderr.
 #include <link.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -33,29 +37,32 @@
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
+#include "symbolizer_agreement.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using sprof::bench::Chain;
 
 struct Module {
   std::string debug_name;  // file name, as sprof's profiles name libs
   std::string path;
+  std::string debug_file;  // the file with the DWARF (the binary itself when not separate)
   std::string breakpad_id;
   uint64_t base_vaddr = 0;
   std::vector<uint64_t> addresses;  // relative (SVMA - v0)
-};
 
-// What one symbolicator said about one address; empty when it had no name.
-struct Answer {
-  std::string innermost;
-  std::string outer;
+  std::vector<uint64_t> svmas() const {
+    std::vector<uint64_t> out;
+    for (const uint64_t a : addresses) out.push_back(a + base_vaddr);
+    return out;
+  }
 };
 
 struct Options {
   size_t count = 10000;
   int runs = 5;
-  std::string binary;  // the large C++ binary; default: this benchmark itself
+  std::string binary;       // the large C++ binary; default: this benchmark itself
   bool sprof_only = false;  // skip the tools (for profiling sprof)
 };
 
@@ -78,29 +85,37 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Paths of the libc and libstdc++ this process runs with.
-std::map<std::string, std::string> loaded_libraries() {
+std::string percent(size_t part, size_t total) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f %%", total ? 100.0 * double(part) / double(total) : 0.0);
+  return text;
+}
+
+// Paths of the libc, libm and libstdc++ this process runs with.
+std::vector<std::string> loaded_libraries() {
   std::map<std::string, std::string> paths;
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) {
         auto& out = *static_cast<std::map<std::string, std::string>*>(data);
         const std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
         const std::string name = basename_of(path);
-        if (name.starts_with("libc.so") || name.starts_with("libstdc++.so")) {
+        for (const char* prefix : {"libc.so", "libm.so", "libstdc++.so"}) {
+          if (!name.starts_with(prefix)) continue;
           char resolved[PATH_MAX];
-          out[name] = realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+          out[prefix] = realpath(path.c_str(), resolved) != nullptr ? resolved : path;
         }
         return 0;
       },
       &paths);
-  return paths;
+  std::vector<std::string> out;
+  for (const auto& [prefix, path] : paths) out.push_back(path);
+  return out;
 }
 
-// `count` distinct addresses inside function symbols of the file at `path`.
+// `count` distinct addresses inside the function symbols of the module's symbol tables.
 bool load_module(const std::string& path, size_t count, std::mt19937_64& rng, Module& module) {
   auto identity = sprof::elf::read_module_identity(path);
-  auto symbols = sprof::elf::read_symbols(path);
-  if (!identity || !symbols) {
+  if (!identity) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
     return false;
   }
@@ -108,10 +123,25 @@ bool load_module(const std::string& path, size_t count, std::mt19937_64& rng, Mo
   module.debug_name = basename_of(path);
   module.breakpad_id = identity->breakpad_id();
   module.base_vaddr = identity->base_vaddr;
+  {
+    sprof::symbolicator::SymbolicatorOptions options;
+    options.hints.push_back({module.debug_name, module.breakpad_id, path});
+    sprof::symbolicator::Symbolicator symbolicator(std::move(options));
+    auto map = symbolicator.module(module.debug_name, module.breakpad_id);
+    if (!map) {
+      std::fprintf(stderr, "no symbols for %s: %s\n", path.c_str(), map.error().message.c_str());
+      return false;
+    }
+    module.debug_file = (*map)->debug_file();
+  }
   std::map<uint64_t, uint64_t> functions;  // start -> size, deduplicated, ordered
-  for (const auto& symbol : *symbols) {
-    if (symbol.size > 0 && symbol.address >= identity->base_vaddr) {
-      functions.emplace(symbol.address, symbol.size);
+  for (const std::string& file : std::set<std::string>{path, module.debug_file}) {
+    auto symbols = sprof::elf::read_symbols(file);
+    if (!symbols) continue;
+    for (const auto& symbol : *symbols) {
+      if (symbol.size > 0 && symbol.address >= identity->base_vaddr) {
+        functions.emplace(symbol.address, symbol.size);
+      }
     }
   }
   if (functions.empty()) return false;
@@ -141,25 +171,31 @@ std::string v5_request(const std::vector<Module>& modules) {
   return body + "]}";
 }
 
-// Innermost and outer names per address from a v5 reply, per job.
-std::vector<std::vector<Answer>> parse_v5_reply(const std::string& json) {
-  std::vector<std::vector<Answer>> answers;
+// Per job, per address: the function names innermost first, as the v5 reply gives them.
+std::vector<std::vector<Chain>> parse_v5_reply(const std::string& json) {
+  std::vector<std::vector<Chain>> chains;
   simdjson::dom::parser parser;
   simdjson::dom::array results;
-  if (parser.parse(json)["results"].get(results)) return answers;
+  if (parser.parse(json)["results"].get(results)) return chains;
   for (auto result : results) {
-    auto& job = answers.emplace_back();
+    auto& job = chains.emplace_back();
     simdjson::dom::array frames;
     if (result["stacks"].at(0).get(frames)) continue;
     for (auto frame : frames) {
-      Answer answer;
+      Chain chain;
+      simdjson::dom::array inlines;
       std::string_view name;
-      if (!frame["function"].get(name)) answer.outer = answer.innermost = name;
-      if (!frame["inlines"].at(0)["function"].get(name)) answer.innermost = name;
-      job.push_back(std::move(answer));
+      auto add = [&] { chain.push_back(sprof::bench::comparable_name(std::string(name))); };
+      if (!frame["inlines"].get(inlines)) {
+        for (auto inlined : inlines) {
+          if (!inlined["function"].get(name)) add();
+        }
+      }
+      if (!frame["function"].get(name)) add();
+      job.push_back(std::move(chain));
     }
   }
-  return answers;
+  return chains;
 }
 
 // "0x" followed by hex digits only: the address line `-a` prints before each entry.
@@ -169,9 +205,9 @@ bool is_address_line(std::string_view line) {
 }
 
 // Runs an addr2line-style tool over the module's addresses; returns the wall time in ms and the
-// answers in address order (empty answers if the output cannot be split per address).
-double run_tool(const std::string& tool, const Module& module, const std::string& address_file,
-                std::vector<Answer>& answers) {
+// innermost name per address (empty if the output cannot be split per address).
+double run_addr2line(const std::string& tool, const Module& module,
+                     const std::string& address_file, std::vector<std::string>& innermost) {
   const std::string command =
       tool + " -a -f -i -C -e '" + module.path + "' < '" + address_file + "' 2>/dev/null";
   const auto start = Clock::now();
@@ -191,31 +227,23 @@ double run_tool(const std::string& tool, const Module& module, const std::string
     pclose(pipe);
   }
   const double ms = elapsed_ms(start);
-
-  answers.clear();
+  innermost.clear();
   for (size_t i = 0; i < lines.size();) {
     if (!is_address_line(lines[i])) return ms;  // unexpected output
     ++i;
-    std::vector<std::string> functions;
-    // Pairs of lines: function, then file:line; innermost first, outer last.
-    while (i < lines.size() && !is_address_line(lines[i])) {
-      std::string name = lines[i];
-      if (const size_t cut = name.find(" inlined at "); cut != std::string::npos) name.resize(cut);
-      functions.push_back(name == "??" ? std::string() : name);
-      i += 2;
+    std::string first;
+    for (bool head = true; i < lines.size() && !is_address_line(lines[i]); i += 2, head = false) {
+      if (!head) continue;
+      first = lines[i].substr(0, lines[i].find(" inlined at "));
+      if (first == "??") first.clear();
     }
-    Answer answer;
-    if (!functions.empty()) answer = {functions.front(), functions.back()};
-    answers.push_back(std::move(answer));
+    innermost.push_back(sprof::bench::comparable_name(first));
   }
   return ms;
 }
 
-// Drops a trailing parameter list and its qualifiers, clone suffixes and symbol versions:
-// "ns::f(int) const [clone .cold]" -> "ns::f", "xdr_uint32_t@GLIBC_2.2.5" -> "xdr_uint32_t".
+// Drops a trailing parameter list and its qualifiers: "ns::f(int) const" -> "ns::f".
 std::string without_parameters(std::string name) {
-  if (const size_t at = name.find('@'); at != std::string::npos) name.resize(at);
-  if (const size_t clone = name.find(" [clone "); clone != std::string::npos) name.resize(clone);
   const size_t close = name.rfind(')');
   if (close == std::string::npos) return name;
   if (name.find_first_not_of(" constvlaie&noexcpt", close + 1) != std::string::npos) return name;
@@ -227,59 +255,28 @@ std::string without_parameters(std::string name) {
   return name;
 }
 
-// The unqualified name: "ns::C<int>::f" -> "f". Inline frames often carry only DWARF's
-// DW_AT_name while a symbol table gives the qualified name; this compares what both agree on.
-std::string base_name(const std::string& name) {
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c == '<' || c == '(') ++depth;
-    if ((c == '>' || c == ')') && depth > 0) --depth;
-    if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') start = i + 2;
-  }
-  return name.substr(start);
-}
-
-struct Agreement {
+struct NameAgreement {
   size_t exact = 0;
   size_t normalized = 0;
-  size_t base = 0;
+  size_t aliased = 0;  // the same name, or an alias of the same address
   size_t total = 0;
-  size_t ours_named = 0;
   size_t theirs_named = 0;
 };
 
-// Prints the first few disagreements to stderr, to see what kind they are.
-Agreement compare(const std::vector<Answer>& ours, const std::vector<Answer>& theirs,
-                  const Module& module, const std::string& tool) {
-  Agreement a;
+NameAgreement compare_innermost(const std::vector<Chain>& ours,
+                                const std::vector<std::string>& theirs,
+                                const sprof::bench::AliasIndex& aliases) {
+  NameAgreement a;
   a.total = ours.size();
-  size_t shown = 0;
   if (theirs.size() != ours.size()) return a;  // tool output could not be split per address
   for (size_t i = 0; i < ours.size(); ++i) {
-    const auto& x = ours[i].innermost;
-    const auto& y = theirs[i].innermost;
-    a.ours_named += !x.empty();
-    a.theirs_named += !y.empty();
-    a.exact += x == y;
-    const bool same = without_parameters(x) == without_parameters(y);
-    a.normalized += same;
-    a.base += base_name(without_parameters(x)) == base_name(without_parameters(y));
-    if (!same && ++shown <= 5) {
-      std::fprintf(stderr, "%s %s 0x%llx: sprof \"%s\" vs \"%s\"\n", module.debug_name.c_str(),
-                   tool.c_str(),
-                   static_cast<unsigned long long>(module.addresses[i] + module.base_vaddr),
-                   x.c_str(), y.c_str());
-    }
+    const std::string x = ours[i].empty() ? std::string() : ours[i].front();
+    a.theirs_named += !theirs[i].empty();
+    a.exact += x == theirs[i];
+    a.normalized += without_parameters(x) == without_parameters(theirs[i]);
+    a.aliased += x == theirs[i] || aliases.aliases(x, theirs[i]);
   }
   return a;
-}
-
-std::string percent(size_t part, size_t total) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %%", total ? 100.0 * double(part) / double(total) : 0.0);
-  return text;
 }
 
 bool parse_options(int argc, char** argv, Options& options) {
@@ -294,7 +291,8 @@ bool parse_options(int argc, char** argv, Options& options) {
     } else if (arg == "--binary" && i + 1 < argc) {
       options.binary = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--count N] [--runs N] [--binary PATH] [--sprof-only]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--count N] [--runs N] [--binary PATH] [--sprof-only]\n",
+                   argv[0]);
       return false;
     }
   }
@@ -304,7 +302,11 @@ bool parse_options(int argc, char** argv, Options& options) {
     if (n <= 0) return false;
     options.binary.assign(self, static_cast<size_t>(n));
   }
-  return options.runs > 0 && options.count >= 3;
+  return options.runs > 0 && options.count >= 4;
+}
+
+void print_times(const std::string& label, const std::vector<double>& ms) {
+  std::printf("| %s | %.1f | %.1f | %zu |\n", label.c_str(), minimum(ms), median(ms), ms.size());
 }
 
 }  // namespace
@@ -313,12 +315,10 @@ int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 1;
 
-  const auto libraries = loaded_libraries();
-  std::vector<std::string> paths;
-  for (const auto& [name, path] : libraries) paths.push_back(path);
+  std::vector<std::string> paths = loaded_libraries();
   paths.push_back(options.binary);
-  if (paths.size() != 3) {
-    std::fprintf(stderr, "could not find libc and libstdc++ among the loaded libraries\n");
+  if (paths.size() != 4) {
+    std::fprintf(stderr, "could not find libc, libm and libstdc++ among the loaded libraries\n");
     return 1;
   }
   std::mt19937_64 rng(20240611);
@@ -355,7 +355,30 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // The tools, given the same addresses as SVMAs (what `-e FILE` expects).
+  // llvm-symbolizer on the file with the DWARF (and the full symbol table).
+  const std::string llvm =
+      options.sprof_only ? std::string() : sprof::bench::find_llvm_symbolizer();
+  std::vector<double> llvm_ms;
+  std::vector<std::vector<Chain>> llvm_chains(modules.size());
+  if (!options.sprof_only && llvm.empty()) {
+    std::fprintf(stderr, "llvm-symbolizer not found (apt install llvm-14); skipping it\n");
+  }
+  for (int run = 0; !llvm.empty() && run < options.runs; ++run) {
+    const auto start = Clock::now();
+    for (size_t m = 0; m < modules.size(); ++m) {
+      auto chains =
+          sprof::bench::run_llvm_symbolizer(llvm, modules[m].debug_file, modules[m].svmas());
+      if (!chains) {
+        std::fprintf(stderr, "%s gave no usable output for %s\n", llvm.c_str(),
+                     modules[m].debug_file.c_str());
+        return 1;
+      }
+      llvm_chains[m] = std::move(*chains);
+    }
+    llvm_ms.push_back(elapsed_ms(start));
+  }
+
+  // The addr2lines, given the same addresses as SVMAs (what `-e FILE` expects).
   char dir_template[] = "/tmp/sprof_bench_symbolicate_XXXXXX";
   if (mkdtemp(dir_template) == nullptr) return 1;
   const std::string dir = dir_template;
@@ -364,23 +387,23 @@ int main(int argc, char** argv) {
     address_files.push_back(dir + "/addresses" + std::to_string(m) + ".txt");
     std::ofstream out(address_files.back());
     char line[32];
-    for (const uint64_t a : modules[m].addresses) {
-      std::snprintf(line, sizeof line, "0x%llx\n",
-                    static_cast<unsigned long long>(a + modules[m].base_vaddr));
+    for (const uint64_t a : modules[m].svmas()) {
+      std::snprintf(line, sizeof line, "0x%llx\n", static_cast<unsigned long long>(a));
       out << line;
     }
   }
   std::vector<std::string> tools = {"eu-addr2line", "addr2line"};
   if (options.sprof_only) tools.clear();
   std::map<std::string, std::vector<double>> tool_ms;
-  std::map<std::string, std::vector<std::vector<Answer>>> tool_answers;
+  std::map<std::string, std::vector<std::vector<std::string>>> tool_names;
   for (const auto& tool : tools) {
-    for (int run = 0; run < options.runs; ++run) {
+    const int runs = tool == "eu-addr2line" ? 1 : options.runs;
+    for (int run = 0; run < runs; ++run) {
       double total = 0;
-      auto& answers = tool_answers[tool];
-      answers.assign(modules.size(), {});
+      auto& names = tool_names[tool];
+      names.assign(modules.size(), {});
       for (size_t m = 0; m < modules.size(); ++m) {
-        total += run_tool(tool, modules[m], address_files[m], answers[m]);
+        total += run_addr2line(tool, modules[m], address_files[m], names[m]);
       }
       tool_ms[tool].push_back(total);
     }
@@ -393,41 +416,77 @@ int main(int argc, char** argv) {
     std::printf("%s%zu in `%s`", m ? ", " : "", modules[m].addresses.size(),
                 modules[m].path.c_str());
   }
-  std::printf("), chosen with a fixed seed inside function symbols. %d runs each; sprof warm is "
-              "%d requests (3 per run); the v5 request is %zu bytes, the reply %zu bytes. Times are "
-              "wall-clock ms for all addresses.\n\n",
-              options.runs, options.runs * 3, request.size(), reply.size());
-  std::printf("| symbolicator | min ms | median ms |\n| --- | ---: | ---: |\n");
-  std::printf("| sprof `/symbolicate/v5`, cold (new Symbolicator: find + index debug info) | "
-              "%.1f | %.1f |\n", minimum(cold_ms), median(cold_ms));
-  std::printf("| sprof `/symbolicate/v5`, warm (maps cached; parse + lookups + write) | %.1f | "
-              "%.1f |\n", minimum(warm_ms), median(warm_ms));
-  for (const auto& tool : tools) {
-    std::printf("| `%s -a -f -i -C` (one process per module) | %.1f | %.1f |\n", tool.c_str(),
-                minimum(tool_ms[tool]), median(tool_ms[tool]));
+  std::printf("), chosen with a fixed seed inside the function symbols of each module's symbol "
+              "tables (binary and debug file). The v5 request is %zu bytes, the reply %zu bytes. "
+              "Times are wall-clock ms for all addresses; sprof warm is 3 requests per run.\n\n",
+              request.size(), reply.size());
+  std::printf("| symbolicator | min ms | median ms | runs |\n| --- | ---: | ---: | ---: |\n");
+  print_times("sprof `/symbolicate/v5`, cold (new Symbolicator: find + index debug info)", cold_ms);
+  print_times("sprof `/symbolicate/v5`, warm (maps cached; parse + lookups + write)", warm_ms);
+  if (!llvm.empty()) {
+    print_times("`" + llvm + " --output-style=JSON` (one process per module)", llvm_ms);
   }
-  std::printf("\nAgreement of the innermost function name with sprof (exact / ignoring parameter "
-              "lists / unqualified base name only); \"named\" counts addresses that got any name.\n\n");
-  std::printf("| module | tool | exact | without parameters | base name | sprof named | tool named "
-              "|\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   for (const auto& tool : tools) {
-    Agreement all;
+    print_times("`" + tool + " -a -f -i -C` (one process per module)", tool_ms[tool]);
+  }
+
+  if (!llvm.empty()) {
+    std::printf("\nAgreement with %s: the same functions at every inline level (so the same "
+                "inline depth), names spelled by one demangler without clone suffixes; the "
+                "outer function may be another alias of its address (\"same chain\"), or must be "
+                "the very same name (\"exact\").\n\n", llvm.c_str());
+    std::printf("| module | addresses | same chain | exact | same inline depth |\n"
+                "| --- | ---: | ---: | ---: | ---: |\n");
+    sprof::bench::Agreement all;
+    std::vector<std::string> examples;
     for (size_t m = 0; m < modules.size(); ++m) {
-      const Agreement a = compare(ours[m], tool_answers[tool][m], modules[m], tool);
-      all.exact += a.exact, all.normalized += a.normalized, all.base += a.base;
-      all.total += a.total;
-      all.ours_named += a.ours_named, all.theirs_named += a.theirs_named;
-      std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", modules[m].debug_name.c_str(),
-                  tool.c_str(), percent(a.exact, a.total).c_str(),
-                  percent(a.normalized, a.total).c_str(), percent(a.base, a.total).c_str(),
-                  percent(a.ours_named, a.total).c_str(),
-                  percent(a.theirs_named, a.total).c_str());
+      const sprof::bench::AliasIndex aliases({modules[m].path, modules[m].debug_file});
+      const auto a = sprof::bench::compare(ours[m], llvm_chains[m], aliases, modules[m].svmas());
+      all.add(a);
+      for (const auto& e : a.examples) examples.push_back(modules[m].debug_name + " " + e);
+      std::printf("| %s | %zu | %s | %s | %s |\n", modules[m].debug_name.c_str(), a.total,
+                  percent(a.same_chain, a.total).c_str(),
+                  percent(a.same_chain_exact, a.total).c_str(),
+                  percent(a.same_depth, a.total).c_str());
     }
-    std::printf("| **all** | %s | %s | %s | %s | %s | %s |\n", tool.c_str(),
-                percent(all.exact, all.total).c_str(), percent(all.normalized, all.total).c_str(),
-                percent(all.base, all.total).c_str(),
-                percent(all.ours_named, all.total).c_str(),
-                percent(all.theirs_named, all.total).c_str());
+    std::printf("| **all** | %zu | %s | %s | %s |\n", all.total,
+                percent(all.same_chain, all.total).c_str(),
+                percent(all.same_chain_exact, all.total).c_str(),
+                percent(all.same_depth, all.total).c_str());
+    if (!examples.empty()) {
+      std::printf("\nEvery disagreement (up to 5 per module; sprof's chain, innermost first, then "
+                  "%s's):\n\n", llvm.c_str());
+      for (const auto& e : examples) {
+        std::printf("- `%s`\n", e.c_str());
+        std::fprintf(stderr, "%s\n", e.c_str());
+      }
+    }
+  }
+
+  if (!tools.empty()) {
+    std::printf("\nAgreement of the innermost function name with the addr2lines (exact / "
+                "ignoring parameter lists / the same or an alias of the same address); \"named\" "
+                "counts addresses the tool named.\n\n");
+    std::printf("| module | tool | exact | without parameters | same or alias | tool named |\n"
+                "| --- | --- | ---: | ---: | ---: | ---: |\n");
+    for (const auto& tool : tools) {
+      NameAgreement all;
+      for (size_t m = 0; m < modules.size(); ++m) {
+        const sprof::bench::AliasIndex aliases({modules[m].path, modules[m].debug_file});
+        const NameAgreement a = compare_innermost(ours[m], tool_names[tool][m], aliases);
+        all.exact += a.exact, all.normalized += a.normalized, all.aliased += a.aliased;
+        all.total += a.total, all.theirs_named += a.theirs_named;
+        std::printf("| %s | %s | %s | %s | %s | %s |\n", modules[m].debug_name.c_str(),
+                    tool.c_str(), percent(a.exact, a.total).c_str(),
+                    percent(a.normalized, a.total).c_str(), percent(a.aliased, a.total).c_str(),
+                    percent(a.theirs_named, a.total).c_str());
+      }
+      std::printf("| **all** | %s | %s | %s | %s | %s |\n", tool.c_str(),
+                  percent(all.exact, all.total).c_str(),
+                  percent(all.normalized, all.total).c_str(),
+                  percent(all.aliased, all.total).c_str(),
+                  percent(all.theirs_named, all.total).c_str());
+    }
   }
   return 0;
 }

@@ -11,13 +11,26 @@
 
 namespace {
 
+void add_symbol_options(CLI::App& cmd, sprof::cli::SymbolSources& symbols) {
+  cmd.add_option("--symbol-dir", symbols.symbol_dirs,
+                 "Extra directory with debug files (by name or .build-id tree); repeatable");
+  auto* urls = cmd.add_option("--debuginfod", symbols.debuginfod_urls,
+                              "Fetch missing debug info and binaries by build-id from this "
+                              "debuginfod server; repeatable (default: $DEBUGINFOD_URLS)");
+  cmd.add_flag("--no-debuginfod", symbols.no_debuginfod,
+               "Never contact a debuginfod server, even with DEBUGINFOD_URLS set")
+      ->excludes(urls);
+  cmd.add_option("--debuginfod-timeout", symbols.debuginfod_timeout_s,
+                 "Longest time one debuginfod download may take, in seconds (default 90)")
+      ->check(CLI::Range(1, 3600));
+}
+
 void add_serve_options(CLI::App& cmd, sprof::cli::ServeOptions& serve) {
   cmd.add_option("-P,--port", serve.port,
                  "Port for the local server; 'N+' tries N..N+99 (default 3000)");
   cmd.add_option("--address", serve.address, "Address to bind (default 127.0.0.1)");
   cmd.add_flag("-n,--no-open", serve.no_open, "Print the URL instead of opening a browser");
-  cmd.add_option("--symbol-dir", serve.symbol_dirs,
-                 "Extra directory with debug files (by name or .build-id tree); repeatable");
+  add_symbol_options(cmd, serve.symbols);
   cmd.add_option("--profiler-url", serve.profiler_url,
                  "Firefox Profiler to open (default $SPROF_PROFILER_URL or "
                  "https://profiler.firefox.com)");
@@ -84,8 +97,7 @@ int main(int argc, char** argv) {
   sym->add_option("profile", symbolicate.input, "Profile file (.json or .json.gz)")->required();
   sym->add_option("-o,--output", symbolicate.output,
                   "File to write (gzip when it ends in .gz; default: replace the input)");
-  sym->add_option("--symbol-dir", symbolicate.symbol_dirs,
-                  "Extra directory with debug files (by name or .build-id tree); repeatable");
+  add_symbol_options(*sym, symbolicate.symbols);
 
   try {
     app.parse(argc, argv);

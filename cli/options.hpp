@@ -9,11 +9,20 @@
 
 namespace sprof::cli {
 
+// Where symbols come from besides the profile's own libs: every command that builds a
+// symbolicator takes these.
+struct SymbolSources {
+  std::vector<std::string> symbol_dirs;
+  std::vector<std::string> debuginfod_urls;  // --debuginfod; empty: $DEBUGINFOD_URLS
+  bool no_debuginfod = false;
+  int debuginfod_timeout_s = 90;
+};
+
 struct ServeOptions {
   std::string address = "127.0.0.1";
   std::string port = "3000";  // "N", or "N+" to try N..N+99
   bool no_open = false;
-  std::vector<std::string> symbol_dirs;
+  SymbolSources symbols;
   std::string profiler_url;  // empty: $SPROF_PROFILER_URL, else https://profiler.firefox.com
 };
 
@@ -29,7 +38,7 @@ struct RecordCommandOptions {
 struct SymbolicateCommandOptions {
   std::string input;
   std::string output;  // empty: replace `input`
-  std::vector<std::string> symbol_dirs;
+  SymbolSources symbols;
 };
 
 struct LoadCommandOptions {

@@ -124,8 +124,8 @@ int run_record_command(const RecordCommandOptions& options) {
   int serve_code = kExitOk;
   if (options.save_only) {
     if (options.presymbolicate) {
-      const auto symbolicator = symbolicator_for(recording.profile, options.serve.symbol_dirs);
-      embed_symbols(recording.profile, *symbolicator, options.output, *written);
+      const auto symbolicator = symbolicator_for(recording.profile, options.serve.symbols);
+      embed_symbols(recording.profile, *symbolicator, options.output, *written, options.serve.symbols);
     }
   } else if (options.presymbolicate) {
     serve_code = serve_and_embed_symbols(recording.profile, options.output, options.serve, facts);

@@ -46,8 +46,17 @@ void print_report(const presymbolicate::SaveReport& report, const std::string& p
 }  // namespace
 
 bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& symbolicator,
-                   const std::string& path, uint64_t previous_bytes) {
+                   const std::string& path, uint64_t previous_bytes, const SymbolSources& sources) {
   auto report = presymbolicate::save_self_contained(profile, symbolicator, path);
+  // The pass answers each module within the symbolicator's short wait; a debuginfod download
+  // still running then would leave local names in a file meant to travel. Wait for it and
+  // embed again: the second pass builds those modules' maps from what was downloaded.
+  if (report && !symbolicator.wait_for_downloads(std::chrono::milliseconds(0))) {
+    std::printf("sprof: waiting for debuginfod downloads to embed full names\n");
+    std::fflush(stdout);
+    symbolicator.wait_for_downloads(std::chrono::seconds(sources.debuginfod_timeout_s));
+    report = presymbolicate::save_self_contained(profile, symbolicator, path);
+  }
   if (!report) {
     std::fprintf(stderr, "sprof: cannot embed symbols in %s (it stays as it was): %s\n",
                  path.c_str(), report.error().message.c_str());
@@ -57,21 +66,21 @@ bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& 
   return true;
 }
 
-std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(
-    const profile::Profile& profile, const std::vector<std::string>& symbol_dirs) {
-  return make_symbolicator(presymbolicate::module_hints(profile), symbol_dirs);
+std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(const profile::Profile& profile,
+                                                             const SymbolSources& sources) {
+  return make_symbolicator(presymbolicate::module_hints(profile), sources);
 }
 
 int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
                             const ServeOptions& options, const RecordingFacts& facts) {
-  const auto symbolicator = symbolicator_for(profile, options.symbol_dirs);
+  const auto symbolicator = symbolicator_for(profile, options.symbols);
   bool embedded = false;
   const int code = serve_recorded_profile(path, options, facts, *symbolicator, [&] {
-    embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+    embed_symbols(profile, *symbolicator, path, facts.output_bytes, options.symbols);
     embedded = true;  // read after the thread is joined
   });
   // The server could not start: the file is still worth making self-contained.
-  if (!embedded) embed_symbols(profile, *symbolicator, path, facts.output_bytes);
+  if (!embedded) embed_symbols(profile, *symbolicator, path, facts.output_bytes, options.symbols);
   return code;
 }
 

@@ -17,13 +17,15 @@
 namespace sprof::cli {
 
 // Replaces `path` with the self-contained form of `profile` and prints what it did; `previous_bytes`
-// is the size of the file it replaces. False when it failed (printed; `path` is untouched).
+// is the size of the file it replaces. Debuginfod downloads the symbolicator starts are waited
+// for (each is bounded by `sources.debuginfod_timeout_s`) so the file carries full names. False
+// when it failed (printed; `path` is untouched).
 bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& symbolicator,
-                   const std::string& path, uint64_t previous_bytes);
+                   const std::string& path, uint64_t previous_bytes, const SymbolSources& sources);
 
 // A symbolicator that finds the files of `profile`'s modules.
-std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(
-    const profile::Profile& profile, const std::vector<std::string>& symbol_dirs);
+std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(const profile::Profile& profile,
+                                                             const SymbolSources& sources);
 
 // `record` without --save-only: serves `path` (already written in the Gecko form) and embeds the
 // symbols in the background with the server's own symbolicator. Returns an exit code.

@@ -96,7 +96,7 @@ class BackgroundTask {
 // before returning.
 int run_server(const std::string& profile_path, const ServeOptions& options,
                const RecordingFacts& facts, api::ModuleSource& modules,
-               const std::function<void()>& background) {
+               symbolicator::Symbolicator& symbolicator, const std::function<void()>& background) {
   api::SymbolicationApi symbolication(modules);
   server::ServerOptions server_options;
   server_options.bind_address = options.address;
@@ -131,6 +131,15 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
   std::fflush(stdout);
   BackgroundTask task(background);
   (*server)->run();
+  // Without the server, Ctrl-C is no longer caught: a second one ends sprof at once. A running
+  // download is let finish (cancelling it would leave libdebuginfod's cache saying "not found").
+  server->reset();
+  if (!symbolicator.wait_for_downloads(std::chrono::milliseconds(0))) {
+    std::fprintf(stderr,
+                 "sprof: letting the running debuginfod download finish (at most %d s; Ctrl-C "
+                 "again quits now)\n",
+                 options.symbols.debuginfod_timeout_s);
+  }
   task.finish();
   return kExitOk;
 }
@@ -159,17 +168,17 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   }
   bytes->clear();
   bytes->shrink_to_fit();
-  const auto symbolicator = make_symbolicator(std::move(hints), options.symbol_dirs);
+  const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);
   // A self-contained file answers from its own symbols for modules whose files are gone.
   presymbolicate::EmbeddedFallbackModuleSource modules(*symbolicator, profile_path);
-  return run_server(profile_path, options, *facts, modules, {});
+  return run_server(profile_path, options, *facts, modules, *symbolicator, {});
 }
 
 int serve_recorded_profile(const std::string& profile_path, const ServeOptions& options,
                            const RecordingFacts& facts, symbolicator::Symbolicator& symbolicator,
                            const std::function<void()>& background) {
   api::SymbolicatorModuleSource modules(symbolicator);
-  return run_server(profile_path, options, facts, modules, background);
+  return run_server(profile_path, options, facts, modules, symbolicator, background);
 }
 
 }  // namespace sprof::cli

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "debuginfod_notes.hpp"
 #include "sprof/elf/vdso.hpp"
 
 namespace sprof::cli {
@@ -22,9 +23,10 @@ void add_vdso_hint(std::vector<symbolicator::ModuleHint>& hints) {
 }  // namespace
 
 std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
-    std::vector<symbolicator::ModuleHint> hints, const std::vector<std::string>& symbol_dirs) {
+    std::vector<symbolicator::ModuleHint> hints, const SymbolSources& sources) {
   symbolicator::SymbolicatorOptions options;
-  options.symbol_dirs = symbol_dirs;
+  options.symbol_dirs = sources.symbol_dirs;
+  options.debuginfod = debuginfod_options(sources);
   add_vdso_hint(hints);
   options.hints = std::move(hints);
   return std::make_unique<symbolicator::Symbolicator>(std::move(options));

@@ -49,8 +49,8 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
   const uint64_t previous_bytes = std::filesystem::file_size(input, ec);
   bytes->clear();
   bytes->shrink_to_fit();
-  const auto symbolicator = symbolicator_for(*profile, options.symbol_dirs);
-  return embed_symbols(*profile, *symbolicator, output, ec ? 0 : previous_bytes) ? kExitOk
+  const auto symbolicator = symbolicator_for(*profile, options.symbols);
+  return embed_symbols(*profile, *symbolicator, output, ec ? 0 : previous_bytes, options.symbols) ? kExitOk
                                                                                  : kExitFailure;
 }
 

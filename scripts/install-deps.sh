@@ -8,7 +8,10 @@ packages=(
   libboost1.81-dev        # Asio + Beast with message_generator (1.74 lacks it)
   libsimdjson-dev         # symbolication request parsing
   libdw-dev libelf-dev    # elfutils: CFI, DWARF, symbols
+  libdebuginfod-dev       # elfutils' debuginfod client: debug info and binaries by build-id
   elfutils                # eu-addr2line, eu-readelf for tests and benchmarks
+  debuginfod              # a local debuginfod server for the debuginfod tests
+  llvm-14                 # llvm-symbolizer-14: the symbol agreement test and benchmark
   libc6-dbg               # debug info for libc/libm (tests check libc function names)
   doctest-dev
   zlib1g-dev              # gzip output

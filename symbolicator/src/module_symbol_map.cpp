@@ -1,12 +1,27 @@
 #include "module_symbol_map.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "sprof/core/log.hpp"
+#include "sprof/elf/eh_frame_functions.hpp"
 #include "sprof/elf/elf_symbols.hpp"
+#include "sprof/symbolicator/function_name.hpp"
 
 namespace sprof::symbolicator::detail {
 namespace {
+
+// Which of several names at one address the UI shows: an exported one (in .dynsym) first, then
+// the public spelling (fewer leading underscores: glibc's "sched_getparam" over its
+// "__sched_getparam", "malloc" over "__libc_malloc"), then ELF binding global > weak > local.
+// An IFUNC symbol ("memchr") sits at its resolver's address but names the functions it picks,
+// so it is the last choice for naming the resolver's code ("memchr_ifunc").
+uint32_t preference(const elf::ElfSymbol& s) {
+  if (s.ifunc) return 0;
+  const size_t underscores = std::min<size_t>(s.name.find_first_not_of('_'), 3);
+  return (s.from_dynsym ? 100u : 0u) + static_cast<uint32_t>(3 - underscores) * 10u +
+         static_cast<uint32_t>(s.binding) + 1;
+}
 
 void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable::Candidate>& out) {
   auto symbols = elf::read_symbols(path);
@@ -19,16 +34,17 @@ void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable
     // .symtab spells versioned definitions "name@VERSION" / "name@@VERSION" (.symver); the
     // version is not part of the function's name.
     if (const size_t at = s.name.find('@'); at != std::string::npos && at > 0) s.name.resize(at);
-    out.push_back(SymbolTable::Candidate{s.address - base, s.size, std::move(s.name),
-                                         static_cast<uint32_t>(s.binding)});
+    const uint32_t rank = preference(s);
+    out.push_back(SymbolTable::Candidate{s.address - base, s.size, std::move(s.name), rank});
   }
 }
 
 }  // namespace
 
 Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
-    const elf::LocatedModule& located) {
+    const elf::LocatedModule& located, std::string module_name) {
   auto map = std::make_shared<ModuleSymbolMap>();
+  map->module_name_ = std::move(module_name);
   map->debug_file_ = located.debug_path.empty() ? located.symbols_path : located.debug_path;
   map->binary_file_ = located.binary_path;
   // Relative addresses are SVMA - v0 (contract section 3.3). A separate debug file keeps the
@@ -65,10 +81,20 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
       log::warn("DWARF of " + located.debug_path + ": " + dwarf.error().message);
     }
   }
+  // A separate debug file's .eh_frame is NOBITS: only the binary has the function ranges.
+  if (!located.binary_path.empty()) {
+    if (auto fdes = elf::read_eh_frame_functions(located.binary_path)) {
+      for (const elf::FunctionRange& f : fdes->functions) {
+        if (f.begin >= base) map->fde_functions_.push_back({f.begin - base, f.end - base});
+      }
+    } else {
+      log::debug(".eh_frame of " + located.binary_path + ": " + fdes.error().message);
+    }
+  }
   map->demangled_dwarf_names_ = DemangledNames(map->names_.size());
   map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
-  if (map->symbols_.size() == 0 && map->scopes_.empty()) {
-    return fail(Errc::kNotFound, "no symbols or DWARF in " + map->debug_file_);
+  if (map->symbols_.size() == 0 && map->scopes_.empty() && map->fde_functions_.empty()) {
+    return fail(Errc::kNotFound, "no symbols, DWARF or .eh_frame in " + map->debug_file_);
   }
   return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
 }
@@ -91,9 +117,13 @@ std::optional<ModuleSymbolMap::RootRange> ModuleSymbolMap::root_range(uint64_t a
 
 std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) const {
   const uint64_t address = relative.value;
-  const auto symbol = symbols_.find(address);
+  auto symbol = symbols_.find(address);
   const auto innermost = scope_index_.find(address);
-  if (!symbol && !innermost) return std::nullopt;
+  const auto fde = fde_function(address);
+  // An unsized symbol is taken to run up to the next symbol; where .eh_frame says another
+  // function starts in between, the address is in that (unnamed) function instead.
+  if (symbol && symbol->size == 0 && fde && fde->begin > symbol->start) symbol.reset();
+  if (!symbol && !innermost && !fde) return std::nullopt;
 
   SymbolInfo info;
   auto location = lines_.find(address);
@@ -118,13 +148,14 @@ std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) cons
   info.file = std::move(file);
   info.line = line;
 
-  // The outer function: DWARF's name where it has one (as eu-addr2line reports it), else the
-  // symbol's. Its extent comes from the symbol table, which the UI groups frames by.
+  // The outer function: named from DWARF where it has a scope here (see `outer_name`), else by
+  // the symbol. Its extent comes from the symbol table, which the UI groups frames by.
   if (root && !names_[scopes_[*root].name].empty()) {
-    const uint32_t name = scopes_[*root].name;
-    info.function = demangled_dwarf_names_.get(name, names_[name]);
+    info.function = std::string(outer_name(address, *root, symbol));
   } else if (symbol) {
     info.function = demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  } else if (fde && !root) {
+    info.function = unnamed_function_name(fde->begin);
   } else {
     info.function = "??";
   }
@@ -136,8 +167,50 @@ std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) cons
       info.function_start = range->begin;
       info.function_size = range->end - range->begin;
     }
+  } else if (fde) {
+    info.function_start = fde->begin;
+    info.function_size = fde->end - fde->begin;
   }
   return info;
+}
+
+std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {
+  auto it = std::upper_bound(
+      fde_functions_.begin(), fde_functions_.end(), address,
+      [](uint64_t a, const elf::FunctionRange& f) { return a < f.begin; });
+  if (it == fde_functions_.begin() || address >= (it - 1)->end) return std::nullopt;
+  return *(it - 1);
+}
+
+std::string ModuleSymbolMap::unnamed_function_name(uint64_t start) const {
+  char offset[24];
+  std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(start));
+  return module_name_ + offset;
+}
+
+std::string_view ModuleSymbolMap::outer_name(
+    uint64_t address, uint32_t root, const std::optional<SymbolTable::Symbol>& symbol) const {
+  const uint32_t name = scopes_[root].name;
+  const std::string& dwarf_name = demangled_dwarf_names_.get(name, names_[name]);
+  if (!symbol) return dwarf_name;
+  const std::string& symbol_name = demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  // A thunk ("non-virtual thunk to C::~C()") is its own entry point; GCC describes its code as
+  // part of the function it adjusts `this` for.
+  if (symbol->name.starts_with("_ZTh") || symbol->name.starts_with("_ZTv") ||
+      symbol->name.starts_with("_ZTc")) {
+    return symbol_name;
+  }
+  // A mangled linkage name already spells the function fully.
+  const std::string& raw = names_[name];
+  if (raw.starts_with("_Z") || raw.starts_with("_R")) return dwarf_name;
+  // Otherwise DWARF has a C name, an assembler label (glibc's "__GI_feclearexcept") or, for C++
+  // functions of internal linkage and members of local classes, an unqualified DW_AT_name
+  // ("threads_of", a lambda's "operator()"). The symbol that starts where this part of the
+  // function starts names the same code, qualified and by its preferred (exported) alias;
+  // GCC's clone suffix is dropped so that a function's .cold part joins the function.
+  const auto range = root_range(address, root);
+  if (range && range->begin == symbol->start) return without_clone_suffix(symbol_name);
+  return dwarf_name;
 }
 
 bool ModuleSymbolMap::names_source_file(const std::string& path) const {

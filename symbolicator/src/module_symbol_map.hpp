@@ -4,6 +4,9 @@
 // scopes and line rows), then answered from three sorted indexes with binary searches. Immutable
 // after `build`, so concurrent lookups need no locking.
 //
+// Code that neither a symbol nor DWARF covers is grouped by the .eh_frame FDE that contains it
+// and named "<module>+0x<FDE start>" (relative address), e.g. "cc1plus+0x3f4800".
+//
 // How a lookup composes its answer (contract section 5.3, inlines innermost first):
 //   scope chain at A = innermost inlined subroutine ... outermost inlined subroutine, subprogram
 //   inlines[0].line  = the line table's line at A
@@ -22,6 +25,7 @@
 #include "sprof/core/result.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/dwarf_data.hpp"
+#include "sprof/elf/eh_frame_functions.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "symbol_table.hpp"
 
@@ -29,8 +33,10 @@ namespace sprof::symbolicator::detail {
 
 class ModuleSymbolMap final : public SymbolMap {
  public:
-  // Reads the located files. Fails only when neither symbols nor DWARF could be read.
-  static Result<std::shared_ptr<const ModuleSymbolMap>> build(const elf::LocatedModule& located);
+  // Reads the located files. Fails only when neither symbols, DWARF nor .eh_frame could be read.
+  // `module_name` (the profile's debugName) names functions that only .eh_frame knows.
+  static Result<std::shared_ptr<const ModuleSymbolMap>> build(const elf::LocatedModule& located,
+                                                              std::string module_name);
 
   std::optional<SymbolInfo> lookup(RelativeAddress address) const override;
   bool names_source_file(const std::string& path) const override;
@@ -45,8 +51,17 @@ class ModuleSymbolMap final : public SymbolMap {
   };
 
   std::string file_name(uint32_t file) const;
+  // The name of the outer function at `address`, whose DWARF scope is `root`.
+  std::string_view outer_name(uint64_t address, uint32_t root,
+                              const std::optional<SymbolTable::Symbol>& symbol) const;
   std::optional<RootRange> root_range(uint64_t address, uint32_t scope) const;
+  // The .eh_frame function containing `address`, relative.
+  std::optional<elf::FunctionRange> fde_function(uint64_t address) const;
+  // "<module>+0x<start>": a function no symbol or DWARF names, by the relative address where
+  // its FDE starts, so every address in it gets the same name and function offset.
+  std::string unnamed_function_name(uint64_t start) const;
 
+  std::string module_name_;
   std::string debug_file_;
   std::string binary_file_;
   SymbolTable symbols_;
@@ -56,6 +71,7 @@ class ModuleSymbolMap final : public SymbolMap {
   std::vector<std::string> names_;
   std::vector<std::string> files_;
   std::vector<RootRange> root_ranges_;  // subprogram ranges sorted by begin (relative)
+  std::vector<elf::FunctionRange> fde_functions_;  // .eh_frame FDE ranges sorted (relative)
   std::unordered_set<std::string> file_set_;
   DemangledNames demangled_dwarf_names_;   // parallel to names_
   DemangledNames demangled_symbol_names_;  // by SymbolTable::Symbol::name_index

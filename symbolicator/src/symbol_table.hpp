@@ -2,7 +2,8 @@
 //
 // A sorted, deduplicated symbol index: one entry per start address, binary-searched per lookup
 // (never dwfl_module_addrinfo per address, which scans the table each call: 32-132 us here).
-// Where several names share an address the highest `rank` wins (ELF: global > weak > local),
+// Where several names share an address the highest `rank` wins (the caller ranks aliases; see
+// `preference` in module_symbol_map.cpp),
 // then the larger size, then the first in input order.
 // Entries without a size extend to the next entry's start.
 #pragma once

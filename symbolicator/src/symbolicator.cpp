@@ -1,7 +1,9 @@
 // The Symbolicator: a thread-safe cache of SymbolMaps keyed by (debugName, breakpadId).
 // The cache mutex is held only to find or insert an entry; each entry is built once, outside the
 // cache lock, under its own once-flag, so different modules build in parallel and concurrent
-// requests for the same module wait for one build.
+// requests for the same module wait for one build. An entry built while a debuginfod download
+// for its module was still running is provisional: the first request after the download
+// finished replaces it with a fresh build.
 #include "sprof/symbolicator/symbolicator.hpp"
 
 #include <atomic>
@@ -9,10 +11,12 @@
 #include <map>
 #include <mutex>
 
+#include "debuginfod_fetcher.hpp"
 #include "jit_symbol_map.hpp"
 #include "kernel_symbol_map.hpp"
 #include "module_symbol_map.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/core/build_id.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/kernel_image.hpp"
 
@@ -32,25 +36,72 @@ struct Symbolicator::Impl {
   struct Entry {
     std::once_flag once;
     std::optional<MapResult> result;
+    std::string pending_download;  // build-id whose download was still running when built
     std::atomic<bool> built{false};
   };
   using Key = std::pair<std::string, std::string>;  // (debug name, uppercase breakpad id)
 
   explicit Impl(SymbolicatorOptions o)
       : options(std::move(o)),
-        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots}) {}
+        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots}) {
+    if (!options.debuginfod.urls.empty()) {
+      fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
+    }
+  }
 
   MapResult build(const std::string& debug_name, const std::string& breakpad_id,
-                  const std::vector<std::string>& candidates) const {
+                  const std::vector<std::string>& candidates, const std::string& code_id,
+                  Entry& entry) const {
     if (debug_name == elf::kKernelDebugName) return build_kernel(breakpad_id, candidates);
     if (detail::JitSymbolMap::handles(debug_name)) {
       return build_jit(debug_name, breakpad_id, candidates);
     }
     auto located = locator.locate(debug_name, breakpad_id, candidates);
+    if (fetcher) {
+      located = with_downloads(debug_name, breakpad_id, candidates, code_id, std::move(located),
+                               entry);
+    }
     if (!located) return std::move(located).error();
-    auto map = detail::ModuleSymbolMap::build(*located);
+    auto map = detail::ModuleSymbolMap::build(*located, debug_name);
     if (!map) return std::move(map).error();
     return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  // Adds what debuginfod has for a module whose debug info or binary is not local: the files
+  // if the downloads finish within `wait`, else the local result (and the entry is marked
+  // provisional so that a later request rebuilds it).
+  Result<elf::LocatedModule> with_downloads(const std::string& debug_name,
+                                            const std::string& breakpad_id,
+                                            const std::vector<std::string>& candidates,
+                                            const std::string& code_id,
+                                            Result<elf::LocatedModule> located,
+                                            Entry& entry) const {
+    const bool need_debug_info = !located || located->debug_path.empty();
+    const bool need_executable = !located || located->binary_path.empty();
+    if (!need_debug_info && !need_executable) return located;
+    // debuginfod knows files by their full build-id: the local file's, else the profile's
+    // codeId (checked against the requested breakpad id).
+    std::string build_id;
+    if (located && located->identity.has_gnu_build_id) {
+      build_id = located->identity.build_id.code_id();
+    } else if (auto id = BuildId::from_hex(code_id);
+               id && elf::breakpad_ids_equal(id->breakpad_id(), breakpad_id)) {
+      build_id = id->code_id();
+    }
+    if (build_id.empty()) return located;
+    auto files = fetcher->files(debug_name, build_id, need_debug_info, need_executable,
+                                options.debuginfod.wait);
+    if (!files) {
+      entry.pending_download = build_id;
+      return located;
+    }
+    std::vector<std::string> binaries = candidates;
+    if (!files->executable.empty()) binaries.push_back(files->executable);
+    std::vector<std::string> debug_files;
+    if (!files->debug_info.empty()) debug_files.push_back(files->debug_info);
+    if (binaries.size() == candidates.size() && debug_files.empty()) return located;
+    auto with_files = locator.locate(debug_name, breakpad_id, binaries, debug_files);
+    return with_files ? std::move(with_files) : std::move(located);
   }
 
   MapResult build_kernel(const std::string& breakpad_id,
@@ -105,10 +156,29 @@ struct Symbolicator::Impl {
     return exact;
   }
 
+  // The full build-id a hint gives for the module, if any.
+  std::string code_id_for(const std::string& debug_name, const std::string& breakpad_id) const {
+    for (const ModuleHint& hint : options.hints) {
+      if (hint.debug_name == debug_name && !hint.code_id.empty() &&
+          elf::breakpad_ids_equal(hint.breakpad_id, breakpad_id)) {
+        return hint.code_id;
+      }
+    }
+    return {};
+  }
+
+  // A provisional entry whose download has finished since is stale.
+  bool stale(const Entry& entry) const {
+    return fetcher && entry.built.load(std::memory_order_acquire) &&
+           !entry.pending_download.empty() && fetcher->finished(entry.pending_download);
+  }
+
   SymbolicatorOptions options;
   elf::DebugFileLocator locator;
   std::mutex mutex;  // guards `cache` and `options.hints`
   std::map<Key, std::shared_ptr<Entry>> cache;
+  // Last member: destroyed first, so its thread stops before the rest goes.
+  std::unique_ptr<detail::DebuginfodFetcher> fetcher;
 };
 
 Symbolicator::Symbolicator(SymbolicatorOptions options)
@@ -129,21 +199,27 @@ void Symbolicator::add_hint(ModuleHint hint) {
   impl_->options.hints.push_back(std::move(hint));
 }
 
+bool Symbolicator::wait_for_downloads(std::chrono::milliseconds timeout) {
+  return !impl_->fetcher || impl_->fetcher->wait_for_all(timeout);
+}
+
 Result<std::shared_ptr<const SymbolMap>> Symbolicator::module(const std::string& debug_name,
                                                               const std::string& breakpad_id) {
   std::shared_ptr<Impl::Entry> entry;
   std::vector<std::string> candidates;
+  std::string code_id;
   {
     std::lock_guard lock(impl_->mutex);
     auto& slot = impl_->cache[Impl::Key{debug_name, upper(breakpad_id)}];
-    if (!slot) slot = std::make_shared<Impl::Entry>();
+    if (!slot || impl_->stale(*slot)) slot = std::make_shared<Impl::Entry>();
     entry = slot;
     if (!entry->built.load(std::memory_order_acquire)) {
       candidates = impl_->candidates_for(debug_name, breakpad_id);
+      code_id = impl_->code_id_for(debug_name, breakpad_id);
     }
   }
   std::call_once(entry->once, [&] {
-    entry->result.emplace(impl_->build(debug_name, breakpad_id, candidates));
+    entry->result.emplace(impl_->build(debug_name, breakpad_id, candidates, code_id, *entry));
     if (!entry->result->has_value()) {
       log::debug("symbolicator: " + debug_name + "/" + breakpad_id + ": " +
                  entry->result->error().message);

@@ -107,8 +107,11 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
   const auto with_idle = summarize(cli->thread_samples(sleeper, /*include_idle=*/true).out);
   INFO("running:\n" << describe(running) << "with idle:\n" << describe(with_idle));
   // The sleeping function and the path to it, symbolicated by sprof's server.
-  CHECK(with_idle.functions.count("offcpu_blockers!sleep_in_named_function") == 1);
-  CHECK(with_idle.functions.count("offcpu_blockers!sleeper") == 1);
+  // Functions of internal linkage are named as their symbols spell them.
+  CHECK(with_idle.functions.count(
+            "offcpu_blockers!(anonymous namespace)::sleep_in_named_function(double)") == 1);
+  CHECK(with_idle.functions.count("offcpu_blockers!(anonymous namespace)::sleeper(int, double, "
+                                  "double)") == 1);
   CHECK(with_idle.functions.count("libc.so.6!start_thread") == 1);
   CHECK(with_idle.functions.count("[kernel.kallsyms]!do_nanosleep") == 1);
   // Without idle samples the sleeping function keeps only the CPU it really used on its way
@@ -118,9 +121,11 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
     const auto it = s.functions.find(f);
     return it == s.functions.end() ? int64_t{0} : it->second;
   };
-  const std::string sleeping = "offcpu_blockers!sleep_in_named_function";
+  const std::string sleeping =
+      "offcpu_blockers!(anonymous namespace)::sleep_in_named_function(double)";
   CHECK(in(running, sleeping) * 10 < in(with_idle, sleeping));
-  CHECK(running.functions.count("offcpu_blockers!sleeper_compute") == 1);
+  CHECK(running.functions.count("offcpu_blockers!(anonymous namespace)::sleeper_compute(double)") ==
+        1);
   // Half of its time asleep: about half of all its samples are Idle.
   CHECK(with_idle.idle_percent > 35.0);
   CHECK(with_idle.idle_percent < 65.0);
@@ -128,8 +133,9 @@ TEST_CASE("profiler-cli shows where threads block only with --include-idle, with
 
   // Blocking on a mutex and on a pipe read show the waiting function the same way.
   for (const auto& [thread, function] :
-       {std::pair<std::string, std::string>{"mutex-waiter", "offcpu_blockers!wait_for_lock"},
-        {"pipe-reader", "offcpu_blockers!read_from_pipe"}}) {
+       {std::pair<std::string, std::string>{
+            "mutex-waiter", "offcpu_blockers!(anonymous namespace)::wait_for_lock()"},
+        {"pipe-reader", "offcpu_blockers!(anonymous namespace)::read_from_pipe()"}}) {
     CAPTURE(thread);
     const int index = thread_index_named(info.out, thread);
     REQUIRE(index >= 0);

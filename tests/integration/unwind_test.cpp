@@ -35,16 +35,22 @@ ChainStats chain_stats(const ProfileView& profile, ProfileSymbols& symbols) {
       const auto has = [&](const char* n) {
         return std::find(names.begin(), names.end(), n) != names.end();
       };
-      if (has("libm_heavy")) {
+      // it_unwind's functions have internal linkage: sprof names them as their symbols do.
+      constexpr const char* kCalc = "(anonymous namespace)::calc_thread(int)";
+      constexpr const char* kOuter = "(anonymous namespace)::outer_level(int)";
+      constexpr const char* kMiddle = "(anonymous namespace)::middle_level(int)";
+      constexpr const char* kLibm = "(anonymous namespace)::libm_heavy(int)";
+      constexpr const char* kSort = "(anonymous namespace)::sort_heavy(int)";
+      constexpr const char* kCompare = "(anonymous namespace)::compare_values(double, double)";
+      if (has(kLibm)) {
         ++st.in_libm_heavy;
-        st.libm_exact += contains_in_order(names, {"start_thread", "calc_thread", "outer_level",
-                                                   "middle_level", "libm_heavy"});
+        st.libm_exact +=
+            contains_in_order(names, {"start_thread", kCalc, kOuter, kMiddle, kLibm});
       }
-      if (has("compare_values")) {
+      if (has(kCompare)) {
         ++st.in_compare;
-        st.compare_exact += contains_in_order(names, {"start_thread", "calc_thread", "outer_level",
-                                                      "middle_level", "sort_heavy",
-                                                      "compare_values"});
+        st.compare_exact +=
+            contains_in_order(names, {"start_thread", kCalc, kOuter, kMiddle, kSort, kCompare});
       }
     }
   }

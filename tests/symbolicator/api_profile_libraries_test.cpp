@@ -43,6 +43,16 @@ TEST_CASE("library hints include a debugPath that differs from the path") {
   CHECK(hints[1].path == "/dbg/x");
 }
 
+TEST_CASE("library hints carry the codeId, the full build-id debuginfod needs") {
+  const auto hints = library_hints_from_profile(
+      R"({"libs": [{"debugName": "x", "breakpadId": "01", "path": "/bin/x",
+                    "codeId": "0123456789abcdef0123456789abcdef01234567"},
+                   {"debugName": "y", "breakpadId": "02", "path": "/bin/y", "codeId": null}]})");
+  REQUIRE(hints.size() == 2);
+  CHECK(hints[0].code_id == "0123456789abcdef0123456789abcdef01234567");
+  CHECK(hints[1].code_id.empty());
+}
+
 TEST_CASE("library hints skip incomplete libs and survive invalid profiles") {
   CHECK(library_hints_from_profile(R"({"libs": [{"debugName": "x", "path": "/x"}]})").empty());
   CHECK(library_hints_from_profile(R"({"libs": [{"debugName": null, "breakpadId": "01",

@@ -106,3 +106,50 @@ TEST_CASE("asm v1 over the real symbolicator continues to the end of the functio
   CHECK(reply.body.find(R"("instructions":[[0,")") != std::string::npos);
   CHECK(reply.body.ends_with(R"(,"ret"]]})"));
 }
+
+TEST_CASE("symbolicate v5 gives every address of a function without symbols one name and offset") {
+  // A copy of the symbols target stripped of .symtab and DWARF: only .eh_frame knows where
+  // `hidden_function` (a static function) begins and ends; the unstripped target says it too.
+  const std::string targets = sprof::test::kTargetsDir;
+  const std::string stripped = targets + "/symbols/stripped/sprof_symbols_target";
+  auto identity = sprof::elf::read_module_identity(stripped);
+  REQUIRE(identity.has_value());
+  auto symbols = sprof::elf::read_symbols(targets + "/sprof_symbols_target");
+  REQUIRE(symbols.has_value());
+  const auto hidden =
+      sprof::elf::find_symbol(*symbols, "_ZN12sprof_target12_GLOBAL__N_115hidden_functionEi");
+  REQUIRE(hidden.has_value());
+  const uint64_t start = hidden->address - identity->base_vaddr;
+
+  SymbolicatorOptions options;
+  options.debug_roots.clear();
+  options.hints.push_back({"sprof_symbols_target", identity->breakpad_id(), stripped});
+  Symbolicator symbolicator(std::move(options));
+  SymbolicatorModuleSource source(symbolicator);
+  SymbolicationApi api(source);
+  std::string stack;
+  for (uint64_t a = start; a < start + hidden->size; ++a) {
+    stack += (stack.empty() ? "" : ",") + std::string("[0,") + std::to_string(a) + "]";
+  }
+  const auto reply = api.handle("/symbolicate/v5",
+                                R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
+                                    identity->breakpad_id() + R"("]], "stacks": [[)" + stack +
+                                    "]]}]}");
+  REQUIRE(reply.status == 200);
+  simdjson::dom::parser parser;
+  simdjson::dom::array frames;
+  REQUIRE(parser.parse(reply.body)["results"].at(0)["stacks"].at(0).get(frames) ==
+          simdjson::SUCCESS);
+  REQUIRE(frames.size() == hidden->size);
+  uint64_t a = start;
+  for (auto frame : frames) {
+    std::string_view text;
+    REQUIRE(frame["function"].get(text) == simdjson::SUCCESS);
+    CHECK(text == "sprof_symbols_target+" + hex(start));
+    REQUIRE(frame["function_offset"].get(text) == simdjson::SUCCESS);
+    CHECK(text == hex(a - start));
+    REQUIRE(frame["function_size"].get(text) == simdjson::SUCCESS);
+    CHECK(text == hex(hidden->size));
+    ++a;
+  }
+}

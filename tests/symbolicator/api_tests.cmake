@@ -10,4 +10,4 @@ sprof_add_test(sprof_symbolication_api_tests
     ${CMAKE_CURRENT_LIST_DIR}/api_source_v1_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/api_symbolicate_v5_test.cpp
   LIBS sprof::symbolication_api sprof::elf simdjson::simdjson ZLIB::ZLIB)
-add_dependencies(sprof_symbolication_api_tests api_target)
+add_dependencies(sprof_symbolication_api_tests api_target sprof_symbols_split)

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <thread>
 
+#include "sprof/symbolicator/demangle.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "symbols_test_support.hpp"
 
@@ -127,6 +128,66 @@ TEST_CASE("a shared library's C and C++ member functions symbolicate") {
   CHECK(c_function.function == "sprof_shared_c_function");
   CHECK(m.map->names_source_file(member.file));
   CHECK_FALSE(m.map->names_source_file("/etc/passwd"));
+}
+
+// The first address of the function whose demangled symbol name is `name` where a function
+// named `inlined` is inlined.
+std::optional<SymbolInfo> with_inline_frame(const Module& m, const std::string& name,
+                                            const std::string& inlined) {
+  auto symbols = elf::read_symbols(m.path);
+  REQUIRE(symbols.has_value());
+  for (const elf::ElfSymbol& s : *symbols) {
+    if (demangle(s.name) != name) continue;
+    const uint64_t start = s.address - m.identity.base_vaddr;
+    for (uint64_t a = start; a < start + s.size; ++a) {
+      auto info = m.map->lookup(RelativeAddress{a});
+      if (info && !info->inlines.empty() && info->inlines[0].function == inlined) return info;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("code inlined into a lambda and into a local class's member function has inline frames") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("sprof_symbols_target"));
+  const std::string source = test::symbols_source("local_classes.cpp");
+  struct Case {
+    std::string function;
+    std::string helper;
+    std::string helper_marker;
+    std::string call_marker;
+  };
+  for (const Case& c :
+       {Case{"sprof_target::with_local_classes(int)::{lambda(int)#1}::operator()(int) const",
+             "sprof_target::lambda_helper(int)", "lambda_helper", "lambda_body"},
+        Case{"sprof_target::with_local_classes(int)::Local::member(int)",
+             "sprof_target::member_helper(int)", "member_helper", "member_body"}}) {
+    CAPTURE(c.function);
+    auto info = with_inline_frame(m, c.function, c.helper);
+    REQUIRE_MESSAGE(info.has_value(), "no inline frame of " << c.helper);
+    CHECK(info->function == c.function);
+    CHECK(info->inlines.size() == 1);
+    CHECK(info->inlines[0].line == test::marker_line(source, c.helper_marker));
+    CHECK(info->line == test::marker_line(source, c.call_marker));
+  }
+}
+
+TEST_CASE("a function of internal linkage is named with its scopes, as its symbol spells it") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("sprof_symbols_target"));
+  // DWARF calls it just "hidden_function"; the symbol table knows where it lives.
+  SymbolInfo hidden = lookup_in(m, "_ZN12sprof_target12_GLOBAL__N_115hidden_functionEi", 2);
+  CHECK(hidden.function == "sprof_target::(anonymous namespace)::hidden_function(int)");
+}
+
+TEST_CASE("a function with a public alias is named by that alias") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("libsprof_symbols_shared.so"));
+  // DWARF and the implementation's symbol say "__sprof_shared_impl"; the exported weak alias is
+  // the name callers know.
+  SymbolInfo info = lookup_in(m, "__sprof_shared_impl", 1);
+  CHECK(info.function == "sprof_shared_public");
+  CHECK(basename_of(info.file) == "shared_lib.cpp");
 }
 
 TEST_CASE("addresses outside every function are not symbolicated") {

@@ -18,9 +18,11 @@ constexpr int kMaxProfileDepth = 8;
 
 class HintCollector {
  public:
-  void add(std::string_view debug_name, std::string_view breakpad_id, std::string_view path) {
+  void add(std::string_view debug_name, std::string_view breakpad_id, std::string_view path,
+           std::string_view code_id) {
     if (debug_name.empty() || breakpad_id.empty() || path.empty()) return;
-    ModuleHint hint{std::string(debug_name), std::string(breakpad_id), std::string(path)};
+    ModuleHint hint{std::string(debug_name), std::string(breakpad_id), std::string(path),
+                    std::string(code_id)};
     if (seen_.emplace(hint.debug_name, hint.breakpad_id, hint.path).second) {
       hints_.push_back(std::move(hint));
     }
@@ -34,7 +36,7 @@ class HintCollector {
 
 // Reads one lib object in whatever key order it has (on-demand parsing is forward-only).
 simdjson::error_code collect_lib(ondemand::object lib, HintCollector& hints) {
-  std::string_view debug_name, breakpad_id, path, debug_path;
+  std::string_view debug_name, breakpad_id, path, debug_path, code_id;
   for (auto field_result : lib) {
     ondemand::field field;
     if (auto error = std::move(field_result).get(field)) return error;
@@ -44,13 +46,14 @@ simdjson::error_code collect_lib(ondemand::object lib, HintCollector& hints) {
                                : key == "breakpadId" ? &breakpad_id
                                : key == "path"       ? &path
                                : key == "debugPath"  ? &debug_path
+                               : key == "codeId"     ? &code_id
                                                      : nullptr;
     // A non-string value (e.g. null) just leaves the field unknown. The view points into the
     // parser's string buffer, which stays valid for the whole document.
     if (target != nullptr && field.value().get_string().get(*target)) *target = {};
   }
-  hints.add(debug_name, breakpad_id, path);
-  if (debug_path != path) hints.add(debug_name, breakpad_id, debug_path);
+  hints.add(debug_name, breakpad_id, path, code_id);
+  if (debug_path != path) hints.add(debug_name, breakpad_id, debug_path, code_id);
   return simdjson::SUCCESS;
 }
 

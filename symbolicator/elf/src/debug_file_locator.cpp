@@ -95,8 +95,9 @@ std::vector<std::string> DebugFileLocator::build_id_roots() const {
   return roots;
 }
 
-std::string DebugFileLocator::find_debug_file(const std::string& binary_path,
-                                              const ModuleIdentity& binary) const {
+std::string DebugFileLocator::find_debug_file(
+    const std::string& binary_path, const ModuleIdentity& binary,
+    std::span<const std::string> candidate_debug_files) const {
   if (binary.has_gnu_build_id) {
     const std::string hex = binary.build_id.code_id();
     if (hex.size() > 2) {
@@ -134,12 +135,20 @@ std::string DebugFileLocator::find_debug_file(const std::string& binary_path,
       log::debug("debuglink candidate " + candidate + " does not match " + binary_path);
     }
   }
+  for (const std::string& candidate : candidate_debug_files) {
+    ModuleIdentity debug;
+    if (is_regular_file(candidate) &&
+        identity_matches(candidate, binary.breakpad_id(), &debug) && debug.has_debug_info) {
+      return candidate;
+    }
+  }
   return {};
 }
 
 Result<LocatedModule> DebugFileLocator::locate(
     std::string_view debug_name, std::string_view breakpad_id,
-    std::span<const std::string> candidate_binaries) const {
+    std::span<const std::string> candidate_binaries,
+    std::span<const std::string> candidate_debug_files) const {
   std::vector<std::string> binaries(candidate_binaries.begin(), candidate_binaries.end());
   for (const std::string& dir : options_.symbol_dirs) {
     binaries.push_back(dir + "/" + std::string(debug_name));
@@ -148,7 +157,9 @@ Result<LocatedModule> DebugFileLocator::locate(
     LocatedModule found;
     if (!is_regular_file(path) || !identity_matches(path, breakpad_id, &found.identity)) continue;
     found.binary_path = path;
-    found.debug_path = found.identity.has_debug_info ? path : find_debug_file(path, found.identity);
+    found.debug_path = found.identity.has_debug_info
+                           ? path
+                           : find_debug_file(path, found.identity, candidate_debug_files);
     // A separate debug file normally keeps the full .symtab; a stripped binary may only have
     // .dynsym.
     found.symbols_path = found.identity.has_symtab || found.debug_path.empty() ? path
@@ -156,7 +167,17 @@ Result<LocatedModule> DebugFileLocator::locate(
     return found;
   }
 
-  // No binary: look for a debug file whose build-id starts with the breakpad id's 16 bytes.
+  // No binary: a given debug file, or one whose build-id starts with the breakpad id's 16 bytes.
+  for (const std::string& candidate : candidate_debug_files) {
+    LocatedModule found;
+    if (!is_regular_file(candidate) || !identity_matches(candidate, breakpad_id, &found.identity) ||
+        !found.identity.has_debug_info) {
+      continue;
+    }
+    found.debug_path = candidate;
+    found.symbols_path = candidate;
+    return found;
+  }
   const std::string prefix = build_id_prefix_hex(breakpad_id);
   if (!prefix.empty()) {
     for (const std::string& root : build_id_roots()) {

@@ -7,6 +7,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include <filesystem>
 #include <string_view>
 #include <unordered_map>
 
@@ -37,6 +38,11 @@ class DwarfExtractor {
 
  private:
   void read_unit(Dwarf_Die* cudie) {
+    Dwarf_Attribute attr;
+    const char* comp_dir = dwarf_attr_integrate(cudie, DW_AT_comp_dir, &attr) != nullptr
+                               ? dwarf_formstring(&attr)
+                               : nullptr;
+    unit_comp_dir_ = comp_dir != nullptr ? comp_dir : "";
     unit_files_ = nullptr;
     unit_file_ids_.clear();
     size_t file_count = 0;
@@ -46,7 +52,7 @@ class DwarfExtractor {
       unit_files_ = nullptr;
     }
     read_lines(cudie);
-    walk_children(cudie, -1, 0);
+    walk_children(cudie, -1, 0, false);
   }
 
   void read_lines(Dwarf_Die* cudie) {
@@ -72,31 +78,42 @@ class DwarfExtractor {
       const char* path = dwarf_linesrc(line, nullptr, nullptr);
       if (path != last_path) {
         last_path = path;
-        last_id = path != nullptr ? intern(file_ids_, data_.files, path) : kNoFile;
+        last_id = file_id(path);
       }
       row.file = last_id;
       data_.lines.push_back(row);
     }
   }
 
-  void walk_children(Dwarf_Die* die, int32_t parent_scope, uint32_t depth) {
+  // `in_function`: `die` is (inside) a subprogram, concrete or abstract. Only there can a class
+  // hold code: the member functions of a local class, e.g. a lambda's operator(), are defined
+  // inside the class DIE, which sits in the enclosing function's DIE (or in a lexical block of
+  // it). At namespace level a class holds only declarations; their definitions are separate DIEs
+  // with DW_AT_specification, so walking every class there would only cost time.
+  void walk_children(Dwarf_Die* die, int32_t parent_scope, uint32_t depth, bool in_function) {
     Dwarf_Die child;
     if (dwarf_child(die, &child) != 0) return;
     do {
       switch (dwarf_tag(&child)) {
         case DW_TAG_subprogram:
-          // A function nested in another (GNU C nested functions) is its own root.
+          // A function nested in another (GNU C nested functions, local-class members) is its
+          // own root; `depth` only makes it win where ranges overlap.
           add_scope(&child, false, -1, parent_scope < 0 ? 0 : depth + 1);
           break;
         case DW_TAG_inlined_subroutine:
           if (parent_scope >= 0) add_scope(&child, true, parent_scope, depth + 1);
           break;
         case DW_TAG_lexical_block:
-          walk_children(&child, parent_scope, depth);
+          walk_children(&child, parent_scope, depth, in_function);
           break;
         case DW_TAG_namespace:
         case DW_TAG_module:
-          if (parent_scope < 0) walk_children(&child, -1, 0);
+          if (!in_function) walk_children(&child, -1, 0, false);
+          break;
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+          if (in_function) walk_children(&child, parent_scope, depth, true);
           break;
         default:
           break;
@@ -113,8 +130,13 @@ class DwarfExtractor {
     for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
       if (end > start) data_.ranges.push_back(DwarfScopeRange{start, end, scope_index});
     }
-    // No code: a declaration or an abstract instance; its children are abstract too.
-    if (data_.ranges.size() == first_range) return;
+    if (data_.ranges.size() == first_range) {
+      // No code: a declaration or an abstract instance (DW_AT_inline). The abstract instance of
+      // a function that was inlined everywhere still holds the one concrete copy of each member
+      // function of its local classes (lambdas): look for those, and only those.
+      if (!inlined) walk_children(die, -1, 0, true);
+      return;
+    }
 
     DwarfScope scope;
     scope.name = name_of(die);
@@ -132,7 +154,7 @@ class DwarfExtractor {
       }
     }
     data_.scopes.push_back(scope);
-    walk_children(die, static_cast<int32_t>(scope_index), depth);
+    walk_children(die, static_cast<int32_t>(scope_index), depth, true);
   }
 
   // The name the DIE's function is known by: the linkage name (mangled) if any, else DW_AT_name,
@@ -164,10 +186,26 @@ class DwarfExtractor {
     if (unit_files_ == nullptr || index >= unit_file_ids_.size()) return kNoFile;
     uint32_t& id = unit_file_ids_[index];
     if (id == kUnset) {
-      const char* path = dwarf_filesrc(unit_files_, index, nullptr, nullptr);
-      id = path != nullptr ? intern(file_ids_, data_.files, path) : kNoFile;
+      id = file_id(dwarf_filesrc(unit_files_, index, nullptr, nullptr));
     }
     return id;
+  }
+
+  // libdw composes a line-table file name from its directory entry, but leaves it relative when
+  // that entry is (glibc's "../sysdeps/x86_64/fpu/fclrexcpt.c"); the unit's DW_AT_comp_dir is
+  // what it is relative to. libdw's path strings live as long as `dwarf_` and are distinct per
+  // unit, so the joined name is cached by the pointer.
+  uint32_t file_id(const char* path) {
+    if (path == nullptr) return kNoFile;
+    auto [it, inserted] = path_ids_.try_emplace(path, 0);
+    if (inserted) {
+      std::string joined = join_source_path(unit_comp_dir_, path);
+      auto [file, added] = file_ids_.try_emplace(std::move(joined),
+                                                 static_cast<uint32_t>(data_.files.size()));
+      if (added) data_.files.push_back(file->first);
+      it->second = file->second;
+    }
+    return it->second;
   }
 
   // Keys are views into libdw's string sections, which live as long as `dwarf_`.
@@ -183,13 +221,24 @@ class DwarfExtractor {
   Dwarf* dwarf_;
   DwarfData data_;
   std::unordered_map<std::string_view, uint32_t> name_ids_;
-  std::unordered_map<std::string_view, uint32_t> file_ids_;
+  std::unordered_map<std::string, uint32_t> file_ids_;          // joined path -> index
+  std::unordered_map<const char*, uint32_t> path_ids_;         // libdw's path -> index
+  std::string unit_comp_dir_;
   std::unordered_map<Dwarf_Off, uint32_t> origin_names_;
   Dwarf_Files* unit_files_ = nullptr;
   std::vector<uint32_t> unit_file_ids_;
 };
 
 }  // namespace
+
+std::string join_source_path(std::string_view comp_dir, std::string_view path) {
+  std::filesystem::path joined(path);
+  if (joined.is_relative() && !comp_dir.empty()) joined = std::filesystem::path(comp_dir) / joined;
+  std::string normal = joined.lexically_normal().string();
+  // lexically_normal keeps a trailing separator ("dir/.." -> "dir/"); a file name never has one.
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal.empty() ? std::string(path) : normal;
+}
 
 Result<DwarfData> read_dwarf_data(const std::string& path) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));

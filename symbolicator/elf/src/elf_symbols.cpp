@@ -40,7 +40,8 @@ void read_table(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, bool dynsym,
     const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
     // ARM mapping symbols ($a, $t, $x, $d) mark instruction sets, not functions.
     if (name == nullptr || name[0] == '\0' || name[0] == '$') continue;
-    out.push_back(ElfSymbol{sym.st_value, sym.st_size, name, binding_of(sym.st_info), dynsym});
+    out.push_back(ElfSymbol{sym.st_value, sym.st_size, name, binding_of(sym.st_info), dynsym,
+                            type == STT_GNU_IFUNC});
   }
 }
 

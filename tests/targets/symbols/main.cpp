@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "inline_chain.hpp"
+#include "local_classes.hpp"
 #include "shared_lib.hpp"
 
 namespace sprof_target {
@@ -31,7 +32,9 @@ int main(int argc, char** argv) {
   int total = c_linkage_function(argc);
   total += sprof_target::templated_function<long>(argc);
   total += sprof_target::inline_chain_outer(argc);
+  total += sprof_target::local_classes_outer(argc);
   total += sprof_shared_c_function(argc);
+  total += sprof_shared_public(argc);
   std::printf("%d\n", total);
   return 0;
 }

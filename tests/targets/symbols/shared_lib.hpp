@@ -1,8 +1,11 @@
 #pragma once
 
 extern "C" int sprof_shared_c_function(int x);
+extern "C" int sprof_shared_public(int x);
 
 namespace sprof_shared {
+extern volatile int shared_sink;
+
 class Widget {
  public:
   explicit Widget(int seed) : seed_(seed) {}

@@ -7,12 +7,21 @@
 // thread-safe; building maps for different modules may run in parallel.
 //
 // It never crashes or throws on bad files: a module it cannot find or parse is "not found".
+//
+// With debuginfod servers configured (`SymbolicatorOptions::debuginfod`), a module whose debug
+// info (or binary) is not on this machine is downloaded by build-id in the background. What is
+// local answers at once: `module` waits at most `DebuginfodOptions::wait` for the download it
+// started, then returns a map built from the local files (symbol tables, .eh_frame); once the
+// download has finished, the next `module` call for that module builds the full map.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sprof/core/address.hpp"
@@ -50,9 +59,52 @@ class SymbolMap {
 // Where to look for a module's files, learned from the profile's libs. For "[kernel.kallsyms]"
 // a hint's path names a saved copy of /proc/kallsyms; for "[vdso]" a dumped vdso image file.
 struct ModuleHint {
+  // A constructor rather than aggregate initialisation, so that hints written before `code_id`
+  // existed ({name, id, path}) still compile without warnings.
+  ModuleHint() = default;
+  ModuleHint(std::string name, std::string id, std::string file, std::string full_build_id = {})
+      : debug_name(std::move(name)),
+        breakpad_id(std::move(id)),
+        path(std::move(file)),
+        code_id(std::move(full_build_id)) {}
+
   std::string debug_name;
   std::string breakpad_id;
-  std::string path;  // the file that was mapped when recording
+  std::string path;     // the file that was mapped when recording
+  std::string code_id;  // the full build-id (hex), if known: lets debuginfod fetch the binary
+};
+
+// What happened to one debuginfod download, for the caller to report (the cli prints these).
+struct DebuginfodEvent {
+  enum class Kind {
+    kStarted,   // a download was queued and began
+    kProgress,  // about once a second while it runs
+    kFetched,   // the file is in the debuginfod cache (`path`)
+    kFailed,    // no server had it, none could be reached, or it timed out (`message`)
+  };
+  Kind kind = Kind::kStarted;
+  std::string module;    // the profile's debugName
+  std::string build_id;  // lowercase hex
+  std::string artifact;  // "debug info" or "executable"
+  uint64_t bytes = 0;    // received so far
+  uint64_t total = 0;    // 0 while unknown
+  std::string url;       // the answering server; empty when the cache had it
+  std::string path;      // kFetched: the cached file
+  std::string message;   // kFailed: why, naming the servers
+  double seconds = 0;    // since kStarted
+};
+
+struct DebuginfodOptions {
+  std::vector<std::string> urls;  // servers; empty: debuginfod is never contacted
+  std::chrono::seconds timeout{90};  // the longest one download may take
+  // How long `Symbolicator::module` waits for a download it needs before answering with the
+  // local files; the download continues either way. It never waits for a download queued
+  // behind another module's, so one request naming many modules waits about this long at most.
+  // 1 s covers a cache hit (~0.1 ms) and a loopback or LAN server (a 55 MB debug file took
+  // 0.1-0.25 s from a local debuginfod) but not a slow Internet download: the profile shows
+  // local names first, and full names on the next request (reload) once it is in.
+  std::chrono::milliseconds wait{1000};
+  std::function<void(const DebuginfodEvent&)> on_event;  // called on the download thread
 };
 
 struct SymbolicatorOptions {
@@ -63,6 +115,7 @@ struct SymbolicatorOptions {
   std::string kernel_notes_path = "/sys/kernel/notes";
   // System roots holding .build-id trees and debuglink directories (searched after symbol_dirs).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+  DebuginfodOptions debuginfod;
 };
 
 class Symbolicator {
@@ -77,6 +130,12 @@ class Symbolicator {
   // (by build id) exists. Thread-safe.
   Result<std::shared_ptr<const SymbolMap>> module(const std::string& debug_name,
                                                   const std::string& breakpad_id);
+
+  // Waits until every debuginfod download started so far has finished, at most `timeout`;
+  // true if they all have. A caller that wants full names rather than a quick answer (saving a
+  // self-contained profile) asks `module` for every module, waits here, then asks again: the
+  // second `module` call builds the maps with what was downloaded. Without debuginfod, true.
+  bool wait_for_downloads(std::chrono::milliseconds timeout);
 
  private:
   struct Impl;

@@ -14,7 +14,8 @@
 namespace sprof::api {
 
 // Every lib of the profile (top level and each `processes[]` sub-profile, recursively) as a
-// hint: debugName, breakpadId and path; a second hint with `debugPath` when that differs.
+// hint: debugName, breakpadId, path and codeId (the full build-id, for debuginfod); a second
+// hint with `debugPath` when that differs.
 // Duplicates are dropped. Libs without a debugName or breakpadId are skipped. Invalid JSON yields
 // the hints found before the error (usually none); a profile is never rejected here.
 std::vector<symbolicator::ModuleHint> library_hints_from_profile(std::string_view json);

@@ -9,6 +9,8 @@
 //                 /usr/lib/debug/<binary dir>/, each symbol dir). A separate file is accepted only
 //                 if its build-id matches (or, without a build-id, its CRC-32 matches the link).
 // Without any binary, the build-id trees are searched by the breakpad id's 16-byte prefix.
+// Debug files found elsewhere (downloaded from debuginfod) are passed as candidates and checked
+// after the local places, by build-id like the rest.
 // Stateless apart from its options; safe to call from several threads.
 #pragma once
 
@@ -42,10 +44,12 @@ class DebugFileLocator {
   // `candidate_binaries` are paths the module was loaded from, tried first. kNotFound if no file
   // with a matching id exists.
   Result<LocatedModule> locate(std::string_view debug_name, std::string_view breakpad_id,
-                               std::span<const std::string> candidate_binaries) const;
+                               std::span<const std::string> candidate_binaries,
+                               std::span<const std::string> candidate_debug_files = {}) const;
 
   // The separate debug file for an already identified binary, or "" if none is found.
-  std::string find_debug_file(const std::string& binary_path, const ModuleIdentity& binary) const;
+  std::string find_debug_file(const std::string& binary_path, const ModuleIdentity& binary,
+                              std::span<const std::string> candidate_debug_files = {}) const;
 
  private:
   std::vector<std::string> build_id_roots() const;

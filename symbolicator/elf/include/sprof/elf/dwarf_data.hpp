@@ -6,12 +6,15 @@
 //
 // Scopes form a forest: each DW_TAG_subprogram with code is a root (parent -1), each
 // DW_TAG_inlined_subroutine is a child of the nearest enclosing subprogram or inlined subroutine
-// (lexical blocks are looked through). A scope's `call_file`/`call_line` are its
+// (lexical blocks are looked through). Member functions of local classes (a lambda's
+// operator()) are roots too, found inside their enclosing function's DIE even when that is an
+// abstract instance. A scope's `call_file`/`call_line` are its
 // DW_AT_call_file/DW_AT_call_line: where, in the parent, the inlined code was called.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sprof/core/result.hpp"
@@ -44,11 +47,17 @@ struct DwarfLineRow {
 
 struct DwarfData {
   std::vector<std::string> names;   // interned function names (mangled where a linkage name exists)
-  std::vector<std::string> files;   // interned source paths as libdw composes them
+  std::vector<std::string> files;   // interned source paths, joined with the unit's comp dir
   std::vector<DwarfScope> scopes;
   std::vector<DwarfScopeRange> ranges;  // unsorted; one or more per scope
   std::vector<DwarfLineRow> lines;      // unsorted, in line-program order per unit
 };
+
+// A source path as DWARF means it: a relative `path` (a line-table name whose directory entry is
+// relative) is relative to the unit's DW_AT_comp_dir. The result is lexically normalised
+// ("/b/obj/../src/f.c" -> "/b/src/f.c"); it stays relative if the comp dir is relative too, as in
+// Debian's glibc ("./math" + "../sysdeps/x86_64/fpu/fclrexcpt.c" -> "sysdeps/x86_64/fpu/...").
+std::string join_source_path(std::string_view comp_dir, std::string_view path);
 
 // Reads all compile units of the ELF file at `path`. kNotFound if the file doesn't exist,
 // kMalformed if it has no usable DWARF. Unknown or damaged DIEs are skipped, never fatal.

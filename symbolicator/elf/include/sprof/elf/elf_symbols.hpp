@@ -23,6 +23,8 @@ struct ElfSymbol {
   std::string name;      // as stored (mangled)
   Binding binding = Binding::kLocal;
   bool from_dynsym = false;
+  // STT_GNU_IFUNC: the address is the resolver's, which picks the implementation at load time.
+  bool ifunc = false;
 };
 
 // Defined code symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE in executable sections) from

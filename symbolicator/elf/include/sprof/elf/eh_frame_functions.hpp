@@ -1,0 +1,35 @@
+// sprof/elf/eh_frame_functions.hpp
+//
+// The functions a binary's own .eh_frame describes: one [pc_begin, pc_begin + pc_range) per FDE.
+// Every function compiled with unwind tables (the default for C and C++ on x86-64) has one, even
+// when no symbol names it (a stripped binary's static functions, GCC's cc1plus without its -dbg
+// package), so these ranges are what groups such code by function.
+//
+// Read directly from the section (LSB "Exception Frame" format: CIE augmentation 'z'/'R' for the
+// pointer encoding; pc_begin absolute or pc-relative), not through libdw's CFI API, which answers
+// one address at a time. FDEs with encodings other than absptr/pcrel are skipped and counted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sprof/core/result.hpp"
+
+namespace sprof::elf {
+
+struct FunctionRange {
+  uint64_t begin = 0;  // SVMA of the first byte
+  uint64_t end = 0;    // one past the last byte
+};
+
+struct EhFrameFunctions {
+  std::vector<FunctionRange> functions;  // sorted by `begin`, empty ranges dropped
+  uint64_t skipped_fdes = 0;             // unsupported encodings or truncated entries
+};
+
+// kNotFound if the file doesn't exist; a file without .eh_frame (or with .eh_frame as NOBITS, as
+// in a separate debug file) yields no functions. kUnsupported for big-endian files.
+Result<EhFrameFunctions> read_eh_frame_functions(const std::string& path);
+
+}  // namespace sprof::elf
