@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Heap recording overhead: libsprof-heap.so versus running alone and versus heaptrack.
+"""Heap recording overhead: `sprof record --heap` versus running alone and versus heaptrack.
 
-Usage: bench/run-heap.py [BUILD_DIR] [--rounds N] [--skip-all]
+Usage: bench/run-heap.py [BUILD_DIR] [--rounds N] [--skip-all] [--skip-interposer]
+                         [--only WORKLOAD...] [--configs CONFIGURATION...]
 
-Runs bench_heap_workload's two workloads (small: ~10 M malloc/free pairs per second on two
+Runs bench_heap_workload's workloads (small: ~10 M malloc/free pairs per second on two
 threads with a little work per pair; mixed: 16 B-64 KiB blocks, 4,096 live per thread) plain,
-under sprof-heap-run at the default sampling interval, under sprof-heap-run --all, and under
-heaptrack, interleaved round-robin so machine noise hits all alike. Prints Markdown tables of
-min/median wall-time ratios to the plain run, with what the interposer counted (sampled/total,
-ring drops), and CPU-time ratios: of the workload process alone (its own getrusage), and of
-the whole process tree (with sprof-heap-run's reader, or heaptrack's interpreter). On a shared
-machine the CPU ratios move much less than wall time. sprof-heap-run drains the ring into
-/dev/null: the reader's cost is that of copying and validating records, not of unwinding them.
+under the full recorder (`sprof record -s --no-presymbolicate --heap --no-cpu`, and with CPU
+samples too), under the interposer alone (sprof-heap-run, which drains the ring into /dev/null
+without unwinding), and under heaptrack, interleaved round-robin with the order rotated every
+round, so machine noise hits all alike. Record-all mode (`--heap=all`) makes the program wait
+for sprof's unwinding, so it runs on a workload 40 times shorter ("small/40") beside plain and
+heaptrack.
+
+Prints Markdown tables of min/median ratios to the plain run: the program's own wall time (what
+the workload measures around its threads), the whole command's wall time (sprof's start, and
+writing the profile after the program exited, included), the workload process's CPU (its own
+getrusage) and the whole process tree's CPU (sprof's reader and unwinding, or heaptrack's
+interpreter). On a shared machine the CPU ratios move much less than wall times.
 """
 import argparse
 import os
@@ -22,22 +28,42 @@ import tempfile
 
 from bench_run import run
 
+SMALL = ["small", "--threads", "2", "--pairs", "10000000", "--work", "30"]
 WORKLOADS = {
-    "small": ["small", "--threads", "2", "--pairs", "10000000", "--work", "30"],
+    "small": SMALL,
     "mixed": ["mixed", "--threads", "2", "--pairs", "1500000", "--work", "0"],
+    "small/40": ["small", "--threads", "2", "--pairs", "250000", "--work", "30"],
+}
+# Which configurations run on which workload.
+PLAN = {
+    "small": ["plain", "sprof --heap --no-cpu", "sprof --heap", "interposer only", "heaptrack 1.4"],
+    "mixed": ["plain", "sprof --heap --no-cpu", "sprof --heap", "interposer only", "heaptrack 1.4"],
+    "small/40": ["plain", "sprof --heap=all --no-cpu", "heaptrack 1.4"],
 }
 
 
 def counters(out):
+    """What the workload and sprof's summary printed."""
     c = {}
-    for key in ("allocations", "sampled", "dropped", "records", "free_records"):
-        m = re.search(rf"\b{key}=(\d+)", out)
-        if m:
-            c[key] = int(m.group(1))
-    m = re.search(r"pairs_per_s (\d+) wall_s [0-9.]+ cpu_s ([0-9.]+)", out)
+    m = re.search(r"pairs_per_s (\d+) wall_s ([0-9.]+) cpu_s ([0-9.]+)", out)
     if m:
         c["pairs_per_s"] = int(m.group(1))
-        c["target_cpu"] = float(m.group(2))
+        c["program_wall"] = float(m.group(2))
+        c["target_cpu"] = float(m.group(3))
+    m = re.search(r"heap: ([\d,]+) of ([\d,]+) allocations (sampled|recorded)", out)
+    if m:
+        c["records"] = int(m.group(1).replace(",", ""))
+        c["calls"] = int(m.group(2).replace(",", ""))
+    m = re.search(r"([\d,]+) records were dropped", out)
+    c["dropped"] = int(m.group(1).replace(",", "")) if m else 0
+    m = re.search(r"([0-9.]+) us CPU per sample or allocation", out)
+    if m:
+        c["us_per_record"] = float(m.group(1))
+    # sprof-heap-run's own counters
+    for key in ("allocations", "sampled"):
+        m = re.search(rf"\b{key}=(\d+)", out)
+        if m:
+            c["hr_" + key] = int(m.group(1))
     return c
 
 
@@ -46,58 +72,78 @@ def main():
     ap.add_argument("build", nargs="?", default="build")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--skip-all", action="store_true", help="leave out record-all mode")
+    ap.add_argument("--skip-interposer", action="store_true",
+                    help="leave out the interposer-only runs")
+    ap.add_argument("--only", nargs="+", choices=list(WORKLOADS), help="these workloads only")
+    ap.add_argument("--configs", nargs="+", help="these configurations only (plain is kept)")
     args = ap.parse_args()
     workload = os.path.join(args.build, "bench", "bench_heap_workload")
     heap_run = os.path.join(args.build, "heap", "sprof-heap-run")
+    sprof = os.path.join(args.build, "cli", "sprof")
     tmp = tempfile.mkdtemp(prefix="sprof-bench-heap-")
+    profile = os.path.join(tmp, "p.json.gz")
+    record = [sprof, "record", "-s", "--no-presymbolicate", "-o", profile]
     configs = {
         "plain": lambda w: [workload, *w],
-        "sprof default": lambda w: [heap_run, "--output", "/dev/null", "--", workload, *w],
-        "sprof all": lambda w: [heap_run, "--all", "--output", "/dev/null", "--", workload, *w],
+        "sprof --heap --no-cpu": lambda w: [*record, "--heap", "--no-cpu", "--", workload, *w],
+        "sprof --heap": lambda w: [*record, "--heap", "--", workload, *w],
+        "sprof --heap=all --no-cpu": lambda w: [*record, "--heap=all", "--no-cpu", "--",
+                                                workload, *w],
+        "interposer only": lambda w: [heap_run, "--output", "/dev/null", "--", workload, *w],
         "heaptrack 1.4": lambda w: ["heaptrack", "-o", os.path.join(tmp, "ht"), workload, *w],
     }
+    plan = {w: [c for c in cs if not (args.skip_all and "all" in c)
+                and not (args.skip_interposer and c == "interposer only")]
+            for w, cs in PLAN.items()}
     if args.skip_all:
-        del configs["sprof all"]
-    walls = {(w, c): [] for w in WORKLOADS for c in configs}
-    cpus = {(w, c): [] for w in WORKLOADS for c in configs}
-    facts = {}
+        del plan["small/40"]
+    if args.only:
+        plan = {w: cs for w, cs in plan.items() if w in args.only}
+    if args.configs:
+        plan = {w: [c for c in cs if c == "plain" or c in args.configs] for w, cs in plan.items()}
+    results = {(w, c): [] for w in plan for c in plan[w]}
     for r in range(args.rounds):
-        for w, wargs in WORKLOADS.items():
-            names = list(configs)
+        for w, names in plan.items():
             names = names[r % len(names):] + names[:r % len(names)]  # rotate the order
             for c in names:
-                wall, cpu, out = run(configs[c](wargs))
-                walls[(w, c)].append(wall)
-                cpus[(w, c)].append(cpu)
-                facts.setdefault((w, c), []).append(counters(out))
+                wall, cpu, out = run(configs[c](WORKLOADS[w]))
+                results[(w, c)].append((wall, cpu, counters(out)))
                 for f in os.listdir(tmp):
                     os.remove(os.path.join(tmp, f))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
 
-    print("| workload | configuration | wall min | wall ratio min / median | target CPU ratio "
-          "| total CPU ratio | recorded |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for w in WORKLOADS:
-        plain = walls[(w, "plain")]
-        plain_target = statistics.median(f["target_cpu"] for f in facts[(w, "plain")])
-        plain_total = statistics.median(cpus[(w, "plain")])
-        for c in configs:
-            ws = walls[(w, c)]
-            ratios = [a / b for a, b in zip(ws, plain)]
-            target = statistics.median(f.get("target_cpu", float("nan")) for f in facts[(w, c)])
-            total = statistics.median(cpus[(w, c)])
-            f = facts[(w, c)][-1]
+    print("| workload | configuration | program wall min | program wall ratio min / median "
+          "| command wall ratio min / median | target CPU ratio | total CPU ratio | recorded |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for w in plan:
+        plain = results[(w, "plain")]
+        plain_prog = [f["program_wall"] for _, _, f in plain]
+        plain_cmd = [wall for wall, _, _ in plain]
+        plain_target = statistics.median(f["target_cpu"] for _, _, f in plain)
+        plain_total = statistics.median(cpu for _, cpu, _ in plain)
+        for c in plan[w]:
+            rs = results[(w, c)]
+            prog = [f.get("program_wall", float("nan")) for _, _, f in rs]
+            cmd = [wall for wall, _, _ in rs]
+            prog_ratios = [a / b for a, b in zip(prog, plain_prog)]
+            cmd_ratios = [a / b for a, b in zip(cmd, plain_cmd)]
+            target = statistics.median(f.get("target_cpu", float("nan")) for _, _, f in rs)
+            total = statistics.median(cpu for _, cpu, _ in rs)
+            f = rs[-1][2]
             note = ""
             if c == "plain":
                 note = f"{f.get('pairs_per_s', 0) / 1e6:.1f} M pairs/s"
-            elif "sampled" in f:
-                note = f"{f['sampled']:,} of {f['allocations']:,} allocations"
-                dropped = f.get("dropped", 0)
-                if dropped:
-                    written = f.get("records", 0)
-                    note += f"; {100.0 * dropped / (dropped + written):.0f} % of records dropped"
-            print(f"| {w} | {c} | {min(ws):.2f} s | {min(ws) / min(plain):.2f}x / "
-                  f"{statistics.median(ratios):.2f}x | {target / plain_target:.2f}x | "
+            elif "records" in f:
+                note = f"{f['records']:,} of {f['calls']:,} allocations"
+                if f["dropped"]:
+                    note += f", {f['dropped']:,} records dropped"
+                if "us_per_record" in f:
+                    note += f"; reader {f['us_per_record']:.1f} us per record"
+            elif "hr_sampled" in f:
+                note = f"{f['hr_sampled']:,} of {f['hr_allocations']:,} allocations"
+            print(f"| {w} | {c} | {min(prog):.2f} s | {min(prog) / min(plain_prog):.2f}x / "
+                  f"{statistics.median(prog_ratios):.2f}x | {min(cmd) / min(plain_cmd):.2f}x / "
+                  f"{statistics.median(cmd_ratios):.2f}x | {target / plain_target:.2f}x | "
                   f"{total / plain_total:.2f}x | {note} |")
 
 

@@ -2,6 +2,8 @@
 """Recording overhead of sprof versus running alone and versus perf record, side by side.
 
 Usage: bench/run-record.py [BUILD_DIR] [--runs N] [--units U] [--threads T] [--only-save]
+       bench/run-record.py [BUILD_DIR] --rows [--runs N] [--long-units U] [--many-threads T]
+                           [--save NOW.json] [--before BEFORE.json] [--doc docs/benchmarks.md]
 
 Runs a fixed amount of CPU-bound work (bench_workload: libm, libstdc++ sort, plain loops,
 -O2 -fomit-frame-pointer) under each configuration, interleaved round-robin so machine noise
@@ -9,6 +11,8 @@ hits all alike, and prints a Markdown table of min/median ratios plus sprof's ow
 (bytes per sample, unwinding, exit-to-written latency). A second table compares saving the
 self-contained file (symbols embedded, the default) with --no-presymbolicate; a third checks
 lost samples at 10 kHz with 32 KiB stack copies. --only-save prints the saving table alone.
+--rows measures issue 12's recorder rows next to their baselines (bench/record_rows.py) and
+writes them into the doc's marked section, with a saved earlier run as the "before" column.
 """
 import argparse
 import os
@@ -18,37 +22,8 @@ import subprocess
 import tempfile
 import time
 
-from bench_run import run
-
-
-def workload_cpu(out):
-    m = re.search(r"workload cpu_s ([0-9.]+)", out)
-    return float(m.group(1)) if m else float("nan")
-
-
-def sprof_facts(out):
-    facts = {}
-    m = re.search(r"(\d+) samples, (\d+) lost -> \S+ \(([0-9.]+) (B|KiB|MiB)\)", out)
-    if m:
-        scale = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}[m.group(4)]
-        facts["samples"] = int(m.group(1))
-        facts["lost"] = int(m.group(2))
-        facts["bytes"] = float(m.group(3)) * scale
-    m = re.search(r"([0-9.]+)% of stacks unwound to the thread entry", out)
-    if m:
-        facts["complete_pct"] = float(m.group(1))
-    m = re.search(r"([0-9.]+) us CPU per sample", out)
-    if m:
-        facts["cpu_us"] = float(m.group(1))
-    m = re.search(r"written (\d+) ms after the command exited", out)
-    if m:
-        facts["latency_ms"] = float(m.group(1))
-    m = re.search(r"is self-contained \(([0-9.]+) (B|KiB|MiB), was .*embedded in (\d+) ms", out)
-    if m:
-        scale = {"B": 1, "KiB": 1024, "MiB": 1024 * 1024}[m.group(2)]
-        facts["self_contained_bytes"] = float(m.group(1)) * scale
-        facts["embed_ms"] = float(m.group(3))
-    return facts
+import record_rows
+from bench_run import min_median as mm, run, sprof_facts
 
 
 def exit_to_url_ms(sprof, workload, extra=()):
@@ -72,21 +47,6 @@ def exit_to_url_ms(sprof, workload, extra=()):
     return latency
 
 
-def perf_lost(out):
-    m = re.search(r"lost (\d+) chunks", out)
-    lost = int(m.group(1)) if m else 0
-    m = re.search(r"\((\d+) samples\)", out)
-    samples = int(m.group(1)) if m else 0
-    return samples, lost
-
-
-def mm(values):
-    values = [v for v in values if v == v]
-    if not values:
-        return "n/a"
-    return f"{min(values):.3f} / {statistics.median(values):.3f}"
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?", default="build")
@@ -94,7 +54,18 @@ def main():
     ap.add_argument("--units", type=int, default=150)
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--only-save", action="store_true")
+    ap.add_argument("--rows", action="store_true")
+    ap.add_argument("--long-units", type=int, default=0, help="per thread, 2 threads, 10 kHz")
+    ap.add_argument("--many-threads", type=int, default=0)
+    ap.add_argument("--save")
+    ap.add_argument("--before")
+    ap.add_argument("--label", default="now")
+    ap.add_argument("--before-label", default="before")
+    ap.add_argument("--doc")
     args = ap.parse_args()
+    if args.rows:
+        record_rows.main(args)
+        return
 
     sprof = os.path.join(args.build, "cli", "sprof")
     workload = [os.path.join(args.build, "bench", "bench_workload"), str(args.threads), str(args.units)]
@@ -120,7 +91,7 @@ def main():
             wall, cpu, out = run(cmd)
             results[name]["wall"].append(wall)
             results[name]["cpu"].append(cpu)
-            results[name]["wcpu"].append(workload_cpu(out))
+            results[name]["wcpu"].append(sprof_facts(out).get("target_cpu", float("nan")))
             results[name]["facts"].append(sprof_facts(out))
 
     base = results["alone"]
@@ -169,7 +140,8 @@ def main():
     perf_10k = ["perf", "record", "-F", "10000", "--no-bpf-event", "--no-buildid-cache", "-o", perf_data,
                 "--call-graph", "dwarf,32768", "--", *workload]
     _, _, out = run(perf_10k)
-    samples, lost = perf_lost(out)
+    f = sprof_facts(out)
+    samples, lost = f.get("perf_samples", 0), f.get("perf_lost_chunks", 0)
     print(f"| perf record --call-graph dwarf,32768 | {samples} | {lost} chunks |")
 
 

@@ -15,8 +15,14 @@
 // Agreement with llvm-symbolizer counts the same functions at every inline level (see
 // symbolizer_agreement.hpp); with the addr2lines, the innermost function name.
 //
-// Output: a Markdown section on stdout (bench/run-symbolicate.sh puts it into docs/benchmarks.md);
-// disagreements are listed in it and on stderr.
+// Each round runs sprof cold (all modules in one request, then each module alone with a fresh
+// symbolicator), sprof warm and llvm-symbolizer, so that load from other work on the machine
+// falls on both sides alike.
+//
+// Output: a Markdown section on stdout (bench/run-symbolicate.sh puts it into
+// docs/benchmarks.md); disagreements are listed in it and on stderr.
+// `--write-request DIR` instead writes the v5 request (DIR/request.json) and a minimal Gecko
+// profile naming the modules (DIR/profile.json), for measuring the server with them.
 #include <link.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -27,6 +33,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -34,6 +41,7 @@
 #include <vector>
 
 #include "sprof/api/symbolication_api.hpp"
+#include "sprof/core/json_writer.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -63,7 +71,9 @@ struct Options {
   size_t count = 10000;
   int runs = 5;
   std::string binary;       // the large C++ binary; default: this benchmark itself
-  bool sprof_only = false;  // skip the tools (for profiling sprof)
+  bool sprof_only = false;     // skip the tools (for profiling sprof)
+  bool skip_addr2line = false;  // only llvm-symbolizer (eu-addr2line alone takes a minute)
+  std::string write_request;  // a directory: write the request and a profile, measure nothing
 };
 
 double median(std::vector<double> v) {
@@ -288,10 +298,16 @@ bool parse_options(int argc, char** argv, Options& options) {
       options.runs = std::atoi(argv[++i]);
     } else if (arg == "--sprof-only") {
       options.sprof_only = true;
+    } else if (arg == "--skip-addr2line") {
+      options.skip_addr2line = true;
     } else if (arg == "--binary" && i + 1 < argc) {
       options.binary = argv[++i];
+    } else if (arg == "--write-request" && i + 1 < argc) {
+      options.write_request = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--count N] [--runs N] [--binary PATH] [--sprof-only]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--count N] [--runs N] [--binary PATH] [--sprof-only] "
+                   "[--skip-addr2line] [--write-request DIR]\n",
                    argv[0]);
       return false;
     }
@@ -308,6 +324,51 @@ bool parse_options(int argc, char** argv, Options& options) {
 void print_times(const std::string& label, const std::vector<double>& ms) {
   std::printf("| %s | %.1f | %.1f | %zu |\n", label.c_str(), minimum(ms), median(ms), ms.size());
 }
+
+// A Gecko profile with nothing but the modules as libs: what `sprof load` needs to find them.
+std::string profile_naming(const std::vector<Module>& modules) {
+  sprof::JsonWriter out;
+  out.begin_object();
+  out.key("meta").begin_object().field("version", 24).field("product", "symbolication bench");
+  out.field("interval", 1.0).field("startTime", 0.0).end_object();
+  out.key("libs").begin_array();
+  for (const auto& m : modules) {
+    out.begin_object().field("name", m.debug_name).field("path", m.path);
+    out.field("debugName", m.debug_name).field("debugPath", m.path);
+    out.field("breakpadId", m.breakpad_id).field("arch", "x86_64").end_object();
+  }
+  out.end_array();
+  out.key("threads").begin_array().end_array();
+  out.key("processes").begin_array().end_array();
+  out.end_object();
+  return out.take();
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+sprof::symbolicator::SymbolicatorOptions options_for(const std::vector<Module>& modules) {
+  sprof::symbolicator::SymbolicatorOptions options;
+  for (const auto& m : modules) options.hints.push_back({m.debug_name, m.breakpad_id, m.path});
+  return options;
+}
+
+// A fresh symbolicator behind the API, as a server has it at its first request.
+struct FreshApi {
+  explicit FreshApi(const std::vector<Module>& modules)
+      : symbolicator(options_for(modules)), source(symbolicator), api(source) {}
+  // The whole reply: its body is produced as it is read, so reading it is part of the work.
+  std::string reply_to(const std::string& request) {
+    sprof::HttpReply reply = api.handle("/symbolicate/v5", request);
+    return sprof::take_whole_body(reply);
+  }
+  sprof::symbolicator::Symbolicator symbolicator;
+  sprof::api::SymbolicatorModuleSource source;
+  sprof::api::SymbolicationApi api;
+};
 
 }  // namespace
 
@@ -328,46 +389,54 @@ int main(int argc, char** argv) {
     if (!load_module(paths[m], share, rng, modules[m])) return 1;
   }
   const std::string request = v5_request(modules);
-
-  // sprof: a fresh symbolicator per run (cold), then the same request again (warm).
-  std::vector<double> cold_ms, warm_ms;
-  std::string reply;
-  for (int run = 0; run < options.runs; ++run) {
-    const auto start = Clock::now();
-    sprof::symbolicator::SymbolicatorOptions symbolicator_options;
-    for (const auto& m : modules) {
-      symbolicator_options.hints.push_back({m.debug_name, m.breakpad_id, m.path});
+  if (!options.write_request.empty()) {
+    const std::string& dir = options.write_request;
+    if (!write_file(dir + "/request.json", request) ||
+        !write_file(dir + "/profile.json", profile_naming(modules))) {
+      std::fprintf(stderr, "cannot write into %s\n", dir.c_str());
+      return 1;
     }
-    sprof::symbolicator::Symbolicator symbolicator(std::move(symbolicator_options));
-    sprof::api::SymbolicatorModuleSource source(symbolicator);
-    sprof::api::SymbolicationApi api(source);
-    reply = api.handle("/symbolicate/v5", request).body;
-    cold_ms.push_back(elapsed_ms(start));
-    for (int again = 0; again < 3; ++again) {
-      const auto warm_start = Clock::now();
-      reply = api.handle("/symbolicate/v5", request).body;
-      warm_ms.push_back(elapsed_ms(warm_start));
-    }
+    return 0;
   }
-  const auto ours = parse_v5_reply(reply);
-  if (ours.size() != modules.size()) {
-    std::fprintf(stderr, "unexpected v5 reply: %.200s\n", reply.c_str());
-    return 1;
-  }
+  std::vector<std::string> module_requests;
+  for (const auto& m : modules) module_requests.push_back(v5_request({m}));
 
-  // llvm-symbolizer on the file with the DWARF (and the full symbol table).
   const std::string llvm =
       options.sprof_only ? std::string() : sprof::bench::find_llvm_symbolizer();
-  std::vector<double> llvm_ms;
-  std::vector<std::vector<Chain>> llvm_chains(modules.size());
   if (!options.sprof_only && llvm.empty()) {
     std::fprintf(stderr, "llvm-symbolizer not found (apt install llvm-14); skipping it\n");
   }
-  for (int run = 0; !llvm.empty() && run < options.runs; ++run) {
+
+  // Interleaved rounds: sprof cold (all modules, then each alone), sprof warm, llvm-symbolizer.
+  std::vector<double> cold_ms, warm_ms, llvm_ms;
+  std::vector<std::vector<double>> module_cold_ms(modules.size()), module_llvm_ms(modules.size());
+  std::vector<std::vector<Chain>> llvm_chains(modules.size());
+  std::string reply;
+  for (int run = 0; run < options.runs; ++run) {
     const auto start = Clock::now();
+    auto fresh = std::make_unique<FreshApi>(modules);
+    reply = fresh->reply_to(request);
+    cold_ms.push_back(elapsed_ms(start));
+    for (int again = 0; again < 3; ++again) {
+      const auto warm_start = Clock::now();
+      reply = fresh->reply_to(request);
+      warm_ms.push_back(elapsed_ms(warm_start));
+    }
+    fresh.reset();
     for (size_t m = 0; m < modules.size(); ++m) {
+      const auto module_start = Clock::now();
+      FreshApi alone(modules);
+      alone.reply_to(module_requests[m]);
+      module_cold_ms[m].push_back(elapsed_ms(module_start));
+    }
+    if (llvm.empty()) continue;
+    double total = 0;
+    for (size_t m = 0; m < modules.size(); ++m) {
+      const auto module_start = Clock::now();
       auto chains =
           sprof::bench::run_llvm_symbolizer(llvm, modules[m].debug_file, modules[m].svmas());
+      module_llvm_ms[m].push_back(elapsed_ms(module_start));
+      total += module_llvm_ms[m].back();
       if (!chains) {
         std::fprintf(stderr, "%s gave no usable output for %s\n", llvm.c_str(),
                      modules[m].debug_file.c_str());
@@ -375,7 +444,12 @@ int main(int argc, char** argv) {
       }
       llvm_chains[m] = std::move(*chains);
     }
-    llvm_ms.push_back(elapsed_ms(start));
+    llvm_ms.push_back(total);
+  }
+  const auto ours = parse_v5_reply(reply);
+  if (ours.size() != modules.size()) {
+    std::fprintf(stderr, "unexpected v5 reply: %.200s\n", reply.c_str());
+    return 1;
   }
 
   // The addr2lines, given the same addresses as SVMAs (what `-e FILE` expects).
@@ -393,7 +467,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> tools = {"eu-addr2line", "addr2line"};
-  if (options.sprof_only) tools.clear();
+  if (options.sprof_only || options.skip_addr2line) tools.clear();
   std::map<std::string, std::vector<double>> tool_ms;
   std::map<std::string, std::vector<std::vector<std::string>>> tool_names;
   for (const auto& tool : tools) {
@@ -428,6 +502,22 @@ int main(int argc, char** argv) {
   }
   for (const auto& tool : tools) {
     print_times("`" + tool + " -a -f -i -C` (one process per module)", tool_ms[tool]);
+  }
+  if (!llvm.empty()) {
+    std::printf("| sprof cold / llvm-symbolizer | %.2f | %.2f | |\n",
+                minimum(cold_ms) / minimum(llvm_ms), median(cold_ms) / median(llvm_ms));
+  }
+
+  std::printf("\nEach module alone (its addresses in a request of their own, to a fresh "
+              "symbolicator; llvm-symbolizer as above), ms min / median:\n\n");
+  std::printf("| module | sprof cold | %s | ratio of medians |\n| --- | ---: | ---: | ---: |\n",
+              llvm.empty() ? "-" : llvm.c_str());
+  for (size_t m = 0; m < modules.size(); ++m) {
+    const auto& ours_ms = module_cold_ms[m];
+    const auto& theirs_ms = module_llvm_ms[m];
+    std::printf("| %s | %.1f / %.1f | %.1f / %.1f | %.2f |\n", modules[m].debug_name.c_str(),
+                minimum(ours_ms), median(ours_ms), minimum(theirs_ms), median(theirs_ms),
+                theirs_ms.empty() ? 0.0 : median(ours_ms) / median(theirs_ms));
   }
 
   if (!llvm.empty()) {

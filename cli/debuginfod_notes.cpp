@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "console.hpp"
 #include "sprof/elf/debuginfod_client.hpp"
 #include "summary.hpp"
 
@@ -21,6 +22,7 @@ class NotePrinter {
   explicit NotePrinter(bool terminal) : terminal_(terminal) {}
 
   void operator()(const DebuginfodEvent& e) {
+    if (quiet()) return;  // notes, not errors: names fall back to the local files
     std::lock_guard lock(mutex_);
     switch (e.kind) {
       case DebuginfodEvent::Kind::kStarted:

@@ -1,13 +1,18 @@
-// cli/options.hpp: parsed command-line options of `sprof record`, `sprof load` and
-// `sprof symbolicate`.
+// cli/options.hpp: parsed command-line options of `sprof record`, `sprof load`,
+// `sprof import` and `sprof symbolicate` (filled by the definitions in cli/definitions/).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "sprof/recorder/options.hpp"
 
 namespace sprof::cli {
+
+// How much sprof says on stderr besides errors: -q keeps only errors, -v adds where symbols were
+// looked for and what was skipped.
+enum class Verbosity { kQuiet, kNormal, kVerbose };
 
 // Where symbols come from besides the profile's own libs: every command that builds a
 // symbolicator takes these.
@@ -24,6 +29,9 @@ struct ServeOptions {
   bool no_open = false;
   SymbolSources symbols;
   std::string profiler_url;  // empty: $SPROF_PROFILER_URL, else https://profiler.firefox.com
+  // The origin the printed URL names for sprof's server (ssh -L forwarding); empty:
+  // $SPROF_SERVER_URL, else the address the server listens on.
+  std::string server_url;
 };
 
 struct RecordCommandOptions {
@@ -33,17 +41,31 @@ struct RecordCommandOptions {
   // Embed symbols so the file opens anywhere (--no-presymbolicate turns it off).
   bool presymbolicate = true;
   ServeOptions serve;
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 struct SymbolicateCommandOptions {
   std::string input;
   std::string output;  // empty: replace `input`
   SymbolSources symbols;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+struct ImportCommandOptions {
+  std::string perf_data_path;
+  std::string output = "profile.json.gz";
+  bool save_only = false;
+  bool presymbolicate = true;
+  std::vector<uint32_t> pids;       // --pid: keep only these processes
+  std::vector<std::string> names;   // --name
+  ServeOptions serve;
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 struct LoadCommandOptions {
   std::string profile_path;
   ServeOptions serve;
+  Verbosity verbosity = Verbosity::kNormal;
 };
 
 }  // namespace sprof::cli

@@ -1,29 +1,27 @@
 #include "record_command.hpp"
 
+#include <signal.h>
 #include <time.h>
 
 #include <cstdio>
+#include <optional>
 
+#include "console.hpp"
 #include "exit_codes.hpp"
+#include "heap_summary.hpp"
 #include "self_contained.hpp"
 #include "serve.hpp"
 #include "signals.hpp"
+#include "sprof/convert/process_name.hpp"
+#include "sprof/core/replacing_file.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/recorder/session.hpp"
+#include "status_line.hpp"
 #include "summary.hpp"
 
 namespace sprof::cli {
 
 namespace {
-
-std::string join_command(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    out += a;
-  }
-  return out;
-}
 
 uint64_t monotonic_ns() {
   timespec ts{};
@@ -34,7 +32,7 @@ uint64_t monotonic_ns() {
 // What was recorded, for the summary: the command line, the pids, or the system.
 std::string target_description(const recorder::RecordOptions& o) {
   if (o.system_wide) return "the whole system";
-  if (o.attach_pids.empty()) return join_command(o.command);
+  if (o.attach_pids.empty()) return convert::join_arguments(o.command);
   std::string out = o.attach_pids.size() == 1 ? "pid" : "pids";
   for (size_t i = 0; i < o.attach_pids.size(); ++i) {
     out += (i == 0 ? " " : ", ") + std::to_string(o.attach_pids[i]);
@@ -44,7 +42,7 @@ std::string target_description(const recorder::RecordOptions& o) {
 
 // Attach and system-wide recordings have no command whose end stops them: say how they stop.
 void announce_recording(const recorder::RecordOptions& o) {
-  if (!o.command.empty()) return;
+  if (!o.command.empty() || quiet()) return;
   if (o.duration_s > 0) {
     std::fprintf(stderr, "sprof: recording %s for %.1f s; press Ctrl-C to stop earlier\n",
                  target_description(o).c_str(), o.duration_s);
@@ -54,19 +52,65 @@ void announce_recording(const recorder::RecordOptions& o) {
   }
 }
 
+// How sprof ended a command it launched: "terminated (SIGTERM)" or "killed (SIGKILL ...)".
+std::string how_terminated(const recorder::Recording& r) {
+  if (r.terminated_status && r.terminated_status->signaled &&
+      r.terminated_status->signal == SIGKILL) {
+    return "was killed (SIGKILL: it ignored SIGTERM)";
+  }
+  return "was terminated (SIGTERM)";
+}
+
 void print_stop_notes(const recorder::Recording& r, const recorder::RecordOptions& o) {
   if (o.iteration_count > 1) {
     std::printf("sprof: %d of %d iterations recorded\n", r.iterations, o.iteration_count);
   }
-  if (r.stop_cause == recorder::StopCause::kDuration && !o.command.empty()) {
+  if (o.command.empty()) return;
+  if (r.stop_cause == recorder::StopCause::kDuration) {
     if (r.left_running.empty()) {
-      std::printf("sprof: stopped after %.1f s; the command was terminated\n", o.duration_s);
+      std::printf("sprof: stopped after %.1f s; the command (pid %d) %s\n", o.duration_s,
+                  r.terminated_pid, how_terminated(r).c_str());
     } else {
       std::printf("sprof: stopped after %.1f s; the command (pid %d) was left running\n",
                   o.duration_s, r.left_running.front());
     }
+  } else if (r.stop_cause == recorder::StopCause::kStopRequested) {
+    std::printf("sprof: stopped by a second interrupt; the command (pid %d) ignored the first and "
+                "%s\n",
+                r.terminated_pid, how_terminated(r).c_str());
   }
 }
+
+void print_heap_summary(const recorder::Recording& r, symbolicator::Symbolicator* symbolicator) {
+  const convert::HeapStats& heap = r.stats.heap;
+  if (!heap.enabled) return;
+  const std::vector<RetainedPath> paths =
+      symbolicator != nullptr
+          ? retained_paths(r.profile, heap, *symbolicator, kRetainedPathsShown)
+          : std::vector<RetainedPath>{};
+  for (const std::string& line : heap_summary_lines(heap, paths)) std::printf("%s\n", line.c_str());
+}
+
+// The command got the first Ctrl-C and is still running a second later: say once what a second
+// one does.
+class SecondInterruptHint {
+ public:
+  void update(const RecordingSignalGuard& signals, StatusLine& status, double elapsed_s) {
+    if (done_ || quiet() || signals.stop_requests().load() != 1) return;
+    if (!first_seen_s_) first_seen_s_ = elapsed_s;
+    if (elapsed_s - *first_seen_s_ < kPatienceS) return;
+    done_ = true;
+    status.clear();
+    std::fprintf(stderr,
+                 "sprof: the command is still running; Ctrl-C again stops the recording, writes "
+                 "the profile and terminates the command\n");
+  }
+
+ private:
+  static constexpr double kPatienceS = 1.0;  // most commands end well within it
+  std::optional<double> first_seen_s_;
+  bool done_ = false;
+};
 
 int exit_code_for(const Error& e) {
   switch (e.code) {
@@ -80,6 +124,12 @@ int exit_code_for(const Error& e) {
 }  // namespace
 
 int run_record_command(const RecordCommandOptions& options) {
+  // A recording that cannot be saved is lost: find out before it starts.
+  if (auto writable = ReplacingFile::check_target(options.output); !writable.has_value()) {
+    std::fprintf(stderr, "sprof: cannot write the profile to %s (%s); nothing was recorded\n",
+                 options.output.c_str(), writable.error().message.c_str());
+    return exit_code_for(writable.error());
+  }
   auto session = recorder::Session::start(options.record);
   if (!session.has_value()) {
     std::fprintf(stderr, "sprof: %s\n", session.error().message.c_str());
@@ -90,7 +140,17 @@ int run_record_command(const RecordCommandOptions& options) {
   {
     RecordingSignalGuard signals;
     announce_recording(options.record);  // once Ctrl-C is handled
-    auto result = (*session)->run(signals.pending_signal(), &signals.stop_requested());
+    StatusLine status(!quiet());
+    SecondInterruptHint hint;
+    recorder::RunControl control;
+    control.pending_signal = &signals.pending_signal();
+    control.stop_requests = &signals.stop_requests();
+    control.on_progress = [&](const recorder::Progress& progress) {
+      if (!options.record.command.empty()) hint.update(signals, status, progress.elapsed_s);
+      status.update(progress);
+    };
+    auto result = (*session)->run(control);
+    status.clear();
     if (!result.has_value()) {
       std::fprintf(stderr, "sprof: recording failed: %s\n", result.error().message.c_str());
       return exit_code_for(result.error());
@@ -110,29 +170,37 @@ int run_record_command(const RecordCommandOptions& options) {
       facts_from(recording, target_description(options.record), options.output, *written);
   const bool command_ended = !options.record.command.empty() &&
                              recording.stop_cause == recorder::StopCause::kTargetsEnded;
-  std::printf("%s\n%s; written %.0f ms after %s\n", summary_line(facts).c_str(),
-              details_line(recording.stats, options.record.frequency_hz).c_str(),
-              write_latency_ms,
-              command_ended ? "the command exited" : "the recording stopped");
-  if (recording.status.signaled) {
-    std::printf("sprof: the command was killed by signal %d\n", recording.status.signal);
-  }
-  print_stop_notes(recording, options.record);
-  std::fflush(stdout);
-
-  // The Gecko file is complete here; embedding symbols replaces it atomically when done.
-  int serve_code = kExitOk;
-  if (options.save_only) {
-    if (options.presymbolicate) {
-      const auto symbolicator = symbolicator_for(recording.profile, options.serve.symbols);
-      embed_symbols(recording.profile, *symbolicator, options.output, *written, options.serve.symbols);
+  if (!quiet()) {
+    std::printf("%s\n%s; written %.0f ms after %s\n", summary_line(facts).c_str(),
+                details_line(recording.stats, options.record.frequency_hz).c_str(),
+                write_latency_ms,
+                command_ended ? "the command exited" : "the recording stopped");
+    if (recording.status.signaled) {
+      std::printf("sprof: the command was killed by signal %d\n", recording.status.signal);
     }
-  } else if (options.presymbolicate) {
-    serve_code = serve_and_embed_symbols(recording.profile, options.output, options.serve, facts);
-  } else {
-    serve_code = serve_profile(options.output, options.serve, facts);
+    print_stop_notes(recording, options.record);
+    std::fflush(stdout);
   }
+  // One symbolicator names the summary's allocation paths and embeds the symbols after: the
+  // symbol maps it builds for the first serve the second.
+  std::unique_ptr<symbolicator::Symbolicator> symbolicator;
+  if (options.presymbolicate || (recording.stats.heap.enabled && !quiet())) {
+    symbolicator = symbolicator_for(recording.profile, options.serve.symbols);
+  }
+  if (!quiet()) {
+    print_heap_summary(recording, symbolicator.get());
+    std::fflush(stdout);
+  }
+
+  const int serve_code = save_and_serve(recording.profile, options.output, *written,
+                                        options.save_only, options.presymbolicate, options.serve,
+                                        facts, symbolicator.get());
   if (serve_code != kExitOk) return serve_code;
+  // Interrupted twice: the user stopped it, as 128 + SIGINT says in a shell.
+  if (!options.record.command.empty() &&
+      recording.stop_cause == recorder::StopCause::kStopRequested) {
+    return kExitInterrupted;
+  }
   return recording.status.shell_code();
 }
 

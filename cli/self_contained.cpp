@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "console.hpp"
+#include "exit_codes.hpp"
 #include "serve.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "symbol_hints.hpp"
@@ -10,19 +12,9 @@ namespace sprof::cli {
 
 namespace {
 
-// "1,234"
-std::string grouped(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 void print_report(const presymbolicate::SaveReport& report, const std::string& path,
                   uint64_t previous_bytes) {
+  if (quiet()) return;
   const auto& symbols = report.symbols;
   const auto missing = symbols.missing();
   std::printf("sprof: %s is self-contained (%s, was %s): %s of %s addresses named in %zu of %zu "
@@ -52,8 +44,10 @@ bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& 
   // still running then would leave local names in a file meant to travel. Wait for it and
   // embed again: the second pass builds those modules' maps from what was downloaded.
   if (report && !symbolicator.wait_for_downloads(std::chrono::milliseconds(0))) {
-    std::printf("sprof: waiting for debuginfod downloads to embed full names\n");
-    std::fflush(stdout);
+    if (!quiet()) {
+      std::printf("sprof: waiting for debuginfod downloads to embed full names\n");
+      std::fflush(stdout);
+    }
     symbolicator.wait_for_downloads(std::chrono::seconds(sources.debuginfod_timeout_s));
     report = presymbolicate::save_self_contained(profile, symbolicator, path);
   }
@@ -72,16 +66,34 @@ std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(const profile::Prof
 }
 
 int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
-                            const ServeOptions& options, const RecordingFacts& facts) {
-  const auto symbolicator = symbolicator_for(profile, options.symbols);
+                            const ServeOptions& options, const RecordingFacts& facts,
+                            symbolicator::Symbolicator& symbolicator) {
   bool embedded = false;
-  const int code = serve_recorded_profile(path, options, facts, *symbolicator, [&] {
-    embed_symbols(profile, *symbolicator, path, facts.output_bytes, options.symbols);
+  const int code = serve_recorded_profile(path, options, facts, symbolicator, [&] {
+    embed_symbols(profile, symbolicator, path, facts.output_bytes, options.symbols);
     embedded = true;  // read after the thread is joined
   });
   // The server could not start: the file is still worth making self-contained.
-  if (!embedded) embed_symbols(profile, *symbolicator, path, facts.output_bytes, options.symbols);
+  if (!embedded) embed_symbols(profile, symbolicator, path, facts.output_bytes, options.symbols);
   return code;
+}
+
+int save_and_serve(const profile::Profile& profile, const std::string& path,
+                   uint64_t written_bytes, bool save_only, bool presymbolicate,
+                   const ServeOptions& options, const RecordingFacts& facts,
+                   symbolicator::Symbolicator* symbolicator) {
+  if (!presymbolicate) return save_only ? kExitOk : serve_profile(path, options, facts);
+  // The Gecko file is complete here; embedding symbols replaces it atomically when done.
+  std::unique_ptr<symbolicator::Symbolicator> own;
+  if (symbolicator == nullptr) {
+    own = symbolicator_for(profile, options.symbols);
+    symbolicator = own.get();
+  }
+  if (save_only) {
+    embed_symbols(profile, *symbolicator, path, written_bytes, options.symbols);
+    return kExitOk;
+  }
+  return serve_and_embed_symbols(profile, path, options, facts, *symbolicator);
 }
 
 }  // namespace sprof::cli

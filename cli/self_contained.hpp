@@ -28,8 +28,18 @@ std::unique_ptr<symbolicator::Symbolicator> symbolicator_for(const profile::Prof
                                                              const SymbolSources& sources);
 
 // `record` without --save-only: serves `path` (already written in the Gecko form) and embeds the
-// symbols in the background with the server's own symbolicator. Returns an exit code.
+// symbols in the background with `symbolicator`, which the server uses too. Returns an exit code.
 int serve_and_embed_symbols(const profile::Profile& profile, const std::string& path,
-                            const ServeOptions& options, const RecordingFacts& facts);
+                            const ServeOptions& options, const RecordingFacts& facts,
+                            symbolicator::Symbolicator& symbolicator);
+
+// What `record` and `import` do once they wrote the Gecko file `path` (`written_bytes` long):
+// with `presymbolicate`, embed the symbols (at once with `save_only`, else in the background
+// while serving) with `symbolicator` (nullptr: one made for `profile`); without, serve it as it
+// is (unless `save_only`). Returns an exit code.
+int save_and_serve(const profile::Profile& profile, const std::string& path,
+                   uint64_t written_bytes, bool save_only, bool presymbolicate,
+                   const ServeOptions& options, const RecordingFacts& facts,
+                   symbolicator::Symbolicator* symbolicator = nullptr);
 
 }  // namespace sprof::cli

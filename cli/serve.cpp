@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "console.hpp"
 #include "exit_codes.hpp"
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/profile_libraries.hpp"
@@ -26,6 +27,13 @@ std::string profiler_base(const ServeOptions& options) {
   if (!options.profiler_url.empty()) return options.profiler_url;
   if (const char* env = std::getenv("SPROF_PROFILER_URL"); env && *env) return env;
   return std::string(server::kDefaultProfilerBase);
+}
+
+// --server-url, else $SPROF_SERVER_URL, else "" (the address the server listens on).
+std::string server_url(const ServeOptions& options) {
+  if (!options.server_url.empty()) return options.server_url;
+  if (const char* env = std::getenv("SPROF_SERVER_URL"); env && *env) return env;
+  return {};
 }
 
 server::PageInfo page_info(const RecordingFacts& facts) {
@@ -80,7 +88,7 @@ class BackgroundTask {
 
   void finish() {
     if (!thread_.joinable()) return;
-    if (!done_) {
+    if (!done_ && !quiet()) {
       std::printf("sprof: finishing the profile file before exiting\n");
       std::fflush(stdout);
     }
@@ -103,12 +111,12 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
   server_options.port = options.port;
   server_options.profile_path = profile_path;
   server_options.profiler_base = profiler_base(options);
+  server_options.public_url = server_url(options);
   server_options.page = page_info(facts);
   server_options.assets = embedded_assets();
   server_options.handle_signals = true;
   server_options.api = [&symbolication](std::string_view path, std::string_view body) {
-    api::HttpReply reply = symbolication.handle(path, body);
-    return server::HttpReply{reply.status, std::move(reply.content_type), std::move(reply.body)};
+    return symbolication.handle(path, body);
   };
 
   auto server = server::Server::start(std::move(server_options));
@@ -126,8 +134,10 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
     std::printf("sprof: could not open a browser (%s); open %s\n",
                 opened.error().message.c_str(), url.c_str());
   }
-  std::printf("sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
-              profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
+  if (!quiet()) {
+    std::printf("sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
+                profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
+  }
   std::fflush(stdout);
   BackgroundTask task(background);
   (*server)->run();

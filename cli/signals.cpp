@@ -7,11 +7,11 @@ namespace sprof::cli {
 namespace {
 
 std::atomic<int> g_pending_signal{0};
-std::atomic<bool> g_stop_requested{false};
+std::atomic<int> g_stop_requests{0};
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 void on_signal(int sig, siginfo_t* info, void*) {
-  g_stop_requested.store(true);
+  g_stop_requests.fetch_add(1);
   // SI_USER/SI_QUEUE: sent by a process (kill, timeout, systemd) to sprof only. Anything else
   // (SI_KERNEL: the terminal) went to the whole foreground group, the command included.
   if (info && (info->si_code == SI_USER || info->si_code == SI_QUEUE)) {
@@ -23,7 +23,7 @@ void on_signal(int sig, siginfo_t* info, void*) {
 
 RecordingSignalGuard::RecordingSignalGuard() {
   g_pending_signal.store(0);
-  g_stop_requested.store(false);
+  g_stop_requests.store(0);
   struct sigaction sa {};
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO;  // no SA_RESTART: poll() returns early with EINTR
@@ -37,6 +37,6 @@ RecordingSignalGuard::~RecordingSignalGuard() {
 
 std::atomic<int>& RecordingSignalGuard::pending_signal() { return g_pending_signal; }
 
-std::atomic<bool>& RecordingSignalGuard::stop_requested() { return g_stop_requested; }
+const std::atomic<int>& RecordingSignalGuard::stop_requests() const { return g_stop_requests; }
 
 }  // namespace sprof::cli

@@ -6,8 +6,9 @@
 // to it through `pending_signal`.
 //
 // Attach and system-wide recordings own no process to forward to: any of these signals, from the
-// terminal or from kill(2), stops the recording instead (`stop_requested`), and the profile is
-// written as usual.
+// terminal or from kill(2), stops the recording instead (`stop_requests`), and the profile is
+// written as usual. A launched command that ignores the signal is stopped by the second one: the
+// recording ends, the profile is written and sprof terminates the command (as perf does).
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,8 @@ class RecordingSignalGuard {
   RecordingSignalGuard& operator=(const RecordingSignalGuard&) = delete;
 
   std::atomic<int>& pending_signal();
-  // True once any of the signals arrived, however sent.
-  std::atomic<bool>& stop_requested();
+  // How many of the signals arrived, however sent.
+  const std::atomic<int>& stop_requests() const;
 };
 
 }  // namespace sprof::cli

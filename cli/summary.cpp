@@ -18,24 +18,42 @@ std::string human_bytes(uint64_t bytes) {
     std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
   } else if (bytes < 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
-  } else {
+  } else if (bytes < 1024ULL * 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024 * 1024 * 1024));
   }
   return buf;
 }
 
-RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
-                          const std::string& output_path, uint64_t output_bytes) {
+std::string grouped(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+RecordingFacts facts_from(const convert::RecordingStats& stats, const std::string& command,
+                          double duration_s, const std::string& output_path,
+                          uint64_t output_bytes) {
   RecordingFacts f;
   f.command = command;
-  f.duration_s = recording.duration_s;
-  f.processes = recording.stats.processes;
-  f.threads = recording.stats.threads;
-  f.samples = recording.stats.samples;
-  f.lost = recording.stats.lost_records + recording.stats.lost_samples;
+  f.duration_s = duration_s;
+  f.processes = stats.processes;
+  f.threads = stats.threads;
+  f.samples = stats.samples;
+  f.lost = stats.lost_records + stats.lost_samples;
   f.output_path = output_path;
   f.output_bytes = output_bytes;
   return f;
+}
+
+RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
+                          const std::string& output_path, uint64_t output_bytes) {
+  return facts_from(recording.stats, command, recording.duration_s, output_path, output_bytes);
 }
 
 std::string summary_line(const RecordingFacts& f) {
@@ -50,7 +68,10 @@ std::string summary_line(const RecordingFacts& f) {
 }
 
 std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
-  std::string line = "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
+  // --no-cpu opens only a side-band event, which takes no samples.
+  std::string line = s.event_name == "dummy"
+                         ? std::string("sprof: no CPU samples (--no-cpu)")
+                         : "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
   if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
   if (s.malformed_records) line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
   if (s.unwound_samples) {
@@ -63,10 +84,12 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
       line += " (stopped early: " + stops + ")";
     }
   }
-  if (s.samples) {
-    char per[48];
-    std::snprintf(per, sizeof per, ", %.2f us CPU per sample",
-                  static_cast<double>(s.reader_cpu_ns) / 1e3 / static_cast<double>(s.samples));
+  // The reader unwinds allocations as it does samples: its CPU goes to both.
+  if (const uint64_t records = s.samples + s.heap.allocations; records > 0) {
+    char per[64];
+    std::snprintf(per, sizeof per, ", %.2f us CPU per %s",
+                  static_cast<double>(s.reader_cpu_ns) / 1e3 / static_cast<double>(records),
+                  s.heap.allocations > 0 ? "sample or allocation" : "sample");
     line += per;
   }
   return line;

@@ -19,6 +19,10 @@ struct RecordingFacts {
   uint64_t output_bytes = 0;
 };
 
+// The facts of a conversion (live or imported) whose profile was written to `output_path`.
+RecordingFacts facts_from(const convert::RecordingStats& stats, const std::string& command,
+                          double duration_s, const std::string& output_path,
+                          uint64_t output_bytes);
 RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
                           const std::string& output_path, uint64_t output_bytes);
 
@@ -28,5 +32,7 @@ std::string summary_line(const RecordingFacts& facts);
 std::string details_line(const convert::RecordingStats& stats, int frequency_hz);
 
 std::string human_bytes(uint64_t bytes);
+// "1,234"
+std::string grouped(uint64_t n);
 
 }  // namespace sprof::cli

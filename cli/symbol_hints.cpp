@@ -1,7 +1,9 @@
 #include "symbol_hints.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
+#include "console.hpp"
 #include "debuginfod_notes.hpp"
 #include "sprof/elf/vdso.hpp"
 
@@ -27,6 +29,16 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
   symbolicator::SymbolicatorOptions options;
   options.symbol_dirs = sources.symbol_dirs;
   options.debuginfod = debuginfod_options(sources);
+  if (verbose()) {
+    options.search_trace = [](std::string_view module, std::string_view path,
+                              std::string_view verdict) {
+      // One call per line keeps lines from the symbolicator's threads whole.
+      std::fprintf(stderr, "sprof: symbols for %.*s: %.*s%s%.*s\n",
+                   static_cast<int>(module.size()), module.data(), static_cast<int>(path.size()),
+                   path.data(), path.empty() ? "" : ": ", static_cast<int>(verdict.size()),
+                   verdict.data());
+    };
+  }
   add_vdso_hint(hints);
   options.hints = std::move(hints);
   return std::make_unique<symbolicator::Symbolicator>(std::move(options));

@@ -17,9 +17,10 @@ packages=(
   zlib1g-dev              # gzip output
   libcapstone-dev         # /asm/v1 disassembly
   libcli11-dev            # command-line parsing
-  linux-perf              # baseline in benchmarks
+  linux-perf              # baseline in benchmarks; perf.data files for the import tests
   binutils                # addr2line baseline
   heaptrack               # baseline in bench/run-heap.py only
+  clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
 )
 
 missing=()

@@ -28,7 +28,23 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns) {
   ThreadCpu& t = state(tid, time_ns, created);
   // A second switch-in without a switch-out in between means a lost record: the interval since
   // the first one is not known to be on CPU, so it restarts here.
-  t.on_cpu_since = time_ns;
+  t.on_cpu_since = switch_in_time(tid, time_ns);
+  t.picked_at.reset();
+}
+
+uint64_t CpuAccounting::switch_in_time(uint32_t tid, uint64_t record_ns) const {
+  const auto it = threads_.find(tid);
+  if (it == threads_.end()) return record_ns;
+  const ThreadCpu& t = it->second;
+  // A pick older than the last switch-out belongs to an earlier switch-in whose record was lost.
+  const bool pick_is_ours =
+      t.picked_at && *t.picked_at <= record_ns && *t.picked_at >= t.off_cpu_since;
+  return pick_is_ours ? *t.picked_at : record_ns;
+}
+
+void CpuAccounting::picked(uint32_t tid, uint64_t time_ns) {
+  bool created = false;
+  state(tid, time_ns, created).picked_at = time_ns;
 }
 
 void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
@@ -36,6 +52,7 @@ void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
   ThreadCpu& t = state(tid, time_ns, created);
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) t.unreported_ns += time_ns - *t.on_cpu_since;
   t.on_cpu_since.reset();
+  t.off_cpu_since = std::max(t.off_cpu_since, time_ns);
 }
 
 CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns) {

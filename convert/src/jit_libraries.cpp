@@ -109,8 +109,9 @@ std::vector<std::string> JitLibraries::files_of(uint32_t pid) const {
   return files;
 }
 
-void JitLibraries::add_libraries(uint32_t pid, std::vector<profile::Library>& libs) const {
-  bool added = false;
+std::vector<profile::Library> JitLibraries::add_libraries(
+    uint32_t pid, std::vector<profile::Library>& libs) const {
+  std::vector<profile::Library> added;
   for (const std::string& path : files_of(pid)) {
     auto content = files_.read_file(path, kMaxJitFileBytes);
     if (!content) {
@@ -123,16 +124,29 @@ void JitLibraries::add_libraries(uint32_t pid, std::vector<profile::Library>& li
       continue;
     }
     auto jit_libs = jit_libraries_for(*symbols, path, jit_content_hash(*content), libs);
-    added = added || !jit_libs.empty();
+    added.insert(added.end(), jit_libs.begin(), jit_libs.end());
     libs.insert(libs.end(), std::make_move_iterator(jit_libs.begin()),
                 std::make_move_iterator(jit_libs.end()));
   }
-  if (added) {
+  if (!added.empty()) {
     std::stable_sort(libs.begin(), libs.end(),
                      [](const profile::Library& a, const profile::Library& b) {
                        return a.start < b.start;
                      });
   }
+  return added;
+}
+
+void mark_jit_frames(const std::vector<profile::Library>& jit_libs, profile::Thread& thread) {
+  if (jit_libs.empty()) return;
+  const std::vector<Range> jit = occupied_ranges(jit_libs);
+  thread.recategorize_address_frames(
+      [&jit](uint64_t address, profile::Category category) -> std::optional<profile::Category> {
+        if (category != profile::Category::kUser || !intersects(jit, address, address + 1)) {
+          return std::nullopt;
+        }
+        return profile::Category::kJit;
+      });
 }
 
 }  // namespace sprof::convert

@@ -70,6 +70,11 @@ std::vector<profile::MarkerSchema> sprof_marker_schemas() {
                        {description("The kernel throttled sampling because it took too much "
                                     "CPU time (perf_cpu_time_max_percent); samples are missing "
                                     "until it is unthrottled.")}));
+  out.push_back(schema(kOnCpuMarkerType, "{marker.data.thread}",
+                       {field("thread", "Thread", "string", true),
+                        field("pid", "Process ID", "pid"), field("tid", "Thread ID", "tid"),
+                        description("A recorded thread ran on this CPU, from its switch-in to "
+                                    "its switch-out (--cswitch-markers).")}));
   out.push_back(schema(kUserMarkerType, "{marker.name}",
                        {description("A marker the program wrote (sprof/markers.h, or a "
                                     "samply-style marker-<pid>.txt file).")}));

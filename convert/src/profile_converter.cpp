@@ -29,6 +29,10 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
   profile_.meta.interval_ms = options_.interval_ms;
   profile_.meta.product = options_.product;
   profile_.meta.profiling_start_ms = 0.0;
+  if (options_.heap) heap_.emplace(options_.heap->sample_interval_bytes, stats_.heap);
+  if (options_.per_cpu_threads) {
+    per_cpu_.emplace(options_.origin_monotonic_ns, options_.cswitch_markers);
+  }
 }
 
 double ProfileConverter::to_ms(uint64_t ns) const {
@@ -52,10 +56,29 @@ ProfileConverter::ProcessState& ProfileConverter::process(uint32_t pid, uint64_t
   if (it != processes_.end()) return it->second;
   ++stats_.processes;
   ProcessState state;
-  if (options_.proc.read_comm) state.name = options_.proc.read_comm(pid, pid).value_or("");
-  if (state.name.empty()) state.name = "pid " + std::to_string(pid);
-  state.image = new_image(pid, state.name, time_ns);
+  std::optional<std::string> comm;
+  if (options_.proc.read_comm) comm = options_.proc.read_comm(pid, pid);
+  state.name = comm && !comm->empty() ? ProcessName::from_comm(*comm) : ProcessName::unknown(pid);
+  if (options_.process_name_args > 0 && options_.proc.read_argv) {
+    if (const auto argv = options_.proc.read_argv(pid)) {
+      state.name.set_arguments(*argv, options_.process_name_args);
+    }
+  }
+  state.image = new_image(pid, state.name.display(), time_ns);
   return processes_.emplace(pid, std::move(state)).first->second;
+}
+
+void ProfileConverter::rename_image(const ProcessState& p) {
+  profile::Process& image = profile_.processes[p.image];
+  image.name = p.name.display();
+  for (auto& t : image.threads) t.process_name = image.name;
+}
+
+void ProfileConverter::name_arguments(uint32_t pid, ProcessState& p,
+                                      const std::optional<std::vector<std::string>>& argv) {
+  if (options_.process_name_args <= 0) return;
+  const auto args = argv || !options_.proc.read_argv ? argv : options_.proc.read_argv(pid);
+  if (args) p.name.set_arguments(*args, options_.process_name_args);
 }
 
 ProfileConverter::ThreadState& ProfileConverter::thread(uint32_t pid, uint32_t tid,
@@ -70,16 +93,16 @@ ProfileConverter::ThreadState& ProfileConverter::thread(uint32_t pid, uint32_t t
   t.pid = pid;
   t.tid = tid;
   t.register_time_ms = to_ms(time_ns);
-  t.process_name = p.name;
+  t.process_name = p.name.display();
   t.process_type = image.process_type;
   if (tid == pid) {
     // The contract's recommendation: the main thread is "GeckoMain", so it becomes the process
     // track with its activity graph and shows `processName`.
     t.name = "GeckoMain";
   } else if (options_.proc.read_comm) {
-    t.name = options_.proc.read_comm(pid, tid).value_or(p.name);
+    t.name = options_.proc.read_comm(pid, tid).value_or(p.name.executable());
   } else {
-    t.name = p.name;
+    t.name = p.name.executable();
   }
   image.threads.push_back(std::move(t));
   ThreadState state{pid, p.image, image.threads.size() - 1};
@@ -107,6 +130,7 @@ void ProfileConverter::load_maps_from_proc(uint32_t pid, ProcessState& p) {
   if (p.maps_loaded_from_proc || !options_.proc.read_exec_maps) return;
   p.maps_loaded_from_proc = true;
   for (const auto& m : options_.proc.read_exec_maps(pid)) {
+    if (p.name.note_mapped_file(m.path)) rename_image(p);
     if (p.modules.find(m.start) == nullptr) add_mapping(p, m.path, m.start, m.end, m.pgoff);
   }
 }
@@ -128,12 +152,22 @@ void ProfileConverter::consume(const perf::Record& record) {
   std::visit(
       [this](const auto& r) {
         using T = std::decay_t<decltype(r)>;
+        // Allocation records say nothing about scheduling: CPU accounting is perf's alone.
+        constexpr bool kHeapRecord = std::is_same_v<T, perf::HeapAllocRecord> ||
+                                     std::is_same_v<T, perf::HeapFreeRecord> ||
+                                     std::is_same_v<T, perf::HeapAttachRecord>;
         if constexpr (!std::is_same_v<T, perf::SampleRecord> &&
-                      !std::is_same_v<T, perf::SwitchRecord>) {
+                      !std::is_same_v<T, perf::SwitchRecord> && !kHeapRecord) {
           note_running(r.id);
         }
         if constexpr (std::is_same_v<T, perf::SampleRecord>) {
           on_sample(r);
+        } else if constexpr (std::is_same_v<T, perf::HeapAllocRecord>) {
+          on_heap_alloc(r);
+        } else if constexpr (std::is_same_v<T, perf::HeapFreeRecord>) {
+          on_heap_free(r);
+        } else if constexpr (std::is_same_v<T, perf::HeapAttachRecord>) {
+          on_heap_attach(r);
         } else if constexpr (std::is_same_v<T, perf::Mmap2Record>) {
           on_mmap(r);
         } else if constexpr (std::is_same_v<T, perf::CommRecord>) {
@@ -183,6 +217,10 @@ void ProfileConverter::add_marker_to_root(profile::Marker marker) {
 }
 
 void ProfileConverter::on_mmap(const perf::Mmap2Record& m) {
+  // The first file an image maps is its executable (mapped by exec): it may complete the name.
+  if (auto known = processes_.find(m.pid); known != processes_.end()) {
+    if (known->second.name.note_mapped_file(m.filename)) rename_image(known->second);
+  }
   // Marker files are data mappings (attr.mmap_data); jitdumps are mapped executable.
   if (marker_files_.note_mmap(m.filename) || jit_.note_mmap(m.pid, m.filename)) return;
   if (!m.executable) return;
@@ -192,27 +230,32 @@ void ProfileConverter::on_mmap(const perf::Mmap2Record& m) {
 
 void ProfileConverter::on_comm(const perf::CommRecord& c) {
   if (c.exec) {
+    end_heap_image(c.pid, c.id.time);  // the old program's memory is gone
+    // Read while the records are fresh: the process usually still runs the new program.
+    const auto argv = options_.proc.read_argv ? options_.proc.read_argv(c.pid) : std::nullopt;
     ProcessState& p = process(c.pid, c.id.time);
     profile::Process& old_image = profile_.processes[p.image];
     const bool old_is_empty =
         std::all_of(old_image.threads.begin(), old_image.threads.end(),
-                    [](const profile::Thread& t) { return t.samples().empty(); });
+                    [](const profile::Thread& t) {
+                      return t.samples().empty() && t.native_allocations().empty();
+                    });
     // Snapshot the old image's libraries: it keeps the address space it had.
     old_image.libs = p.modules.libraries();
     p.modules = ModuleMap();
     p.maps_loaded_from_proc = false;
-    p.name = c.comm;
+    p.name = ProcessName::from_comm(c.comm);
+    name_arguments(c.pid, p, argv);
     if (old_is_empty) {
       // Launched commands are enabled at exec, so the pre-exec image holds nothing: reuse it.
-      old_image.name = c.comm;
       old_image.libs.clear();
-      for (auto& t : old_image.threads) t.process_name = c.comm;
+      rename_image(p);
     } else {
       old_image.shutdown_time_ms = to_ms(c.id.time);
       for (auto& t : old_image.threads) {
         if (!t.unregister_time_ms) t.unregister_time_ms = to_ms(c.id.time);
       }
-      p.image = new_image(c.pid, c.comm, c.id.time);
+      p.image = new_image(c.pid, p.name.display(), c.id.time);
       // exec leaves a single thread, with the process's pid as its tid.
       for (auto it = threads_.begin(); it != threads_.end();) {
         it = it->second.pid == c.pid ? threads_.erase(it) : std::next(it);
@@ -220,18 +263,23 @@ void ProfileConverter::on_comm(const perf::CommRecord& c) {
       --stats_.threads;  // the exec'ing thread is counted again below
     }
     thread(c.pid, c.tid, c.id.time);
-    mark_exec(c);
+    if (heap_) heap_->note_exec(c.pid, p.image, c.comm);
+    mark_exec(c, argv);
     return;
   }
   ThreadState& t = thread(c.pid, c.tid, c.id.time);
   profile::Thread& pt = profile_thread(t);
   if (c.tid != c.pid) {
     pt.name = c.comm;
-  } else {
-    // The main thread keeps the GeckoMain name; its comm names the process.
-    processes_[c.pid].name = c.comm;
-    profile_.processes[t.image].name = c.comm;
-    for (auto& th : profile_.processes[t.image].threads) th.process_name = c.comm;
+    return;
+  }
+  // The main thread keeps the GeckoMain name. A process is named by what it exec'd, not by what
+  // its main thread later calls itself, unless nothing named it yet.
+  ProcessState& p = processes_.at(c.pid);
+  if (!p.name.known()) {
+    p.name = ProcessName::from_comm(c.comm);
+    name_arguments(c.pid, p, std::nullopt);
+    rename_image(p);
   }
 }
 
@@ -245,9 +293,9 @@ void ProfileConverter::on_fork(const perf::ForkRecord& f) {
       state.name = parent->second.name;
       state.modules = parent->second.modules;
     } else {
-      state.name = "pid " + std::to_string(f.pid);
+      state.name = ProcessName::unknown(f.pid);
     }
-    state.image = new_image(f.pid, state.name, f.time);
+    state.image = new_image(f.pid, state.name.display(), f.time);
     processes_.emplace(f.pid, std::move(state));
   }
   thread(f.pid, f.tid, f.time);
@@ -263,6 +311,7 @@ void ProfileConverter::on_exit(const perf::ExitRecord& e) {
   mark_exit(e, it->second);
   if (e.tid == e.pid) {
     profile_.processes[it->second.image].shutdown_time_ms = to_ms(e.time);
+    end_heap_image(e.pid, e.time);
   }
 }
 
@@ -323,10 +372,24 @@ std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
   profile::Thread& t = profile_thread(ts);
   // An off-CPU stack's leaf is an Idle frame (contract section 4.3).
   if (s.context_switch_sample && !frames_.empty()) frames_.front().second = profile::Category::kIdle;
+  // Interning is deterministic, so the prefix this stack shares with the thread's previous one
+  // has the same stack indexes: start after it.
+  InternedStack& last = ts.last_stack;
+  const size_t depth = frames_.size();
+  size_t shared = 0;
+  while (shared < depth && shared < last.frames.size() &&
+         last.frames[shared] == frames_[depth - 1 - shared]) {
+    ++shared;
+  }
+  last.frames.resize(shared);
+  last.stacks.resize(shared);
   std::optional<uint32_t> stack;
-  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
-    const uint32_t frame = t.intern_address_frame(it->first, it->second);
-    stack = t.intern_stack(stack, frame);
+  if (shared > 0) stack = last.stacks.back();
+  for (size_t i = shared; i < depth; ++i) {
+    const auto& [address, category] = frames_[depth - 1 - i];
+    stack = t.intern_stack(stack, t.intern_address_frame(address, category));
+    last.frames.emplace_back(address, category);
+    last.stacks.push_back(*stack);
   }
   return stack;
 }
@@ -336,10 +399,11 @@ profile::Profile ProfileConverter::finish(uint64_t end_ns) {
   profile_.meta.profiling_end_ms = end_ms;
   close_all_activity(end_ns);
   add_recorded_markers(end_ns);
+  if (heap_) heap_->finish(profile_, end_ms);
   profile_.meta.has_cpu_deltas = options_.period_is_cpu_ns || options_.switch_records;
   for (auto& [pid, p] : processes_) {
     profile_.processes[p.image].libs = p.modules.libraries();
-    add_jit_libraries(pid, profile_.processes[p.image].libs);
+    add_jit_libraries(pid, profile_.processes[p.image]);
   }
   for (auto& image : profile_.processes) {
     if (options_.kernel_lib) image.libs.push_back(*options_.kernel_lib);
@@ -349,6 +413,7 @@ profile::Profile ProfileConverter::finish(uint64_t end_ns) {
       }
     }
   }
+  if (per_cpu_) per_cpu_->finish(profile_);  // after every process has its libs
   stats_.unreadable_modules = modules_.unreadable_files();
   return std::move(profile_);
 }

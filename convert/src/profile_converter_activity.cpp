@@ -12,9 +12,32 @@
 
 namespace sprof::convert {
 
+ProfileConverter::ThreadState* ProfileConverter::known_thread(uint32_t pid, uint32_t tid) {
+  auto it = threads_.find(tid);
+  return it != threads_.end() && it->second.pid == pid ? &it->second : nullptr;
+}
+
+PerCpuTracks::Task ProfileConverter::cpu_task(const ThreadState& ts) {
+  const ProcessName& name = processes_.at(ts.pid).name;
+  const profile::Thread& t = profile_.processes[ts.image].threads[ts.thread];
+  PerCpuTracks::Task task;
+  task.pid = ts.pid;
+  task.tid = static_cast<uint32_t>(t.tid);
+  task.process_name = name.executable();
+  task.thread_name = task.tid == task.pid ? std::string_view(name.executable()) : t.name;
+  task.track_key = (static_cast<uint64_t>(ts.image) << 32) | ts.thread;
+  return task;
+}
+
 void ProfileConverter::note_running(const perf::SampleId& id) {
   // tid 0 is the idle task, or a record without a sample_id trailer.
-  if (id.tid != 0) cpu_.running(id.tid, id.time);
+  if (id.tid == 0) return;
+  cpu_.running(id.tid, id.time);
+  if (per_cpu_) {
+    if (ThreadState* ts = known_thread(id.pid, id.tid)) {
+      per_cpu_->running(id.cpu, cpu_task(*ts), id.time);
+    }
+  }
 }
 
 void ProfileConverter::keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s) {
@@ -28,14 +51,20 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
                                      const perf::SampleRecord& s) {
   const CpuAccounting::Taken taken = cpu_.take(s.id.tid, s.id.time);
   ts.off_cpu.last_on_cpu_stack = stack;
+  // What the sample's period says of CPU time: the clock events count it; cycles and the other
+  // events do not.
+  const std::optional<uint64_t> period_cpu_ns =
+      options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt;
   if (options_.switch_records && taken.cpu_ns) {
     add_thread_sample(ts, stack, s.id.time, taken.cpu_ns, taken.since_ns);
   } else {
-    // No switch records, or the thread's start is unknown: the cpu-clock period is its CPU time
-    // since its previous sample; for the cycles event there is no CPU time to give.
-    add_thread_sample(ts, stack, s.id.time,
-                      options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt,
-                      std::nullopt);
+    // No switch records, or the thread's start is unknown: the period's CPU time since the
+    // thread's previous sample, if the event counts any.
+    add_thread_sample(ts, stack, s.id.time, period_cpu_ns, std::nullopt);
+  }
+  if (per_cpu_) {
+    per_cpu_->add_sample(s.id.cpu, cpu_task(ts), profile_thread(ts), stack, s.id.time,
+                         period_cpu_ns);
   }
   ++stats_.samples;
 }
@@ -52,18 +81,50 @@ void ProfileConverter::add_thread_sample(ThreadState& ts, std::optional<uint32_t
   t.add_sample(profile::Sample{stack, time_ms, cpu_ns});
 }
 
+// The time a switch-out of `ts` really happened: its off-CPU sample, taken just before the
+// record with the same clock read before its stack copy, when there is one.
+uint64_t ProfileConverter::switch_out_time(const ThreadState* ts, uint64_t record_ns) const {
+  if (ts == nullptr || !ts->off_cpu.pending || ts->off_cpu.pending->id.time > record_ns) {
+    return record_ns;
+  }
+  return ts->off_cpu.pending->id.time;
+}
+
+void ProfileConverter::note_cpu_wide_switch_out(const perf::SwitchRecord& r) {
+  if (!r.out) return;
+  // The kernel writes the CPU-wide record right after picking the next task, before the
+  // outgoing task's own SWITCH(out) (cpu_accounting.hpp): the better time for both ends.
+  ThreadState* prev = r.id.tid != 0 ? known_thread(r.id.pid, r.id.tid) : nullptr;
+  const uint64_t left_ns = switch_out_time(prev, r.id.time);
+  if (prev != nullptr && options_.switch_side_band) cpu_.switched_out(r.id.tid, left_ns);
+  if (r.next_prev_tid != 0 && threads_.contains(r.next_prev_tid)) {
+    cpu_.picked(r.next_prev_tid, left_ns);
+  }
+}
+
 void ProfileConverter::on_switch(const perf::SwitchRecord& r) {
+  if (r.cpu_wide) {
+    note_cpu_wide_switch_out(r);
+    if (options_.switch_side_band) return;  // the per-task records say the rest
+  }
   const uint32_t tid = r.id.tid;
   if (tid == 0) return;
-  auto it = threads_.find(tid);
-  ThreadState* ts = it != threads_.end() && it->second.pid == r.id.pid ? &it->second : nullptr;
+  ThreadState* ts = known_thread(r.id.pid, tid);
+  const uint64_t left_ns = r.out ? switch_out_time(ts, r.id.time) : r.id.time;
+  if (per_cpu_ && ts != nullptr) {
+    if (r.out) {
+      per_cpu_->switched_out(r.id.cpu, cpu_task(*ts), left_ns);
+    } else {
+      per_cpu_->running(r.id.cpu, cpu_task(*ts), cpu_.switch_in_time(tid, r.id.time));
+    }
+  }
   if (r.out) {
-    cpu_.switched_out(tid, r.id.time);
+    cpu_.switched_out(tid, left_ns);
     if (ts == nullptr) return;
     OffCpuState& off = ts->off_cpu;
     // Only a voluntary switch is blocking; a preempted thread is still runnable.
     if (!r.preempted && off.pending && off.pending->id.time <= r.id.time) {
-      off.blocked = OffCpuState::Blocked{intern_sample_stack(*ts, *off.pending), r.id.time};
+      off.blocked = OffCpuState::Blocked{intern_sample_stack(*ts, *off.pending), left_ns};
     }
     off.pending.reset();
     return;

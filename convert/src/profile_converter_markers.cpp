@@ -7,13 +7,14 @@ namespace sprof::convert {
 
 void ProfileConverter::mark_fork(const perf::ForkRecord& f) {
   ThreadState& t = thread(f.pid, f.tid, f.time);
-  profile_thread(t).add_marker(lifecycle_.on_fork(f, processes_.at(f.pid).name, to_ms(f.time)));
+  profile_thread(t).add_marker(
+      lifecycle_.on_fork(f, processes_.at(f.pid).name.display(), to_ms(f.time)));
 }
 
-void ProfileConverter::mark_exec(const perf::CommRecord& c) {
-  // Read while the records are fresh: the process usually still runs the new program.
-  const auto command_line =
-      options_.proc.read_cmdline ? options_.proc.read_cmdline(c.pid) : std::nullopt;
+void ProfileConverter::mark_exec(const perf::CommRecord& c,
+                                 const std::optional<std::vector<std::string>>& argv) {
+  const std::optional<std::string> command_line =
+      argv ? std::optional<std::string>(join_arguments(*argv)) : std::nullopt;
   ThreadState& t = thread(c.pid, c.tid, c.id.time);
   profile_thread(t).add_marker(lifecycle_.on_exec(c, command_line, to_ms(c.id.time)));
 }
@@ -37,8 +38,9 @@ void ProfileConverter::add_recorded_markers(uint64_t end_ns) {
   });
 }
 
-void ProfileConverter::add_jit_libraries(uint32_t pid, std::vector<profile::Library>& libs) const {
-  jit_.add_libraries(pid, libs);
+void ProfileConverter::add_jit_libraries(uint32_t pid, profile::Process& process) const {
+  const std::vector<profile::Library> added = jit_.add_libraries(pid, process.libs);
+  for (profile::Thread& t : process.threads) mark_jit_frames(added, t);
 }
 
 }  // namespace sprof::convert

@@ -15,6 +15,27 @@ const perf_event_attr& sampling_attr(const SourceDescription& source) {
   return source.events.front().attr;
 }
 
+// The heap settings and what came of them, under meta.sprof (heap*).
+void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapStats& s) {
+  auto add = [&](const char* key, uint64_t value) {
+    meta.extra.emplace_back(key, static_cast<int64_t>(value));
+  };
+  meta.extra.emplace_back("heap", std::string(heap.sample_interval_bytes == 0 ? "all" : "sampled"));
+  add("heapIntervalBytes", heap.sample_interval_bytes);
+  add("heapStackCopyBytes", heap.stack_copy_bytes);
+  add("heapCalls", s.calls);
+  add("heapCallBytes", s.call_bytes);
+  add("heapAllocations", s.allocations);
+  add("heapFrees", s.frees);
+  add("heapDroppedRecords", s.dropped_records);
+  add("heapUntrackedSamples", s.untracked_samples);
+  add("heapMalformedRecords", s.ring_malformed);
+  add("heapAttachedProcesses", s.attached_processes);
+  meta.extra.emplace_back("heapPeakLiveBytes", s.peak_live_bytes);
+  meta.extra.emplace_back("heapPeakTimeMs", s.peak_time_ms);
+  meta.extra.emplace_back("heapLiveAtExitBytes", s.live_at_exit_bytes);
+}
+
 }  // namespace
 
 bool unwinds_user_stacks(const SourceDescription& source) {
@@ -24,7 +45,7 @@ bool unwinds_user_stacks(const SourceDescription& source) {
 
 std::unique_ptr<unwind::Unwinder> make_unwinder(const SourceDescription& source,
                                                 HostFiles& files) {
-  if (!unwinds_user_stacks(source)) return nullptr;
+  if (!unwinds_user_stacks(source) && !source.heap) return nullptr;
   return std::make_unique<unwind::CfiUnwinder>(files);
 }
 
@@ -41,10 +62,30 @@ ConverterOptions converter_options(const SourceDescription& source, ProcAccess p
   o.period_is_cpu_ns = perf::period_is_cpu_ns(attr);
   o.switch_records = std::any_of(source.events.begin(), source.events.end(),
                                  [](const perf::EventSpec& e) { return e.attr.context_switch; });
+  o.switch_side_band = std::any_of(source.events.begin(), source.events.end(),
+                                   [](const perf::EventSpec& e) {
+                                     return e.role == perf::EventRole::kSwitchSideBand;
+                                   });
   o.unwinder = unwinds_user_stacks(source) ? unwinder : nullptr;
   o.proc = std::move(proc);
+  if (source.heap) {
+    // Allocation stacks are always unwound with CFI: the interposer captured registers and a
+    // stack copy whatever the CPU samples use.
+    o.heap = HeapOptions{source.heap->sample_interval_bytes, source.heap->interposer_name,
+                         unwinder};
+  }
   return o;
 }
+
+namespace {
+
+// A rate as a JSON integer. An attr read from a file can claim any sample_freq (up to 2^64 - 1),
+// which does not fit an int64_t: such a rate is written as 0, "unknown".
+int64_t whole_hz(double hz) {
+  return hz >= 0 && hz < 9.2e18 ? static_cast<int64_t>(hz) : 0;
+}
+
+}  // namespace
 
 void describe_recording(profile::Meta& meta, const SourceDescription& source,
                         const RecordingStats& stats) {
@@ -53,7 +94,7 @@ void describe_recording(profile::Meta& meta, const SourceDescription& source,
   if (!source.oscpu.empty()) meta.oscpu = source.oscpu;
   meta.extra = {
       {"event", stats.event_name},
-      {"frequencyHz", static_cast<int64_t>(perf::sample_rate_hz(sampling_attr(source)))},
+      {"frequencyHz", whole_hz(perf::sample_rate_hz(sampling_attr(source)))},
       {"unwind", std::string(unwinds_user_stacks(source) ? "dwarf" : "fp")},
       {"lostRecords", static_cast<int64_t>(stats.lost_records)},
       {"lostSamples", static_cast<int64_t>(stats.lost_samples)},
@@ -61,6 +102,7 @@ void describe_recording(profile::Meta& meta, const SourceDescription& source,
       {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
   };
   meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));
+  if (source.heap) describe_heap(meta, *source.heap, stats.heap);
   if (stats.unwound_samples) {
     meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
     for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {

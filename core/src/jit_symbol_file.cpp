@@ -1,5 +1,6 @@
 #include "sprof/core/jit_symbol_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <unordered_map>
@@ -22,8 +23,43 @@ constexpr size_t kJitRecordHeaderBytes = 16;  // id, total_size, timestamp
 enum JitRecordId : uint32_t {
   kJitCodeLoad = 0,
   kJitCodeMove = 1,
-  // kJitCodeDebugInfo = 2, kJitCodeClose = 3, kJitCodeUnwindingInfo = 4: skipped.
+  kJitCodeDebugInfo = 2,
+  // kJitCodeClose = 3, kJitCodeUnwindingInfo = 4: skipped.
 };
+
+// perf's JVMTI agent writes this file name for "same file as the previous entry".
+constexpr std::string_view kSameFileAsPrevious = "\xff";
+
+// The body of a DEBUG_INFO record: its code address and the line table for that code. Entries
+// before the code address (no offset) are dropped; `nr_entry` only ends the walk early, the
+// body's bytes bound it.
+std::pair<uint64_t, std::shared_ptr<const JitLineTable>> parse_debug_info(ByteReader body) {
+  const uint64_t code_addr = body.u64();
+  const uint64_t nr_entry = body.u64();
+  auto table = std::make_shared<JitLineTable>();
+  std::unordered_map<std::string_view, uint32_t> file_index;  // views into the body
+  std::string_view previous_file;
+  for (uint64_t i = 0; i < nr_entry && body.remaining() > 0; ++i) {
+    const uint64_t addr = body.u64();
+    const uint32_t line = body.u32();
+    body.skip(4);  // discrim
+    std::string_view file = body.c_string_aligned(1);
+    if (!body.ok()) break;
+    if (file == kSameFileAsPrevious) file = previous_file;
+    previous_file = file;
+    if (addr < code_addr) continue;
+    const auto [it, inserted] =
+        file_index.try_emplace(file, static_cast<uint32_t>(table->files.size()));
+    if (inserted) table->files.emplace_back(file);
+    table->entries.push_back(JitLineTable::Entry{addr - code_addr, line, it->second});
+  }
+  std::stable_sort(table->entries.begin(), table->entries.end(),
+                   [](const JitLineTable::Entry& a, const JitLineTable::Entry& b) {
+                     return a.offset < b.offset;
+                   });
+  if (table->entries.empty()) table.reset();
+  return {code_addr, std::move(table)};
+}
 
 std::string_view basename_of(std::string_view path) {
   const auto slash = path.rfind('/');
@@ -102,6 +138,9 @@ Result<std::vector<JitSymbol>> parse_jitdump(std::span<const uint8_t> bytes) {
 
   std::vector<JitSymbol> symbols;
   std::unordered_map<uint64_t, size_t> by_code_index;  // code_index -> index in `symbols`
+  // DEBUG_INFO precedes the CODE_LOAD of the code it describes: held here by code address
+  // until that load (a later DEBUG_INFO for the same address replaces an unclaimed one).
+  std::unordered_map<uint64_t, std::shared_ptr<const JitLineTable>> pending_lines;
   size_t pos = header_size;
   while (bytes.size() - pos >= kJitRecordHeaderBytes) {
     ByteReader record_header(bytes.subspan(pos));
@@ -123,6 +162,10 @@ Result<std::vector<JitSymbol>> parse_jitdump(std::span<const uint8_t> bytes) {
       const std::string_view name = body.c_string_aligned(1);
       if (!body.ok()) continue;
       s.name = std::string(name);
+      if (auto it = pending_lines.find(s.start); it != pending_lines.end()) {
+        s.lines = std::move(it->second);
+        pending_lines.erase(it);
+      }
       by_code_index[code_index] = symbols.size();
       symbols.push_back(std::move(s));
     } else if (id == kJitCodeMove) {
@@ -135,12 +178,27 @@ Result<std::vector<JitSymbol>> parse_jitdump(std::span<const uint8_t> bytes) {
       const auto it = by_code_index.find(code_index);
       if (it == by_code_index.end()) continue;
       // The code now lives at the new address; appended, so it wins over the old range.
-      JitSymbol moved{new_addr, size, symbols[it->second].name};
+      // Line offsets are from the code's start, so the moved code shares the table.
+      const JitSymbol& old = symbols[it->second];
+      JitSymbol moved{new_addr, size, old.name, old.lines};
       it->second = symbols.size();
       symbols.push_back(std::move(moved));
+    } else if (id == kJitCodeDebugInfo) {
+      auto [code_addr, lines] = parse_debug_info(body);
+      if (lines) {
+        pending_lines[code_addr] = std::move(lines);
+      } else {
+        pending_lines.erase(code_addr);
+      }
     }
   }
   return symbols;
+}
+
+const JitLineTable::Entry* JitLineTable::find(uint64_t offset) const {
+  auto it = std::upper_bound(entries.begin(), entries.end(), offset,
+                             [](uint64_t o, const Entry& e) { return o < e.offset; });
+  return it == entries.begin() ? nullptr : &*std::prev(it);
 }
 
 std::string jit_breakpad_id(uint64_t base, uint64_t content_hash) {

@@ -1,6 +1,7 @@
 #include "sprof/core/replacing_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -75,6 +76,16 @@ Result<ReplacingFile> ReplacingFile::create(std::string path, mode_t mode) {
     }
   }
   return fail(Errc::kIo, "cannot create a temporary file beside " + path);
+}
+
+Result<void> ReplacingFile::check_target(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return fail(Errc::kInvalidArgument, "'" + path + "' is a directory, not a file");
+  }
+  SPROF_TRY(ReplacingFile probe, create(path));
+  (void)probe;  // removed when it goes out of scope: the target is untouched
+  return ok();
 }
 
 Result<void> ReplacingFile::write(std::string_view bytes) {

@@ -1,10 +1,12 @@
 #include "sprof/core/untrusted_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 namespace sprof {
 
@@ -44,7 +46,62 @@ Result<UntrustedFile> open_untrusted_file(const std::string& path, Symlinks syml
     return fail(Errc::kUnsupported,
                 path + ": is " + file_type_name(st.st_mode) + ", not a regular file; not read");
   }
-  return UntrustedFile{std::move(fd), static_cast<uint64_t>(st.st_size)};
+  const double mtime_ms = static_cast<double>(st.st_mtim.tv_sec) * 1e3 +
+                         static_cast<double>(st.st_mtim.tv_nsec) / 1e6;
+  return UntrustedFile{std::move(fd), static_cast<uint64_t>(st.st_size), mtime_ms};
+}
+
+Result<void> read_untrusted_at(const UntrustedFile& file, uint64_t offset, std::span<uint8_t> out) {
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(file.fd.get(), out.data() + done, out.size() - done,
+                              static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Error e = Error::from_errno("pread");
+      e.code = Errc::kIo;
+      return e;
+    }
+    if (n == 0) {
+      return fail(Errc::kMalformed, "the file ends at byte " + std::to_string(offset + done) +
+                                        ", before byte " + std::to_string(offset + out.size()));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return ok();
+}
+
+FileMapping::FileMapping(FileMapping&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+FileMapping& FileMapping::operator=(FileMapping&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+FileMapping::~FileMapping() {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+Result<FileMapping> map_untrusted_file(const UntrustedFile& file) {
+  FileMapping mapping;
+  if (file.size_bytes == 0) return mapping;
+  void* p = ::mmap(nullptr, static_cast<size_t>(file.size_bytes), PROT_READ, MAP_SHARED,
+                   file.fd.get(), 0);
+  if (p == MAP_FAILED) {
+    Error e = Error::from_errno("mmap");
+    e.code = Errc::kIo;
+    return e;
+  }
+  // Read front to back, mostly once: let the kernel read ahead.
+  (void)::madvise(p, static_cast<size_t>(file.size_bytes), MADV_SEQUENTIAL);
+  mapping.data_ = static_cast<const uint8_t*>(p);
+  mapping.size_ = static_cast<size_t>(file.size_bytes);
+  return mapping;
 }
 
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes, Symlinks symlinks) {

@@ -73,6 +73,10 @@ class ThreadSymbols {
     SPROF_TRY(symbol_lib_, read_column(symbols, "libIndex", where_ + ".nativeSymbols"));
     SPROF_TRY(symbol_address_, read_column(symbols, "address", where_ + ".nativeSymbols"));
     SPROF_TRY(symbol_size_, read_column(symbols, "functionSize", where_ + ".nativeSymbols"));
+    // symbol_of reads a symbol's address and size by the index its libIndex was checked against.
+    if (symbol_address_.size() != symbol_lib_.size() || symbol_size_.size() != symbol_lib_.size()) {
+      return malformed(where_ + ".nativeSymbols", "has columns of different lengths");
+    }
 
     // (lib, address) -> frames
     std::map<std::pair<uint64_t, uint64_t>, AddressFrames> grouped;

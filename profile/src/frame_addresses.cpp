@@ -16,6 +16,9 @@ StackUses stack_uses(const Thread& thread) {
   for (const StackEntry& s : stacks) {
     if (s.prefix && *s.prefix < stacks.size()) uses.caller[*s.prefix] = true;
   }
+  for (const NativeAllocation& a : thread.native_allocations()) {
+    if (a.stack && *a.stack < stacks.size()) uses.caller[*a.stack] = true;
+  }
   return uses;
 }
 

@@ -21,7 +21,9 @@ namespace sprof::profile::detail {
 // How each stack of a thread is used.
 struct StackUses {
   std::vector<bool> sample_leaf;  // some sample's stack
-  std::vector<bool> caller;       // the prefix of some other stack
+  // Holds a return address: the prefix of some other stack, or an allocation's stack (the
+  // front end treats those as stack walks, not instruction pointers).
+  std::vector<bool> caller;
 };
 StackUses stack_uses(const Thread& thread);
 

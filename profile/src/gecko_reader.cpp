@@ -276,11 +276,42 @@ class ThreadReader {
     return ok();
   }
 
+  // A "Native allocation" marker's payload (contract §8b): its stack is the first sample of
+  // the payload's `stack` object, an index into this thread's stack table.
+  Result<void> read_native_allocation(element payload, std::optional<double> time,
+                                      const std::string& at) {
+    NativeAllocation a;
+    if (!time) return malformed(at, "is an allocation without a startTime");
+    a.time_ms = *time;
+    auto size = detail::as_int(detail::member(payload, "size"));
+    auto address = detail::as_uint(detail::member(payload, "memoryAddress"));
+    if (!size || !address) return malformed(at, "is an allocation without size and memoryAddress");
+    a.bytes = *size;
+    a.memory_address = *address;
+    a.thread_id = detail::as_int(detail::member(payload, "threadId")).value_or(t_.tid);
+    if (auto stack = detail::member(payload, "stack")) {
+      SPROF_TRY(const Table samples, Table::read(*stack, "samples", at + ".data.stack"));
+      auto first = detail::at(samples.rows(), 0);
+      if (auto index = first ? samples.cell(*first, "stack") : std::nullopt) {
+        auto s = detail::as_uint(index);
+        if (!s || *s >= stack_map_.size()) return malformed(at, "has an invalid allocation stack");
+        a.stack = stack_map_[*s];
+      }
+    }
+    t_.add_native_allocation(a);
+    return ok();
+  }
+
   Result<void> read_markers() {
     SPROF_TRY(const Table table, Table::read(thread_, "markers", where_));
     size_t i = 0;
     for (element row : table.rows()) {
       const std::string at = where_ + ".markers.data[" + std::to_string(i++) + "]";
+      const auto payload = table.cell(row, "data");
+      if (payload && detail::as_string(detail::member(*payload, "type")) == kNativeAllocationMarker) {
+        SPROF_TRY_VOID(read_native_allocation(*payload, detail::as_double(table.cell(row, "startTime")), at));
+        continue;
+      }
       Marker m;
       SPROF_TRY(const std::string_view name, text(table.cell(row, "name"), at + ".name"));
       m.name = name;
@@ -290,7 +321,7 @@ class ThreadReader {
       if (phase > 3) return malformed(at, "has a phase outside 0..3");
       m.phase = static_cast<MarkerPhase>(phase);
       m.category = category_of(table.cell(row, "category"));
-      if (auto payload = table.cell(row, "data")) SPROF_TRY_VOID(read_payload(*payload, at, m));
+      if (payload) SPROF_TRY_VOID(read_payload(*payload, at, m));
       t_.add_marker(std::move(m));
     }
     return ok();
@@ -304,6 +335,34 @@ class ThreadReader {
   std::vector<uint32_t> frame_map_;
   std::vector<uint32_t> stack_map_;
 };
+
+Result<std::vector<Counter>> read_counters(element profile, const std::string& where) {
+  std::vector<Counter> out;
+  auto counters = detail::array_member(profile, "counters");
+  if (!counters) return out;
+  size_t i = 0;
+  for (element c : *counters) {
+    const std::string at = where + ".counters[" + std::to_string(i++) + "]";
+    Counter counter;
+    counter.name = string_or_empty(detail::member(c, "name"));
+    counter.category = string_or_empty(detail::member(c, "category"));
+    counter.description = string_or_empty(detail::member(c, "description"));
+    SPROF_TRY(const Table samples, Table::read(c, "samples", at));
+    size_t j = 0;
+    for (element row : samples.rows()) {
+      auto time = detail::as_double(samples.cell(row, "time"));
+      auto count = detail::as_int(samples.cell(row, "count"));
+      if (!time || !count) {
+        return malformed(at + ".samples.data[" + std::to_string(j) + "]", "has no time and count");
+      }
+      counter.samples.push_back(
+          {*time, *count, detail::as_int(samples.cell(row, "number")).value_or(0)});
+      ++j;
+    }
+    out.push_back(std::move(counter));
+  }
+  return out;
+}
 
 Result<Process> read_process(element profile, const std::string& where,
                              const StringFields& string_fields) {
@@ -340,6 +399,7 @@ Result<Process> read_process(element profile, const std::string& where,
     process.threads.push_back(std::move(t));
     ++i;
   }
+  SPROF_TRY(process.counters, read_counters(profile, where));
   return process;
 }
 

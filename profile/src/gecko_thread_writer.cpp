@@ -72,12 +72,52 @@ uint32_t string_index(const Thread& thread, std::string_view s) {
   return 0;
 }
 
-void write_markers(JsonWriter& w, const Thread& thread) {
-  w.key("markers").begin_object();
+void write_marker_schema(JsonWriter& w) {
   w.key("schema").begin_object();
   w.field("name", 0).field("startTime", 1).field("endTime", 2).field("phase", 3);
   w.field("category", 4).field("data", 5);
   w.end_object();
+}
+
+// A marker's `stack`: a tiny thread whose one sample names a stack of the enclosing thread's
+// stack table (contract §8b).
+void write_marker_stack(JsonWriter& w, uint32_t stack, double time_ms, const Thread& thread,
+                        const ThreadProcess& owner) {
+  w.key("stack").begin_object();
+  w.field("name", "SyncProfile");
+  w.key("registerTime").null();
+  w.key("unregisterTime").null();
+  w.field("processType", owner.type).field("tid", thread.tid).field("pid", owner.pid);
+  w.key("markers").begin_object();
+  write_marker_schema(w);
+  w.key("data").begin_array().end_array();
+  w.end_object();
+  w.key("samples").begin_object();
+  w.key("schema").begin_object().field("stack", 0).field("time", 1).field("eventDelay", 2).end_object();
+  w.key("data").begin_array().begin_array().value(stack).value(time_ms).null().end_array().end_array();
+  w.end_object();
+  w.end_object();
+}
+
+// Allocations are instant markers the front end moves into the thread's native-allocations
+// table, in the order they are written (contract §8b).
+void write_native_allocation_markers(JsonWriter& w, const Thread& thread,
+                                     const ThreadProcess& owner) {
+  if (thread.native_allocations().empty()) return;
+  const uint32_t name = string_index(thread, kNativeAllocationMarker);
+  for (const NativeAllocation& a : thread.native_allocations()) {
+    w.begin_array().value(name).value(a.time_ms).null();
+    w.value(static_cast<unsigned>(MarkerPhase::kInstant)).value(static_cast<unsigned>(Category::kOther));
+    w.begin_object().field("type", kNativeAllocationMarker).field("size", a.bytes);
+    if (a.stack) write_marker_stack(w, *a.stack, a.time_ms, thread, owner);
+    w.field("memoryAddress", a.memory_address).field("threadId", a.thread_id);
+    w.end_object().end_array();
+  }
+}
+
+void write_markers(JsonWriter& w, const Thread& thread, const ThreadProcess& owner) {
+  w.key("markers").begin_object();
+  write_marker_schema(w);
   w.key("data").begin_array();
   for (const Marker& m : thread.markers()) {
     const MarkerTimes times = marker_times(m);
@@ -87,6 +127,7 @@ void write_markers(JsonWriter& w, const Thread& thread) {
     write_marker_payload(w, m, [&](std::string_view s) { return string_index(thread, s); });
     w.end_array();
   }
+  write_native_allocation_markers(w, thread, owner);
   w.end_array();
   w.end_object();
 }
@@ -108,7 +149,7 @@ void write_gecko_thread(JsonWriter& w, const Thread& thread, const Process& proc
   write_frame_table(w, thread);
   write_stack_table(w, thread);
   write_samples(w, thread);
-  write_markers(w, thread);
+  write_markers(w, thread, owner);
   w.end_object();
 }
 

@@ -53,6 +53,25 @@ void write_libs(JsonWriter& w, const std::vector<Library>& libs) {
   w.end_array();
 }
 
+// Counters of one (sub)profile; the front end draws them on its GeckoMain thread's track.
+void write_counters(JsonWriter& w, const std::vector<Counter>& counters) {
+  w.key("counters").begin_array();
+  for (const Counter& c : counters) {
+    w.begin_object();
+    w.field("name", c.name).field("category", c.category).field("description", c.description);
+    w.key("samples").begin_object();
+    w.key("schema").begin_object().field("time", 0).field("count", 1).field("number", 2).end_object();
+    w.key("data").begin_array();
+    for (const CounterSample& s : c.samples) {
+      w.begin_array().value(s.time_ms).value(s.count).value(s.number).end_array();
+    }
+    w.end_array();
+    w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+}
+
 // The parts every (sub)profile has besides `meta` and `processes`.
 void write_process_body(JsonWriter& w, const Process* process) {
   static const std::vector<Library> kNoLibs;
@@ -72,6 +91,7 @@ void write_process_body(JsonWriter& w, const Process* process) {
   w.key("data").begin_array().end_array();
   w.end_object();
   w.key("pages").begin_array().end_array();
+  if (process && !process->counters.empty()) write_counters(w, process->counters);
 }
 
 }  // namespace

@@ -101,4 +101,33 @@ std::vector<ModuleAddresses> native_addresses(const Profile& profile) {
   return modules;
 }
 
+std::vector<FrameLookup> allocation_stack_lookups(const Process& process, const Thread& thread,
+                                                  uint32_t stack) {
+  const std::vector<Library> libs = detail::normalize_libs(process.libs);
+  const detail::LibLocator locator(libs);
+  std::vector<FrameLookup> out;
+  std::optional<uint32_t> s = stack;
+  // Prefixes come before their stacks, so this walk ends even in a malformed table.
+  for (size_t steps = 0; s && *s < thread.stacks().size() && steps <= thread.stacks().size();
+       ++steps) {
+    const StackEntry& entry = thread.stacks()[*s];
+    if (entry.frame >= thread.frames().size()) break;
+    FrameLookup lookup;
+    const std::string& location = thread.strings()[thread.frames()[entry.frame].location];
+    const auto address = detail::parse_address_location(location);
+    if (const auto located = address ? locator.locate(*address) : std::nullopt) {
+      const Library& lib = libs[located->lib];
+      lookup.module = ModuleKey{lib.debug_name, lib.breakpad_id};
+      lookup.address =
+          detail::lookup_address(located->relative, detail::FrameRole::kReturnAddress);
+      lookup.unnamed = detail::unknown_function_name(lookup.address);
+    } else {
+      lookup.unnamed = location;
+    }
+    out.push_back(std::move(lookup));
+    s = entry.prefix;
+  }
+  return out;
+}
+
 }  // namespace sprof::profile

@@ -61,6 +61,9 @@ struct ProcessedThread {
 
   // markers: indexes into `Thread::markers()` in the order the front end sorts them
   std::vector<uint32_t> marker_order;
+
+  // nativeAllocations: the stack of each of `Thread::native_allocations()`, in this table
+  std::vector<std::optional<uint32_t>> allocation_stack;
 };
 
 ProcessedThread build_processed_thread(const Thread& thread, const ProcessLibs& libs);

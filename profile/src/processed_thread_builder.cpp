@@ -48,6 +48,7 @@ class ThreadBuilder {
     build_stacks(uses);
     build_samples();
     build_markers();
+    build_allocations();
   }
 
  private:
@@ -98,6 +99,15 @@ class ThreadBuilder {
                                                                         : std::nullopt);
       out_.sample_time.push_back(s.time_ms);
       out_.sample_cpu_delta.push_back(s.cpu_delta_ns);
+    }
+  }
+
+  // An allocation's stack is a walk from a return address (stack_uses), so its frames are
+  // those of its caller chain.
+  void build_allocations() {
+    for (const NativeAllocation& a : thread_.native_allocations()) {
+      out_.allocation_stack.push_back(a.stack && *a.stack < as_caller_.size() ? as_caller_[*a.stack]
+                                                                             : std::nullopt);
     }
   }
 

@@ -138,6 +138,30 @@ void write_markers(JsonWriter& w, const Thread& thread, const ProcessedThread& t
   w.end_object();
 }
 
+// The balanced table of version 42 (memoryAddress and threadId): the front end pairs frees with
+// allocations by address, in row order.
+void write_native_allocations(JsonWriter& w, const Thread& thread, const ProcessedThread& t) {
+  const auto& allocations = thread.native_allocations();
+  if (allocations.empty()) return;
+  w.key("nativeAllocations").begin_object();
+  w.key("time").begin_array();
+  for (const NativeAllocation& a : allocations) w.value(a.time_ms);
+  w.end_array();
+  w.key("weight").begin_array();
+  for (const NativeAllocation& a : allocations) w.value(a.bytes);
+  w.end_array();
+  w.field("weightType", "bytes");
+  column(w, "stack", t.allocation_stack);
+  w.key("memoryAddress").begin_array();
+  for (const NativeAllocation& a : allocations) w.value(a.memory_address);
+  w.end_array();
+  w.key("threadId").begin_array();
+  for (const NativeAllocation& a : allocations) w.value(a.thread_id);
+  w.end_array();
+  w.field("length", allocations.size());
+  w.end_object();
+}
+
 }  // namespace
 
 void write_processed_thread(JsonWriter& w, const Thread& thread, const Process& process,
@@ -158,6 +182,7 @@ void write_processed_thread(JsonWriter& w, const Thread& thread, const Process& 
   w.field("pid", owner.pid).field("tid", thread.tid);
   write_samples(w, tables);
   write_markers(w, thread, tables);
+  write_native_allocations(w, thread, tables);
   write_stack_table(w, tables);
   write_frame_table(w, tables);
   write_func_table(w, tables);

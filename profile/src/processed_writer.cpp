@@ -1,6 +1,7 @@
 #include "sprof/profile/processed_writer.hpp"
 
 #include <map>
+#include <optional>
 
 #include "gecko_libs.hpp"
 #include "json_file.hpp"
@@ -59,6 +60,51 @@ GlobalLibs collect_libs(const Profile& profile, const ProfileSymbols& symbols) {
   return out;
 }
 
+// The thread a process's counters belong to: its "GeckoMain" (as Gecko processing picks it),
+// else its first thread; nullopt for a process without threads.
+std::optional<size_t> counter_thread(const Process& process, size_t first_thread) {
+  if (process.threads.empty()) return std::nullopt;
+  for (size_t i = 0; i < process.threads.size(); ++i) {
+    if (process.threads[i].name == "GeckoMain") return first_thread + i;
+  }
+  return first_thread;
+}
+
+// Version 42's counters: one sample group each, owned by a thread of the flat `threads` list.
+void write_counters(JsonWriter& w, const Profile& profile, const std::vector<size_t>& first_thread) {
+  bool any = false;
+  for (const Process& process : profile.processes) any = any || !process.counters.empty();
+  if (!any) return;
+  w.key("counters").begin_array();
+  for (size_t p = 0; p < profile.processes.size(); ++p) {
+    const Process& process = profile.processes[p];
+    const std::optional<size_t> main_thread = counter_thread(process, first_thread[p]);
+    if (!main_thread) continue;
+    for (const Counter& c : process.counters) {
+      if (c.samples.empty()) continue;  // the Gecko processing drops these too
+      w.begin_object();
+      w.field("name", c.name).field("category", c.category).field("description", c.description);
+      w.field("pid", process.pid).field("mainThreadIndex", *main_thread);
+      w.key("sampleGroups").begin_array().begin_object().field("id", 0);
+      w.key("samples").begin_object();
+      w.key("time").begin_array();
+      for (const CounterSample& s : c.samples) w.value(s.time_ms);
+      w.end_array();
+      w.key("number").begin_array();
+      for (const CounterSample& s : c.samples) w.value(s.number);
+      w.end_array();
+      w.key("count").begin_array();
+      for (const CounterSample& s : c.samples) w.value(s.count);
+      w.end_array();
+      w.field("length", c.samples.size());
+      w.end_object();
+      w.end_object().end_array();
+      w.end_object();
+    }
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 void write_processed_json(const Profile& profile, const ProfileSymbols& symbols,
@@ -77,15 +123,20 @@ void write_processed_json(const Profile& profile, const ProfileSymbols& symbols,
   w.key("pages").begin_array().end_array();
   // Every thread of every process, flat: a processed profile groups threads by pid.
   w.key("threads").begin_array();
+  std::vector<size_t> first_thread;  // per process: its first thread's index in `threads`
+  size_t thread_index = 0;
   for (size_t p = 0; p < profile.processes.size(); ++p) {
     const Process& process = profile.processes[p];
+    first_thread.push_back(thread_index);
     for (const Thread& thread : process.threads) {
       const detail::ProcessedThread tables =
           detail::build_processed_thread(thread, libs.processes[p]);
       detail::write_processed_thread(w, thread, process, tables);
+      ++thread_index;
     }
   }
   w.end_array();
+  write_counters(w, profile, first_thread);
   w.end_object();
   w.flush();
 }

@@ -62,6 +62,34 @@ uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
   return index;
 }
 
+void Thread::recategorize_address_frames(
+    const std::function<std::optional<Category>(uint64_t, Category)>& pick) {
+  struct Move {
+    uint64_t address;
+    Category from, to;
+    uint32_t frame;
+  };
+  std::vector<Move> moves;  // collected first: the index is rekeyed below
+  for (const auto& [key, frame] : address_frame_index_) {
+    const auto from = static_cast<Category>(key.second);
+    if (const auto to = pick(key.first, from); to && *to != from) {
+      moves.push_back(Move{key.first, from, *to, frame});
+    }
+  }
+  for (const Move& m : moves) {
+    FrameEntry& entry = frames_[m.frame];
+    entry.category = m.to;
+    address_frame_index_.erase({m.address, static_cast<uint64_t>(m.from)});
+    frame_index_.erase({entry.location, static_cast<uint64_t>(m.from)});
+    // Should (address, new category) already exist, both frames stay (equal rows); the index
+    // keeps the older one.
+    address_frame_index_.emplace(std::pair<uint64_t, uint64_t>{m.address, static_cast<uint64_t>(m.to)},
+                                 m.frame);
+    frame_index_.emplace(std::pair<uint64_t, uint64_t>{entry.location, static_cast<uint64_t>(m.to)},
+                         m.frame);
+  }
+}
+
 uint32_t Thread::intern_stack(std::optional<uint32_t> prefix, uint32_t frame) {
   assert(!prefix || *prefix < stacks_.size());
   assert(frame < frames_.size());
@@ -79,6 +107,11 @@ void Thread::add_marker(Marker m) {
     if (const auto* unique = std::get_if<UniqueString>(&field.value)) intern_string(unique->text);
   }
   markers_.push_back(std::move(m));
+}
+
+void Thread::add_native_allocation(const NativeAllocation& a) {
+  if (native_allocations_.empty()) intern_string(kNativeAllocationMarker);
+  native_allocations_.push_back(a);
 }
 
 }  // namespace sprof::profile

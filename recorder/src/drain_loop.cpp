@@ -21,7 +21,9 @@ int poll_timeout_ms(uint64_t now_ns, uint64_t deadline_ns, int max_ms) {
 Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::RecordSink& sink,
                               const DrainLimits& limits, const TargetsEnded& targets_ended) {
   for (;;) {
-    if (limits.stop_requested && limits.stop_requested->load()) return StopCause::kStopRequested;
+    if (limits.stop_requests && limits.stop_requests->load() >= limits.stop_at) {
+      return StopCause::kStopRequested;
+    }
     const uint64_t now = monotonic_now_ns();
     if (limits.deadline_ns != 0 && now >= limits.deadline_ns) return StopCause::kDuration;
 
@@ -29,6 +31,7 @@ Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::Rec
     SPROF_TRY(perf::PollStatus polled,
               events.poll(poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms)));
     events.read_available(sink);
+    if (limits.after_round) limits.after_round();
     if (targets_ended) {
       SPROF_TRY(bool ended, targets_ended());
       if (ended) return StopCause::kTargetsEnded;

@@ -1,5 +1,6 @@
 #include "sprof/recorder/session.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 
 #include "attach/attach_targets.hpp"
 #include "drain_loop.hpp"
+#include "heap/heap_ring_input.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
 #include "process/marker_directory.hpp"
@@ -30,6 +32,9 @@ namespace {
 
 // How often the run loop wakes to check on the command and forward signals, at the latest.
 constexpr int kPollIntervalMs = 50;
+// With --heap: the allocation ring has no wakeup, and its 8 MiB fill in about 130 ms at 2,000
+// samples a second with 32 KiB stacks (docs/heap.md), so it is read more often.
+constexpr int kHeapPollIntervalMs = 10;
 
 uint64_t clock_ns(clockid_t clock) {
   timespec ts{};
@@ -66,23 +71,47 @@ std::optional<profile::Library> kernel_library() {
 // at 10 kHz with 32 KiB stacks on 2 busy CPUs at equal priority, none at nice -10). Only this
 // thread is raised (Linux nice values are per thread), after the child was forked, so the target
 // keeps its own priority. Without CAP_SYS_NICE this fails quietly and sprof runs as before.
+//
+// Nice -10 is not enough when the target has many runnable threads: against 1,000 nice-0 threads
+// per CPU it weighs about 1 %, less than reading needs, and 2,000 busy threads lost 3 % of their
+// samples (docs/benchmarks.md). So where allowed the reader also takes SCHED_FIFO at the lowest
+// real-time priority: it runs as soon as a ring wakes it, and blocks in poll otherwise (the
+// kernel's RT throttling still bounds it). SCHED_RESET_ON_FORK keeps that policy from the
+// commands and helper threads it starts. Recording ends with lower_reader_priority.
 void raise_reader_priority() {
   constexpr int kReaderNice = -10;
   if (setpriority(PRIO_PROCESS, 0, kReaderNice) != 0) {
     log::debug("could not raise the reader's priority; samples may be lost at high rates");
   }
+  sched_param param{};
+  param.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) != 0) {
+    log::debug("could not make the reader real-time; samples may be lost with many threads");
+  }
+}
+
+// Writing and serving the profile need no real-time priority.
+void lower_reader_priority() {
+  sched_param param{};
+  if (sched_getscheduler(0) != SCHED_OTHER) (void)sched_setscheduler(0, SCHED_OTHER, &param);
 }
 
 // What every sampling event of a recording shares, whatever its target.
 perf::EventConfig base_event_config(const RecordOptions& options) {
   perf::EventConfig config;
+  config.event = options.event;
   config.frequency_hz = options.frequency_hz;
   config.user_regs_stack = options.unwind == UnwindMode::kDwarf;
   config.stack_user_bytes = options.stack_size;
   // Off-CPU stacks sample every context switch of the targets; system-wide that would be every
   // switch of the machine, so -a records CPU time only.
   config.off_cpu = options.off_cpu && !options.system_wide;
+  config.sample_cpu = options.sample_cpu;
   return config;
+}
+
+int poll_interval_ms(const RecordOptions& options) {
+  return options.heap != HeapMode::kOff ? kHeapPollIntervalMs : kPollIntervalMs;
 }
 
 bool is_attach_mode(const RecordOptions& options) {
@@ -113,6 +142,7 @@ struct Session::Impl {
   std::vector<AttachedProcess> attached;            // -p
   std::shared_ptr<const SystemSnapshot> snapshot;  // -a
   std::optional<MarkerDirectory> marker_dir;       // SPROF_MARKER_DIR of launched commands
+  std::unique_ptr<HeapRingInput> heap;             // --heap: the allocation ring
   // sprof's nice value before raise_reader_priority: later iterations' commands are forked by
   // the raised reader thread and are put back to it (see spawn_iteration).
   int command_nice = 0;
@@ -127,13 +157,17 @@ struct Session::Impl {
   convert::SourceDescription describe() const;
   // /proc of this machine; system-wide, with the snapshot for processes that are gone.
   convert::ProcAccess proc_access() const;
+  // The profile's name: --profile-name, else what was recorded.
+  std::string profile_name() const;
+  // The drain loop's limits for `control`; `stop_at` stop requests end the recording.
+  DrainLimits drain_limits(const RunControl& control, convert::ProfileConverter& converter,
+                           int stop_at) const;
   Result<Recording> run_attached(convert::ProfileConverter& converter,
                                  const convert::perf::RecordSink& sink,
-                                 const std::atomic<bool>* stop_requested);
+                                 const RunControl& control);
   Result<Recording> run_launched(convert::ProfileConverter& converter,
                                  const convert::perf::RecordSink& sink,
-                                 std::atomic<int>& pending_signal,
-                                 const std::atomic<bool>* stop_requested);
+                                 const RunControl& control);
   uint64_t deadline_ns() const {
     return options.duration_s > 0
                ? origin_ns + static_cast<uint64_t>(options.duration_s * 1e9)
@@ -151,8 +185,14 @@ int Session::child_pid() const {
 
 Result<void> Session::Impl::spawn_iteration() {
   events.reset();
-  SPROF_TRY(LaunchedChild spawned,
-            Launcher::spawn(options.command, marker_environment(marker_dir)));
+  // The user's NAME=VALUE words come last, so they win over sprof's own settings.
+  std::vector<std::string> environment = marker_environment(marker_dir);
+  if (heap) {
+    environment.insert(environment.end(), heap->child_environment().begin(),
+                       heap->child_environment().end());
+  }
+  environment.insert(environment.end(), options.environment.begin(), options.environment.end());
+  SPROF_TRY(LaunchedChild spawned, Launcher::spawn(options.command, environment));
   child.emplace(std::move(spawned));
   // The child waits before exec, so this applies from its first instruction on. Raising a nice
   // value is always allowed for one's own processes.
@@ -163,6 +203,7 @@ Result<void> Session::Impl::spawn_iteration() {
   config.enable_on_exec = true;
   SPROF_TRY(perf::PerfEvents opened, perf::PerfEvents::open(config));
   events.emplace(std::move(opened));
+  if (heap) events->add_round_input(*heap);
   return ok();
 }
 
@@ -178,6 +219,11 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   errno = 0;
   const int nice_now = getpriority(PRIO_PROCESS, 0);  // -1 is a valid value; errno tells
   if (errno == 0) impl->command_nice = nice_now;
+  if (options.heap != HeapMode::kOff) {
+    SPROF_TRY(impl->heap, HeapRingInput::create(
+                              heap_ring_options(options.heap, options.heap_interval_bytes),
+                              "/proc/self/exe"));
+  }
   SPROF_TRY_VOID(impl->spawn_iteration());
   raise_reader_priority();
   impl->set_origin();
@@ -224,23 +270,61 @@ convert::SourceDescription Session::Impl::describe() const {
   d.origin_monotonic_ns = origin_ns;
   d.origin_wall_ms = origin_wall_ms;
   d.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (heap) d.heap = heap->description();
   utsname uts{};
   if (uname(&uts) == 0) d.oscpu = std::string("Linux ") + uts.machine;
   if (options.system_wide) {
     // The profile's top level must be one process: pid 0, where the idle time of every CPU
     // goes, exists on every system and belongs to no user process (see with_snapshot_fallback).
-    d.product = "sprof: system";
     d.root_pid = 0;
   } else if (!attached.empty()) {
-    const auto root = static_cast<uint32_t>(attached.front().pid);
-    auto comm = read_comm(static_cast<pid_t>(root), static_cast<pid_t>(root));
-    d.product = "sprof: " + (comm.has_value() ? *comm : "pid " + std::to_string(root));
-    d.root_pid = root;
+    d.root_pid = static_cast<uint32_t>(attached.front().pid);
   } else {
-    d.product = "sprof: " + basename_of(options.command.front());
     d.root_pid = static_cast<uint32_t>(child->pid());
   }
+  d.product = profile_name();
   return d;
+}
+
+std::string Session::Impl::profile_name() const {
+  if (!options.profile_name.empty()) return options.profile_name;
+  if (options.system_wide) return "System";
+  if (!options.command.empty()) return basename_of(options.command.front());
+  if (options.attach_pids.size() > 1) {
+    std::string name = "PIDs";
+    for (size_t i = 0; i < options.attach_pids.size(); ++i) {
+      name += (i == 0 ? " " : ", ") + std::to_string(options.attach_pids[i]);
+    }
+    return name;
+  }
+  const int pid = options.attach_pids.front();
+  const std::string numbered = "PID " + std::to_string(pid);
+  auto comm = read_comm(pid, pid);
+  return comm.has_value() ? *comm + " (" + numbered + ")" : numbered;
+}
+
+DrainLimits Session::Impl::drain_limits(const RunControl& control,
+                                        convert::ProfileConverter& converter, int stop_at) const {
+  DrainLimits limits;
+  limits.stop_requests = control.stop_requests;
+  limits.stop_at = stop_at;
+  limits.deadline_ns = deadline_ns();
+  limits.max_poll_interval_ms = poll_interval_ms(options);
+  if (control.on_progress) {
+    const auto interval_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(control.progress_interval).count());
+    limits.after_round = [&control, &converter, interval_ns, origin = origin_ns,
+                          next_ns = origin_ns + interval_ns]() mutable {
+      const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+      if (now < next_ns) return;
+      next_ns = now + interval_ns;
+      const convert::RecordingStats& stats = converter.stats();
+      control.on_progress(Progress{static_cast<double>(now - origin) / 1e9, stats.samples,
+                                   stats.lost_records + stats.lost_samples, stats.processes,
+                                   stats.threads});
+    };
+  }
+  return limits;
 }
 
 convert::ProcAccess Session::Impl::proc_access() const {
@@ -250,7 +334,7 @@ convert::ProcAccess Session::Impl::proc_access() const {
 
 Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
                                               const convert::perf::RecordSink& sink,
-                                              const std::atomic<bool>* stop_requested) {
+                                              const RunControl& control) {
   if (options.system_wide) {
     converter.seed_process(0, {0});  // first, so it is the top-level process
   }
@@ -258,10 +342,8 @@ Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& convert
     std::vector<uint32_t> tids(target.tids.begin(), target.tids.end());
     converter.seed_process(static_cast<uint32_t>(target.pid), tids);
   }
-  DrainLimits limits;
-  limits.stop_requested = stop_requested;
-  limits.deadline_ns = deadline_ns();
-  limits.max_poll_interval_ms = kPollIntervalMs;
+  // Nothing of ours gets the user's signal: the first request stops the recording.
+  const DrainLimits limits = drain_limits(control, converter, 1);
   // Without a TargetsEnded check the events' hang-up ends the recording: every attached thread
   // and all it created exited. System-wide events never hang up.
   SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, {}));
@@ -280,18 +362,21 @@ Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& convert
 
 Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& converter,
                                               const convert::perf::RecordSink& sink,
-                                              std::atomic<int>& pending_signal,
-                                              const std::atomic<bool>* stop_requested) {
-  DrainLimits limits;
-  limits.deadline_ns = deadline_ns();
-  limits.max_poll_interval_ms = kPollIntervalMs;
+                                              const RunControl& control) {
+  // The command gets the user's first request (the terminal sends it the signal too, and
+  // pending_signal forwards one sent to sprof alone); a second one means it ignores it.
+  const DrainLimits limits = drain_limits(control, converter, 2);
   Recording recording;
   recording.iterations = 0;
   uint64_t end_ns = 0;
   for (;;) {
     std::optional<convert::ExitStatus> status;
     const TargetsEnded child_ended = [&]() -> Result<bool> {
-      if (const int sig = pending_signal.exchange(0); sig != 0) (void)child->send_signal(sig);
+      if (control.pending_signal != nullptr) {
+        if (const int sig = control.pending_signal->exchange(0); sig != 0) {
+          (void)child->send_signal(sig);
+        }
+      }
       SPROF_TRY(status, child->try_wait());
       return status.has_value();
     };
@@ -299,15 +384,18 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
     end_ns = clock_ns(CLOCK_MONOTONIC);
     // The command is gone (or -d is over): stop sampling what is left and drain the buffers.
     (void)events->disable();
+    if (heap) heap->set_final(cause == StopCause::kTargetsEnded);
     events->flush_all(sink);
+    if (heap) heap->set_final(false);
     add_reader_stats(converter.stats(), *events);
     ++recording.iterations;
     recording.stop_cause = cause;
 
-    if (cause == StopCause::kDuration) {
+    if (cause == StopCause::kDuration || cause == StopCause::kStopRequested) {
       recording.status = convert::ExitStatus{};  // stopped by request, not by the command: exit 0
-      if (options.kill_on_stop) {
-        SPROF_TRY_VOID(terminate_child(*child, kTerminateGrace));
+      if (options.kill_on_stop || cause == StopCause::kStopRequested) {
+        recording.terminated_pid = child->pid();
+        SPROF_TRY(recording.terminated_status, terminate_child(*child, kTerminateGrace));
       } else {
         recording.left_running.push_back(child->pid());  // released: never killed nor awaited
       }
@@ -315,7 +403,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
     }
     recording.status = *status;
     const bool failed = status->shell_code() != 0;
-    const bool stop = stop_requested != nullptr && stop_requested->load();
+    const bool stop = control.stop_requests != nullptr && control.stop_requests->load() > 0;
     if (failed || stop || recording.iterations >= options.iteration_count) break;
     SPROF_TRY_VOID(spawn_iteration());
     SPROF_TRY_VOID(child->release());
@@ -325,27 +413,35 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
   return recording;
 }
 
-Result<Recording> Session::run(std::atomic<int>& pending_signal,
-                               const std::atomic<bool>* stop_requested) {
+Result<Recording> Session::run(const RunControl& control) {
   Impl& s = *impl_;
   const convert::SourceDescription source = s.describe();
   s.unwinder = convert::make_unwinder(source, s.files);
-  convert::ProfileConverter converter(
-      convert::converter_options(source, s.proc_access(), s.unwinder.get()), s.modules);
+  convert::ConverterOptions converter_options =
+      convert::converter_options(source, s.proc_access(), s.unwinder.get());
+  converter_options.process_name_args = s.options.process_name_args;
+  converter_options.per_cpu_threads = s.options.per_cpu_threads;
+  converter_options.cswitch_markers = s.options.cswitch_markers;
+  convert::ProfileConverter converter(std::move(converter_options), s.modules);
   const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
   // do it beside the recording instead of delaying the first ring read by that much.
+  // Without CPU samples (--no-cpu) there are no kernel frames, and reading kallsyms would only
+  // take CPU from the program being recorded.
   std::future<std::optional<profile::Library>> kernel_lib;
-  if (!s.events->kernel_excluded()) kernel_lib = std::async(std::launch::async, kernel_library);
+  if (!s.events->kernel_excluded() && s.options.sample_cpu) {
+    kernel_lib = std::async(std::launch::async, kernel_library);
+  }
 
   const uint64_t reader_cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  auto recorded = is_attach_mode(s.options)
-                      ? s.run_attached(converter, sink, stop_requested)
-                      : s.run_launched(converter, sink, pending_signal, stop_requested);
+  auto recorded = is_attach_mode(s.options) ? s.run_attached(converter, sink, control)
+                                            : s.run_launched(converter, sink, control);
+  lower_reader_priority();
   if (!recorded.has_value()) return recorded;
   Recording& recording = *recorded;
   converter.stats().reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - reader_cpu_start;
+  if (s.heap) s.heap->add_stats(converter.stats().heap);
   if (!is_attach_mode(s.options) && recording.iterations == 1 &&
       recording.stop_cause == StopCause::kTargetsEnded) {
     // The root process's exit marker carries the status only sprof's waitpid knows.

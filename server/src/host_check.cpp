@@ -66,7 +66,8 @@ std::optional<IpBytes> parse_bind_address(std::string_view address) {
 
 }  // namespace
 
-bool is_allowed_host(std::string_view host, std::string_view bind_address) {
+bool is_allowed_host(std::string_view host, std::string_view bind_address,
+                     std::string_view public_host) {
   // Split "name[:port]" or "[v6][:port]" (RFC 9110 section 7.2: uri-host [ ":" port ]).
   std::string_view name;
   std::string_view port;
@@ -90,6 +91,7 @@ bool is_allowed_host(std::string_view host, std::string_view bind_address) {
   }
   if (name.empty()) return false;
   if (!bracketed && iequals(name, "localhost")) return true;
+  if (!public_host.empty() && iequals(name, public_host)) return true;
 
   const std::optional<IpBytes> ip = parse_ip(name, bracketed);
   if (!ip) return false;  // any other name could be rebound to us

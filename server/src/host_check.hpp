@@ -15,6 +15,9 @@ namespace sprof::server::detail {
 
 // `bind_address` is the address the server listens on, as given to it ("127.0.0.1", "::",
 // "192.168.1.5"); `host` is the Host header's value.
-bool is_allowed_host(std::string_view host, std::string_view bind_address);
+// `public_host` (may be empty) is the name --server-url gives the server: the user chose it, so
+// it is answered too.
+bool is_allowed_host(std::string_view host, std::string_view bind_address,
+                     std::string_view public_host = {});
 
 }  // namespace sprof::server::detail

@@ -44,4 +44,38 @@ std::string profiler_url(std::string_view profiler_base, std::string_view profil
   return url;
 }
 
+Result<PublicUrl> parse_public_url(std::string_view url) {
+  auto invalid = [&](const char* why) {
+    return fail(Errc::kInvalidArgument,
+                "invalid server URL '" + std::string(url) + "': " + why +
+                    " (expected http://host:port, e.g. http://localhost:3000)");
+  };
+  std::string_view rest = url;
+  if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+  } else if (rest.starts_with("https://")) {
+    rest.remove_prefix(8);
+  } else {
+    return invalid("not an http or https URL");
+  }
+  const size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  if (authority.find_first_of("@?#") != std::string_view::npos) {
+    return invalid("user info, query or fragment");
+  }
+  if (rest.find_first_of("?#") != std::string_view::npos) return invalid("query or fragment");
+  std::string_view host = authority;
+  if (host.starts_with('[')) {
+    const size_t close = host.find(']');
+    if (close == std::string_view::npos) return invalid("unclosed [");
+    host = host.substr(1, close - 1);
+  } else if (const size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) return invalid("no host");
+  std::string_view base = url;
+  while (base.ends_with('/')) base.remove_suffix(1);
+  return PublicUrl{std::string(base), std::string(host)};
+}
+
 }  // namespace sprof::server

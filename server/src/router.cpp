@@ -111,6 +111,7 @@ Response call_api(std::string_view path, const Request& request, const RouterCon
   res.set_header("Content-Type",
                  reply.content_type.empty() ? "application/json" : std::move(reply.content_type));
   res.body = std::move(reply.body);
+  res.body_producer = std::move(reply.body_producer);
   return res;
 }
 
@@ -187,7 +188,7 @@ std::optional<std::string> path_under_token(std::string_view target, std::string
 Response handle_request(const Request& request, const RouterConfig& config) {
   const std::optional<std::string_view> host = request.header("Host");
   if (!host) return text_response(400, "missing Host header");
-  if (!detail::is_allowed_host(*host, config.bind_address)) {
+  if (!detail::is_allowed_host(*host, config.bind_address, config.public_host)) {
     return text_response(421, "this server answers requests for localhost, 127.0.0.1, [::1] or " +
                                   config.bind_address + " only, not for Host '" +
                                   std::string(*host) +

@@ -189,10 +189,18 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
     SPROF_TRY(token, generate_token());
   }
 
+  std::optional<PublicUrl> public_url;
+  if (!options.public_url.empty()) {
+    SPROF_TRY(public_url, parse_public_url(options.public_url));
+  }
+
   auto impl = std::make_unique<Impl>(options);
   SPROF_TRY_VOID(impl->listen(address, ports));
 
-  impl->base_url = "http://" + url_host(address) + ":" + std::to_string(impl->port) + "/" + token;
+  const std::string origin =
+      public_url ? public_url->base
+                 : "http://" + url_host(address) + ":" + std::to_string(impl->port);
+  impl->base_url = origin + "/" + token;
   impl->profile_url = impl->base_url + "/profile.json";
   const std::string_view profiler_base =
       options.profiler_base.empty() ? kDefaultProfilerBase : std::string_view(options.profiler_base);
@@ -201,6 +209,7 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
   RouterConfig& config = impl->config;
   config.token = std::move(token);
   config.bind_address = options.bind_address;
+  if (public_url) config.public_host = public_url->host;
   config.profile_path = std::move(options.profile_path);
   config.api = std::move(options.api);
   config.assets = std::move(options.assets);

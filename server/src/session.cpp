@@ -3,13 +3,16 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/file.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/file_body.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/message_generator.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <array>
@@ -144,6 +147,16 @@ asio::awaitable<void> drain_before_close(beast::tcp_stream& stream) {
   }
 }
 
+std::string describe(const std::exception_ptr& exception) {
+  try {
+    std::rethrow_exception(exception);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {  // NOLINT: anything an ApiHandler throws ends that request only
+  }
+  return "unknown exception";
+}
+
 // Runs the router on the worker pool: the ApiHandler (symbolication) may take seconds. The
 // coroutine resumes on the connection's io executor when it is done.
 asio::awaitable<Response> route_on_pool(const Request& request, const SessionContext& context) {
@@ -152,17 +165,66 @@ asio::awaitable<Response> route_on_pool(const Request& request, const SessionCon
       [&]() -> asio::awaitable<Response> { co_return handle_request(request, context.config); },
       kNoThrow);
   if (exception) {
-    std::string what = "unknown exception";
-    try {
-      std::rethrow_exception(exception);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {  // NOLINT: anything an ApiHandler throws becomes a 500 for that request only
-    }
-    log::error("API handler for " + request.target + " threw: " + what);
+    log::error("API handler for " + request.target + " threw: " + describe(exception));
     co_return internal_error("internal error\n");
   }
   co_return std::move(response);
+}
+
+// The next part of a produced body, made on the worker pool (producing may be slow); nullopt if
+// the producer threw, which leaves nothing to do but close the connection mid-body.
+asio::awaitable<std::optional<bool>> produce_on_pool(BodyProducer& producer, std::string& part,
+                                                     const SessionContext& context) {
+  auto [exception, more] = co_await asio::co_spawn(
+      context.api_pool, [&]() -> asio::awaitable<bool> { co_return producer(part); }, kNoThrow);
+  if (exception) {
+    log::error("API reply producer threw: " + describe(exception));
+    co_return std::nullopt;
+  }
+  co_return more;
+}
+
+// Sends a response whose body is produced in parts: the header, then each part as it is made,
+// as HTTP/1.1 chunks, or for an HTTP/1.0 client as plain bytes ended by closing the connection
+// (`keep_alive` must then be false). Only one part is held at a time, whatever the body's size.
+asio::awaitable<beast::error_code> write_produced(beast::tcp_stream& stream, Response response,
+                                                  unsigned version, bool keep_alive,
+                                                  const SessionContext& context) {
+  const bool chunked = version >= 11;
+  http::response<http::empty_body> head;
+  fill_head(head, response, version, keep_alive);
+  if (chunked) head.chunked(true);
+  http::response_serializer<http::empty_body> serializer(head);
+  stream.expires_after(context.write_timeout);
+  auto [header_ec, header_bytes] = co_await http::async_write_header(stream, serializer, kNoThrow);
+  if (header_ec) co_return header_ec;
+  std::string part;
+  for (bool more = true; more;) {
+    part.clear();
+    const std::optional<bool> produced =
+        co_await produce_on_pool(response.body_producer, part, context);
+    if (!produced) co_return beast::error_code(asio::error::operation_aborted);
+    more = *produced;
+    if (part.empty()) continue;
+    stream.expires_after(context.write_timeout);
+    beast::error_code ec;
+    // Plain statements, not `?:` around co_await (see serve_connection).
+    if (chunked) {
+      auto [chunk_ec, n] =
+          co_await asio::async_write(stream, http::make_chunk(asio::buffer(part)), kNoThrow);
+      ec = chunk_ec;
+    } else {
+      auto [raw_ec, n] = co_await asio::async_write(stream, asio::buffer(part), kNoThrow);
+      ec = raw_ec;
+    }
+    if (ec) co_return ec;
+  }
+  if (chunked) {
+    stream.expires_after(context.write_timeout);
+    auto [last_ec, n] = co_await asio::async_write(stream, http::make_chunk_last(), kNoThrow);
+    if (last_ec) co_return last_ec;
+  }
+  co_return beast::error_code();
 }
 
 // One request read off the connection, with what the response needs to know about it.
@@ -251,16 +313,30 @@ asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
     } else {
       response = handle_request(incoming->request, context.config);
     }
-    const bool keep_alive =
-        incoming->reusable && !response.close_connection && !context.connections.stopping();
+    // The request body (megabytes for a large symbolication request) is no longer needed.
+    incoming->request.body = std::string();
+    const bool produced = response.body_producer && !incoming->head &&
+                          response.status >= 200 && response.status <= 599 &&
+                          !status_forbids_body(response.status);
+    // A produced body has no length: an HTTP/1.0 client learns its end from the close.
+    const bool keep_alive = incoming->reusable && !response.close_connection &&
+                            !context.connections.stopping() &&
+                            (!produced || incoming->http_version >= 11);
     if (log::enabled(log::Level::kDebug)) {
       log::debug("HTTP " + incoming->request.method + " " + incoming->request.target + " -> " +
                  std::to_string(response.status));
     }
-    http::message_generator message =
-        to_message(std::move(response), incoming->http_version, keep_alive, incoming->head);
-    stream.expires_after(context.write_timeout);
-    auto [write_ec, written] = co_await beast::async_write(stream, std::move(message), kNoThrow);
+    beast::error_code write_ec;
+    if (produced) {
+      write_ec = co_await write_produced(stream, std::move(response), incoming->http_version,
+                                         keep_alive, context);
+    } else {
+      http::message_generator message =
+          to_message(std::move(response), incoming->http_version, keep_alive, incoming->head);
+      stream.expires_after(context.write_timeout);
+      auto [ec, written] = co_await beast::async_write(stream, std::move(message), kNoThrow);
+      write_ec = ec;
+    }
     unread_input = !write_ec && !incoming->reusable;
     if (write_ec || !keep_alive) break;
   }

@@ -22,10 +22,16 @@ std::shared_ptr<const JitSymbolMap> JitSymbolMap::from_symbols(std::vector<JitSy
   // A JIT reuses freed code addresses; the later entry describes the code that ran last, so it
   // ranks higher (the table keeps the highest rank per start address).
   uint32_t order = 0;
+  auto map = std::make_shared<JitSymbolMap>();
   for (JitSymbol& s : symbols) {
     candidates.push_back(SymbolTable::Candidate{s.start, s.size, std::move(s.name), order++});
+    // The same ranking for line tables: the later code at a start wins, with or without lines.
+    if (s.lines) {
+      map->lines_[s.start] = std::move(s.lines);
+    } else {
+      map->lines_.erase(s.start);
+    }
   }
-  auto map = std::make_shared<JitSymbolMap>();
   map->symbols_ = SymbolTable::build(std::move(candidates));
   map->demangled_names_ = DemangledNames(map->symbols_.name_count());
   map->base_ = base;
@@ -41,6 +47,12 @@ std::optional<SymbolInfo> JitSymbolMap::lookup(RelativeAddress address) const {
   info.function = demangled_names_.get(symbol->name_index, symbol->name);
   info.function_start = symbol->start - base_;
   info.function_size = symbol->size;
+  if (auto it = lines_.find(symbol->start); it != lines_.end()) {
+    if (const JitLineTable::Entry* e = it->second->find(address.value + base_ - symbol->start)) {
+      info.file = it->second->files[e->file];
+      info.line = e->line;
+    }
+  }
   return info;
 }
 

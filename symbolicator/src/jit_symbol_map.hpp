@@ -4,11 +4,13 @@
 // (jit-<pid>.dump) — the files the recorder names as the path of the synthetic libs it adds for
 // JIT code ranges (debug name = the file's basename). A relative address is AVMA - base, where
 // the base comes from the lib's breakpadId (`jit_base_from_breakpad_id`, see
-// sprof/core/jit_symbol_file.hpp for why). No source files or lines.
+// sprof/core/jit_symbol_file.hpp for why). A jitdump's DEBUG_INFO gives the file and line of
+// the outer function (no inline frames: the format has none); perf maps have neither.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "demangled_names.hpp"
 #include "sprof/core/jit_symbol_file.hpp"
@@ -35,6 +37,8 @@ class JitSymbolMap final : public SymbolMap {
 
  private:
   SymbolTable symbols_;  // by AVMA
+  // Line tables by code start, of the symbol the table keeps for that start (the latest).
+  std::unordered_map<uint64_t, std::shared_ptr<const JitLineTable>> lines_;
   uint64_t base_ = 0;
   DemangledNames demangled_names_;
   std::string path_;

@@ -8,11 +8,14 @@ LineTable LineTable::build(std::vector<elf::DwarfLineRow> rows, uint64_t base) {
   // Among rows at one address, sequence ends sort first, so that a sequence starting where the
   // previous one ended keeps its first row (libdw orders them the same way); otherwise the
   // line-program order is kept.
-  std::stable_sort(rows.begin(), rows.end(), [](const elf::DwarfLineRow& a,
-                                                 const elf::DwarfLineRow& b) {
+  const auto before = [](const elf::DwarfLineRow& a, const elf::DwarfLineRow& b) {
     if (a.address != b.address) return a.address < b.address;
     return a.end_sequence > b.end_sequence;
-  });
+  };
+  // One unit's rows come from libdw in this order already.
+  if (!std::is_sorted(rows.begin(), rows.end(), before)) {
+    std::stable_sort(rows.begin(), rows.end(), before);
+  }
   LineTable table;
   table.addresses_.reserve(rows.size() / 2);
   table.locations_.reserve(rows.size() / 2);

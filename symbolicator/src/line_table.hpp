@@ -1,6 +1,6 @@
 // line_table.hpp (private)
 //
-// A module's DWARF line tables merged into one address-sorted array. The row in effect at an
+// A DWARF unit's line table (or several merged) as one address-sorted array. The row in effect at an
 // address is the last row at or below it (as libdw's dwarf_getsrc_die picks it), unless that row
 // ends a sequence, in which case the address has no line. Consecutive rows with the same file and
 // line are merged at build time.

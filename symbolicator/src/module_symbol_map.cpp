@@ -59,25 +59,10 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
   map->symbols_ = SymbolTable::build(std::move(candidates));
 
   if (!located.debug_path.empty()) {
-    auto dwarf = elf::read_dwarf_data(located.debug_path);
-    if (dwarf) {
-      std::vector<ScopeIndex::Range> ranges;
-      ranges.reserve(dwarf->ranges.size());
-      for (const elf::DwarfScopeRange& r : dwarf->ranges) {
-        if (r.begin < base) continue;
-        const elf::DwarfScope& scope = dwarf->scopes[r.scope];
-        ranges.push_back(ScopeIndex::Range{r.begin - base, r.end - base, scope.depth, r.scope});
-        if (!scope.inlined) map->root_ranges_.push_back(RootRange{r.begin - base, r.end - base, r.scope});
-      }
-      std::sort(map->root_ranges_.begin(), map->root_ranges_.end(),
-                [](const RootRange& a, const RootRange& b) { return a.begin < b.begin; });
-      map->scope_index_ = ScopeIndex::build(std::move(ranges));
-      map->lines_ = LineTable::build(std::move(dwarf->lines), base);
-      map->scopes_ = std::move(dwarf->scopes);
-      map->names_ = std::move(dwarf->names);
-      map->files_ = std::move(dwarf->files);
-      map->file_set_.insert(map->files_.begin(), map->files_.end());
-    } else {
+    auto dwarf = DwarfLookup::open(located.debug_path, base);
+    if (dwarf && !(*dwarf)->empty()) {
+      map->dwarf_ = std::move(*dwarf);
+    } else if (!dwarf) {
       log::warn("DWARF of " + located.debug_path + ": " + dwarf.error().message);
     }
   }
@@ -91,67 +76,34 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
       log::debug(".eh_frame of " + located.binary_path + ": " + fdes.error().message);
     }
   }
-  map->demangled_dwarf_names_ = DemangledNames(map->names_.size());
   map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
-  if (map->symbols_.size() == 0 && map->scopes_.empty() && map->fde_functions_.empty()) {
+  if (map->symbols_.size() == 0 && !map->dwarf_ && map->fde_functions_.empty()) {
     return fail(Errc::kNotFound, "no symbols, DWARF or .eh_frame in " + map->debug_file_);
   }
   return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
 }
 
-std::string ModuleSymbolMap::file_name(uint32_t file) const {
-  return file < files_.size() ? files_[file] : std::string();
-}
-
-std::optional<ModuleSymbolMap::RootRange> ModuleSymbolMap::root_range(uint64_t address,
-                                                                      uint32_t scope) const {
-  auto it = std::upper_bound(root_ranges_.begin(), root_ranges_.end(), address,
-                             [](uint64_t a, const RootRange& r) { return a < r.begin; });
-  // Roots rarely overlap (nested GNU C functions); a short backward scan finds ours.
-  for (int steps = 0; it != root_ranges_.begin() && steps < 16; ++steps) {
-    --it;
-    if (it->scope == scope && address < it->end) return *it;
-  }
-  return std::nullopt;
-}
-
 std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) const {
   const uint64_t address = relative.value;
   auto symbol = symbols_.find(address);
-  const auto innermost = scope_index_.find(address);
+  auto dwarf = dwarf_ ? dwarf_->find(address) : std::nullopt;
   const auto fde = fde_function(address);
   // An unsized symbol is taken to run up to the next symbol; where .eh_frame says another
   // function starts in between, the address is in that (unnamed) function instead.
   if (symbol && symbol->size == 0 && fde && fde->begin > symbol->start) symbol.reset();
-  if (!symbol && !innermost && !fde) return std::nullopt;
+  const DwarfLookup::OuterFunction* root = dwarf && dwarf->function ? &*dwarf->function : nullptr;
+  if (!symbol && !root && !fde) return std::nullopt;
 
   SymbolInfo info;
-  auto location = lines_.find(address);
-  std::string file = location ? file_name(location->file) : std::string();
-  uint32_t line = location ? location->line : 0;
-
-  // Walk from the innermost scope outwards; every inlined scope becomes an inline frame whose
-  // position is where the next inner one was called (or the line table's, for the innermost).
-  std::optional<uint32_t> root;
-  for (int32_t s = innermost ? static_cast<int32_t>(*innermost) : -1; s >= 0;
-       s = scopes_[static_cast<size_t>(s)].parent) {
-    const elf::DwarfScope& scope = scopes_[static_cast<size_t>(s)];
-    if (!scope.inlined) {
-      root = static_cast<uint32_t>(s);
-      break;
-    }
-    info.inlines.push_back(InlineFrame{
-        demangled_dwarf_names_.get(scope.name, names_[scope.name]), std::move(file), line});
-    file = file_name(scope.call_file);
-    line = scope.call_line;
+  if (dwarf) {
+    info.inlines = std::move(dwarf->inlines);
+    info.file = std::move(dwarf->file);
+    info.line = dwarf->line;
   }
-  info.file = std::move(file);
-  info.line = line;
-
   // The outer function: named from DWARF where it has a scope here (see `outer_name`), else by
   // the symbol. Its extent comes from the symbol table, which the UI groups frames by.
-  if (root && !names_[scopes_[*root].name].empty()) {
-    info.function = std::string(outer_name(address, *root, symbol));
+  if (root && !root->name.empty()) {
+    info.function = std::string(outer_name(*root, symbol));
   } else if (symbol) {
     info.function = demangled_symbol_names_.get(symbol->name_index, symbol->name);
   } else if (fde && !root) {
@@ -163,15 +115,23 @@ std::optional<SymbolInfo> ModuleSymbolMap::lookup(RelativeAddress relative) cons
     info.function_start = symbol->start;
     info.function_size = symbol->size;
   } else if (root) {
-    if (auto range = root_range(address, *root)) {
-      info.function_start = range->begin;
-      info.function_size = range->end - range->begin;
+    if (root->range_end > root->range_begin) {
+      info.function_start = root->range_begin;
+      info.function_size = root->range_end - root->range_begin;
     }
   } else if (fde) {
     info.function_start = fde->begin;
     info.function_size = fde->end - fde->begin;
   }
   return info;
+}
+
+void ModuleSymbolMap::prepare(std::span<const RelativeAddress> addresses) const {
+  if (!dwarf_) return;
+  std::vector<uint64_t> values;
+  values.reserve(addresses.size());
+  for (const RelativeAddress a : addresses) values.push_back(a.value);
+  dwarf_->prepare(values);
 }
 
 std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {
@@ -189,9 +149,9 @@ std::string ModuleSymbolMap::unnamed_function_name(uint64_t start) const {
 }
 
 std::string_view ModuleSymbolMap::outer_name(
-    uint64_t address, uint32_t root, const std::optional<SymbolTable::Symbol>& symbol) const {
-  const uint32_t name = scopes_[root].name;
-  const std::string& dwarf_name = demangled_dwarf_names_.get(name, names_[name]);
+    const DwarfLookup::OuterFunction& root,
+    const std::optional<SymbolTable::Symbol>& symbol) const {
+  const std::string& dwarf_name = *root.demangled;
   if (!symbol) return dwarf_name;
   const std::string& symbol_name = demangled_symbol_names_.get(symbol->name_index, symbol->name);
   // A thunk ("non-virtual thunk to C::~C()") is its own entry point; GCC describes its code as
@@ -201,20 +161,20 @@ std::string_view ModuleSymbolMap::outer_name(
     return symbol_name;
   }
   // A mangled linkage name already spells the function fully.
-  const std::string& raw = names_[name];
-  if (raw.starts_with("_Z") || raw.starts_with("_R")) return dwarf_name;
+  if (root.name.starts_with("_Z") || root.name.starts_with("_R")) return dwarf_name;
   // Otherwise DWARF has a C name, an assembler label (glibc's "__GI_feclearexcept") or, for C++
   // functions of internal linkage and members of local classes, an unqualified DW_AT_name
   // ("threads_of", a lambda's "operator()"). The symbol that starts where this part of the
   // function starts names the same code, qualified and by its preferred (exported) alias;
   // GCC's clone suffix is dropped so that a function's .cold part joins the function.
-  const auto range = root_range(address, root);
-  if (range && range->begin == symbol->start) return without_clone_suffix(symbol_name);
+  if (root.range_end > root.range_begin && root.range_begin == symbol->start) {
+    return without_clone_suffix(symbol_name);
+  }
   return dwarf_name;
 }
 
 bool ModuleSymbolMap::names_source_file(const std::string& path) const {
-  return file_set_.contains(path);
+  return dwarf_ && dwarf_->names_source_file(path);
 }
 
 }  // namespace sprof::symbolicator::detail

@@ -43,7 +43,8 @@ struct Symbolicator::Impl {
 
   explicit Impl(SymbolicatorOptions o)
       : options(std::move(o)),
-        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots}) {
+        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots,
+                                    options.search_trace}) {
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
     }

@@ -47,11 +47,8 @@ std::string write_self_contained(const TempDir& dir) {
 }
 
 ProfilerCli loaded_standalone(const std::string& path) {
-  auto cli = ProfilerCli::locate();
+  auto cli = ProfilerCli::with_standalone(path);
   REQUIRE_MESSAGE(cli.has_value(), (cli ? "" : cli.error().message));
-  const ProcessResult r = cli->load_standalone(path);
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err << "\nlog:\n" << cli->session_log());
-  REQUIRE(r.exit_code == 0);
   return std::move(*cli);
 }
 

@@ -41,6 +41,26 @@ TEST_CASE("cpu accounting treats a thread seen in its own context as running sin
   CHECK(cpu.last_seen(9) == 1000u);
 }
 
+TEST_CASE("cpu accounting starts a switch-in at the thread's pick time") {
+  CpuAccounting cpu;
+  cpu.switched_in(6, 1000);
+  cpu.switched_out(6, 2000);  // 1000
+  cpu.picked(6, 4987);        // the CPU-wide switch-out that chose it ...
+  cpu.switched_in(6, 5000);   // ... 13 ns before its own switch-in record
+  cpu.switched_out(6, 6000);  // 1013
+  CHECK(cpu.take(6, 7000).cpu_ns == 2013u);
+}
+
+TEST_CASE("cpu accounting ignores a pick older than the thread's last switch-out") {
+  CpuAccounting cpu;
+  cpu.switched_in(6, 1000);
+  cpu.picked(6, 1500);        // its switch-in record was lost ...
+  cpu.switched_out(6, 2000);  // ... so this pick belongs to no switch-in to come
+  cpu.switched_in(6, 5000);
+  cpu.switched_out(6, 6000);
+  CHECK(cpu.take(6, 7000).cpu_ns == 2000u);  // [1000, 2000] + [5000, 6000]
+}
+
 TEST_CASE("cpu accounting ignores records older than the thread's state") {
   CpuAccounting cpu;
   cpu.switched_in(3, 1000);

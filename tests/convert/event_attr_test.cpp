@@ -24,6 +24,14 @@ TEST_CASE("events are named as perf names them") {
   CHECK(perf::event_name(software(PERF_COUNT_SW_CPU_CLOCK)) == "cpu-clock");
   CHECK(perf::event_name(software(PERF_COUNT_SW_TASK_CLOCK)) == "task-clock");
   CHECK(perf::event_name(software(PERF_COUNT_SW_CONTEXT_SWITCHES)) == "context-switches");
+  CHECK(perf::event_name(software(PERF_COUNT_SW_PAGE_FAULTS)) == "page-faults");
+  perf_event_attr hardware = cycles;
+  hardware.config = PERF_COUNT_HW_INSTRUCTIONS;
+  CHECK(perf::event_name(hardware) == "instructions");
+  hardware.config = PERF_COUNT_HW_CACHE_MISSES;
+  CHECK(perf::event_name(hardware) == "cache-misses");
+  CHECK_FALSE(perf::period_is_cpu_ns(hardware));
+  CHECK_FALSE(perf::period_is_cpu_ns(software(PERF_COUNT_SW_PAGE_FAULTS)));
   perf_event_attr tracepoint{};
   tracepoint.type = PERF_TYPE_TRACEPOINT;
   tracepoint.config = 316;

@@ -163,3 +163,45 @@ TEST_CASE("events whose records carry the id in different places cannot share a 
   REQUIRE_FALSE(none.has_value());
   CHECK(none.error().code == Errc::kInvalidArgument);
 }
+
+TEST_CASE("a side-band switch event's CPU-wide records reach the converter only as switch-outs "
+          "to processes with records") {
+  const uint64_t type = PERF_SAMPLE_IDENTIFIER | kCommon;
+  auto table = perf::EventTable::create(
+      {spec(type), spec(type, perf::EventRole::kSwitchSideBand)});
+  REQUIRE(table.has_value());
+  const RecordBuilder b(table->event(0).layout);
+  auto cpu_wide = [&](bool out, uint32_t next_pid, uint64_t time, uint32_t prev_pid = 900) {
+    perf::SwitchRecord r;
+    r.id = perf::SampleId{prev_pid, prev_pid + 1, time, 0};
+    r.out = out;
+    r.next_prev_pid = next_pid;
+    r.next_prev_tid = next_pid + 1;
+    return b.context_switch(r, true);
+  };
+  perf::ForkRecord fork;
+  fork.id = perf::SampleId{50, 50, 3, 0};
+  fork.pid = 60;
+  fork.ppid = 50;
+  fork.tid = 60;
+  fork.ptid = 50;
+  perf::SwitchRecord own;
+  own.id = perf::SampleId{50, 50, 2, 0};
+  perf::RecordStream stream(std::move(*table));
+  const auto out = read_all(stream, {cpu_wide(true, 50, 1),   // before any record of pid 50
+                                     b.context_switch(own, false),
+                                     cpu_wide(true, 50, 4),   // kept
+                                     cpu_wide(false, 50, 5),  // a switch-in: dropped
+                                     cpu_wide(true, 70, 6),   // another process: dropped
+                                     b.fork(fork),
+                                     cpu_wide(true, 60, 7),   // the forked process: kept
+                                     cpu_wide(true, 70, 8, 50)});  // leaving one of ours: kept
+  std::vector<uint64_t> kept;
+  for (const auto& r : out) {
+    if (const auto* sw = std::get_if<perf::SwitchRecord>(&r); sw && sw->cpu_wide) {
+      kept.push_back(sw->id.time);
+    }
+  }
+  CHECK(kept == std::vector<uint64_t>{4, 7, 8});
+  CHECK(out.size() == 5);
+}

@@ -32,8 +32,8 @@ ConverterOptions options(uint32_t root) {
   o.origin_monotonic_ns = kOrigin;
   o.origin_wall_ms = 1.7e12;
   o.root_pid = root;
-  o.proc.read_cmdline = [](uint32_t pid) -> std::optional<std::string> {
-    if (pid == 100) return std::string("/bin/app --flag value");
+  o.proc.read_argv = [](uint32_t pid) -> std::optional<std::vector<std::string>> {
+    if (pid == 100) return std::vector<std::string>{"/bin/app", "--flag", "value"};
     return std::nullopt;  // gone: the exec marker falls back to the comm
   };
   return o;

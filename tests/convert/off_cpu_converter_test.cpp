@@ -53,6 +53,18 @@ perf::SwitchRecord switch_record(uint32_t tid, uint64_t us, bool out, bool preem
   return r;
 }
 
+// A CPU-wide switch-out (PERF_RECORD_SWITCH_CPU_WIDE): `prev_pid/tid` leaves the CPU, `next`
+// was picked to run.
+perf::SwitchRecord cpu_wide_out(uint32_t prev_pid, uint32_t prev_tid, uint32_t next, uint64_t us) {
+  perf::SwitchRecord r;
+  r.id = test::sample_id(prev_pid, prev_tid, at_us(us));
+  r.out = true;
+  r.cpu_wide = true;
+  r.next_prev_pid = kPid;
+  r.next_prev_tid = next;
+  return r;
+}
+
 perf::ExitRecord exit_record(uint32_t tid, uint64_t us) {
   return test::exit_record(kPid, tid, at_us(us));
 }
@@ -63,6 +75,13 @@ ConverterOptions options() {
   o.root_pid = kPid;
   o.interval_ms = 1;
   o.switch_records = true;
+  return o;
+}
+
+// A per-task recording with the CPU-wide switch side band (pick times).
+ConverterOptions side_band_options() {
+  ConverterOptions o = options();
+  o.switch_side_band = true;
   return o;
 }
 
@@ -223,4 +242,84 @@ TEST_CASE("converter falls back to the period for a thread whose start it did no
   REQUIRE(s.size() == 2);
   CHECK(s[0].cpu_delta_ns == 999u);
   CHECK(s[1].cpu_delta_ns == 1'000'000u);
+}
+
+TEST_CASE("converter ends an on-CPU interval at the off-CPU sample, which precedes the late "
+          "switch-out record") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(options(), cache);
+  c.consume(exec_comm(0));
+  c.consume(on_cpu(kPid, 1000));
+  c.consume(switch_sample(kPid, 3000));           // taken as the thread leaves the CPU ...
+  c.consume(switch_record(kPid, 3011, true));     // ... the record comes after its stack copy
+  c.consume(switch_record(kPid, 13000, false));
+  c.consume(exit_record(kPid, 14000));
+  auto p = c.finish(at_us(20000));
+  const auto& t = p.processes.at(0).threads.at(0);
+  CHECK(delta_sum(t) == 4'000'000u);  // [0, 3] + [13, 14] ms, not 11 us more
+  CHECK(c.stats().off_cpu_samples == 10);
+}
+
+TEST_CASE("converter starts an on-CPU interval at the CPU-wide switch-out that picked the thread") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(side_band_options(), cache);
+  c.consume(exec_comm(0));
+  c.consume(test::fork_record(kPid, kPid, 51, kPid, at_us(100)));
+  c.consume(switch_sample(kPid, 1000));
+  c.consume(switch_record(kPid, 1000, true));
+  // Another process's task leaves CPU 0 for thread 51 at 1987; 51's own record is 13 us late.
+  c.consume(cpu_wide_out(900, 901, 51, 1987));
+  c.consume(switch_record(51, 2000, false));
+  // 51 blocks at 3000 and hands the CPU to the main thread: the CPU-wide record follows 51's
+  // off-CPU sample and its stack copy, so the pick happened at the sample's time.
+  c.consume(switch_sample(51, 3000));
+  c.consume(cpu_wide_out(kPid, 51, kPid, 3011));
+  c.consume(switch_record(51, 3012, true));
+  c.consume(switch_record(kPid, 3025, false));
+  c.consume(exit_record(51, 3500));  // never runs again: exits from the block (test shortcut)
+  c.consume(exit_record(kPid, 4000));
+  auto p = c.finish(at_us(5000));
+  const auto& threads = p.processes.at(0).threads;
+  REQUIRE(threads.size() == 2);
+  CHECK(delta_sum(threads[0]) == 2'000'000u);  // [0, 1] + [3, 4] ms
+  CHECK(delta_sum(threads[1]) == 1'013'000u);  // [1.987, 3] ms
+}
+
+TEST_CASE("converter takes a system-wide recording's CPU-wide switch records as the threads' own, "
+          "switch-ins starting at the pick") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(options(), cache);  // no side-band event: CPU-wide records are all there is
+  c.consume(exec_comm(0));
+  c.consume(on_cpu(kPid, 1000));
+  perf::SwitchRecord out = cpu_wide_out(kPid, kPid, 0, 2000);  // to the idle task
+  c.consume(out);
+  c.consume(cpu_wide_out(900, 901, kPid, 5000));  // another task hands the CPU back at 5 ms ...
+  perf::SwitchRecord in;
+  in.id = id(kPid, 5013);  // ... and the switch-in record comes 13 us later
+  in.cpu_wide = true;
+  in.next_prev_pid = 900;
+  in.next_prev_tid = 901;
+  c.consume(in);
+  c.consume(exit_record(kPid, 6000));
+  auto p = c.finish(at_us(7000));
+  CHECK(delta_sum(p.processes.at(0).threads.at(0)) == 3'000'000u);  // [0, 2] + [5, 6] ms
+}
+
+TEST_CASE("converter ends an on-CPU interval at the CPU-wide switch-out that precedes the thread's "
+          "own") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(side_band_options(), cache);
+  c.consume(exec_comm(0));
+  c.consume(on_cpu(kPid, 1000));
+  c.consume(cpu_wide_out(kPid, kPid, 0, 2000));    // the CPU goes to another task at 2 ms ...
+  c.consume(switch_record(kPid, 2001, true, true));  // ... the thread's own record 1 us later
+  c.consume(cpu_wide_out(900, 901, kPid, 3000));
+  c.consume(switch_record(kPid, 3013, false));
+  c.consume(exit_record(kPid, 4000));
+  auto p = c.finish(at_us(5000));
+  CHECK(delta_sum(p.processes.at(0).threads.at(0)) == 3'000'000u);  // [0, 2] + [3, 4] ms
 }

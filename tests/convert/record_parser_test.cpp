@@ -353,6 +353,7 @@ TEST_CASE("parser decodes SWITCH and SWITCH_CPU_WIDE records") {
   auto r = std::get<perf::SwitchRecord>(parse_ok(b.context_switch(sw, false), layout));
   CHECK(r.out);
   CHECK(r.preempted);
+  CHECK_FALSE(r.cpu_wide);
   check_same_id(r.id, sw.id);
 
   sw.out = false;
@@ -361,6 +362,7 @@ TEST_CASE("parser decodes SWITCH and SWITCH_CPU_WIDE records") {
   sw.next_prev_tid = 301;
   r = std::get<perf::SwitchRecord>(parse_ok(b.context_switch(sw, true), layout));
   CHECK_FALSE(r.out);
+  CHECK(r.cpu_wide);
   CHECK(r.next_prev_pid == 300);
   CHECK(r.next_prev_tid == 301);
 }

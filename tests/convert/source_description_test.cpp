@@ -56,7 +56,8 @@ TEST_CASE("a DWARF cpu-clock source with switch records: CPU-time periods, unwou
   CHECK(unwinds_user_stacks(d));
 
   ProcAccess proc;
-  proc.read_cmdline = [](uint32_t) { return std::optional<std::string>("app --x"); };
+  using Argv = std::vector<std::string>;
+  proc.read_argv = [](uint32_t) { return std::optional<Argv>(Argv{"app", "--x"}); };
   const ConverterOptions o = converter_options(d, proc, unwinder.get());
   CHECK(o.event_name == "cpu-clock");
   CHECK(o.interval_ms == doctest::Approx(0.25));
@@ -67,8 +68,8 @@ TEST_CASE("a DWARF cpu-clock source with switch records: CPU-time periods, unwou
   CHECK(o.origin_wall_ms == 1.7e12);
   CHECK(o.root_pid == 42);
   CHECK(o.product == "sprof: app");
-  REQUIRE(o.proc.read_cmdline);
-  CHECK(o.proc.read_cmdline(1) == std::optional<std::string>("app --x"));
+  REQUIRE(o.proc.read_argv);
+  CHECK(o.proc.read_argv(1) == std::optional<Argv>(Argv{"app", "--x"}));
 }
 
 TEST_CASE("a frame-pointer cycles source: no CPU time in periods, user frames from callchains") {
@@ -110,4 +111,12 @@ TEST_CASE("the profile's meta names the machine, the event, the rate and the unw
   describe_recording(fp_meta, described(cpu_clock(false, false)), RecordingStats{});
   CHECK(std::get<std::string>(*extra(fp_meta, "unwind")) == "fp");
   CHECK(extra(fp_meta, "unwoundSamples") == nullptr);
+}
+
+TEST_CASE("a rate no int64 holds (an attr read from a file) is written as 0, found by the perf.data fuzzer") {
+  perf::EventSpec sampling = cpu_clock(false, false);
+  sampling.attr.sample_freq = ~uint64_t{0};
+  profile::Meta meta;
+  describe_recording(meta, described(sampling), RecordingStats{});
+  CHECK(std::get<int64_t>(*extra(meta, "frequencyHz")) == 0);
 }

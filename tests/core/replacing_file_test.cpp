@@ -67,5 +67,24 @@ TEST_CASE("a replacing file in a missing directory, or over a directory, fails a
   CHECK(entries_in(dir.path()) == 1);
 }
 
+TEST_CASE("check_target refuses a missing directory and a directory, and leaves nothing behind") {
+  TempDir dir;
+  REQUIRE(dir.valid());
+  const auto missing = ReplacingFile::check_target((dir.path() / "no" / "out.json").string());
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().code == Errc::kNotFound);
+
+  std::filesystem::create_directory(dir.path() / "sub");
+  const auto over_dir = ReplacingFile::check_target((dir.path() / "sub").string());
+  REQUIRE_FALSE(over_dir.has_value());
+  CHECK(over_dir.error().message.find("is a directory") != std::string::npos);
+
+  const std::string existing = dir.write_file("out.json", "old");
+  CHECK(ReplacingFile::check_target(existing).has_value());
+  CHECK(ReplacingFile::check_target((dir.path() / "new.json").string()).has_value());
+  CHECK(read_bytes(existing) == "old");
+  CHECK(entries_in(dir.path()) == 2);  // "sub" and out.json: no probe left, nothing created
+}
+
 }  // namespace
 }  // namespace sprof

@@ -36,7 +36,9 @@ TEST_CASE("an allocation record decodes to its fields and its stack copy") {
   spec.stack.assign(64, 0);
   spec.stack[0] = 0x11;
   spec.stack[63] = 0x22;
-  auto r = decode(alloc_record(spec));
+  // Decoded records view the bytes they came from: keep them alive while the record is read.
+  const auto bytes = alloc_record(spec);
+  auto r = decode(bytes);
   REQUIRE(r.has_value());
   const auto& a = std::get<HeapAlloc>(*r);
   CHECK(a.time_ns == 1000);
@@ -72,12 +74,14 @@ TEST_CASE("a realloc record carries the old block and pads an odd-sized stack co
 }
 
 TEST_CASE("free and attach records decode") {
-  auto f = decode(free_record(0x1000));
+  const auto free_bytes = free_record(0x1000);
+  auto f = decode(free_bytes);
   REQUIRE(f.has_value());
   CHECK(std::get<HeapFree>(*f).address == 0x1000);
   CHECK(std::get<HeapFree>(*f).tid == 43);
 
-  auto a = decode(attach_record("/usr/bin/odd-length", AttachHow::kFork));
+  const auto attach_bytes = attach_record("/usr/bin/odd-length", AttachHow::kFork);
+  auto a = decode(attach_bytes);
   REQUIRE(a.has_value());
   const auto& at = std::get<HeapAttach>(*a);
   CHECK(at.exe == "/usr/bin/odd-length");

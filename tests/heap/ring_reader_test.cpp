@@ -27,7 +27,7 @@ struct Area {
     std::memset(bytes.get(), 0, size);
     const RingConfig c = ring_config(data_bytes, stack_copy_bytes);
     std::memcpy(bytes.get(), &c, sizeof c);
-    writer.init(header(), bytes.get() + kRingHeaderBytes, data_bytes);
+    writer.init(header(), bytes.get() + kRingHeaderBytes, data_bytes, false);
   }
   RingHeader* header() { return reinterpret_cast<RingHeader*>(bytes.get()); }
   std::span<uint8_t> span() { return {bytes.get(), size}; }

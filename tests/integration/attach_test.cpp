@@ -52,13 +52,6 @@ const ProcessView* find_process(const ProfileView& p, int64_t pid) {
   return nullptr;
 }
 
-const ThreadView* find_thread(const ProcessView& p, const std::string& name) {
-  for (const auto& t : p.threads) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
 size_t count_threads_named(const ProcessView& p, const std::string& prefix) {
   size_t n = 0;
   for (const auto& t : p.threads) n += t.name.rfind(prefix, 0) == 0 ? 1 : 0;
@@ -106,7 +99,8 @@ TEST_CASE("attaching to a running process records its named threads and leaves i
   // A "late-N" thread lives ~5 ms every ~55 ms: almost all of those in the profile started
   // after sprof attached and were followed through inheritance.
   CHECK(count_threads_named(proc, "late-") >= 3);
-  CHECK(profile.json.find("\"product\":\"sprof: it_attach\"") != std::string::npos);
+  CHECK(profile.json.find("\"product\":\"it_attach (PID " + std::to_string(target.pid()) + ")\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("SIGINT to sprof ends an attach recording and the profile is written") {

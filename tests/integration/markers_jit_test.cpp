@@ -7,10 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
+#include "sprof/profile/profile_file.hpp"
+#include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/paths.hpp"
 
 using namespace sprof::test;
@@ -79,6 +83,52 @@ std::string joined(const std::set<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += n + "\n";
   return out;
+}
+
+// How many of `thread`'s samples have their leaf in `lib` (by the leaf's "0x<hex>" address),
+// and how many of those leaves are in the category named `category`.
+struct LeafCount {
+  size_t in_lib = 0;
+  size_t in_category = 0;
+};
+LeafCount leaves_in(const ProfileView& profile, const ThreadView& thread, const LibView& lib,
+                    const std::string& category) {
+  LeafCount count;
+  for (size_t i = 0; i < thread.leaf_frames.size(); ++i) {
+    const std::string& leaf = thread.leaf_frames[i];
+    if (!leaf.starts_with("0x")) continue;
+    const uint64_t address = std::stoull(leaf.substr(2), nullptr, 16);
+    if (address < lib.start || address >= lib.end) continue;
+    ++count.in_lib;
+    const int64_t c = thread.leaf_categories.at(i);
+    count.in_category += c >= 0 && static_cast<size_t>(c) < profile.categories.size() &&
+                         profile.categories[static_cast<size_t>(c)] == category;
+  }
+  return count;
+}
+
+// The fake JIT's code lib (named after its perf map or jitdump) in the root process.
+const LibView* jit_lib(const ProfileView& profile, const std::string& name) {
+  for (const auto& lib : profile.processes.at(0).libs) {
+    if (lib.name == name) return &lib;
+  }
+  return nullptr;
+}
+
+// The jitted code runs for half a second: most of the main thread's samples are in it, and
+// every one of them is in the JIT category (the category graph and call tree show it).
+void check_jit_category(const ProfileView& profile, const std::string& lib_name) {
+  const auto& proc = profile.processes.at(0);
+  const ThreadView* main = nullptr;
+  for (const auto& t : proc.threads) {
+    if (t.tid == proc.pid) main = &t;
+  }
+  REQUIRE(main != nullptr);
+  const LibView* lib = jit_lib(profile, lib_name);
+  REQUIRE_MESSAGE(lib != nullptr, "no lib " << lib_name);
+  const LeafCount count = leaves_in(profile, *main, *lib, "JIT");
+  CHECK(count.in_lib > 0);
+  CHECK(count.in_category == count.in_lib);
 }
 
 // The perf map a fake JIT left in /tmp, removed when the test ends.
@@ -179,6 +229,7 @@ TEST_CASE("jitted code named in a perf map is symbolicated through sprof's serve
   const std::string lib = "perf-" + std::to_string(r.root_pid()) + ".map";
   CHECK(names.count(lib + "!jitted_hot_loop") == 1);
   for (const auto& n : names) CHECK_MESSAGE(n.find("!0x") == std::string::npos, n);
+  check_jit_category(r.profile, lib);
 }
 
 TEST_CASE("jitted code named in a jitdump is symbolicated through sprof's server") {
@@ -191,6 +242,38 @@ TEST_CASE("jitted code named in a jitdump is symbolicated through sprof's server
   INFO("functions:\n" << joined(names));
   const std::string lib = "jit-" + std::to_string(r.root_pid()) + ".dump";
   CHECK(names.count(lib + "!jitdump_hot_loop") == 1);
+  check_jit_category(r.profile, lib);
   r.sprof->stop(SIGINT, std::chrono::seconds(10));
+  std::filesystem::remove_all(dump_dir);
+}
+
+TEST_CASE("a self-contained profile carries the jitdump's source file and line of JIT code") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("jit-dump-lines");
+  const auto dump_dir = make_temp_dir("jitdump-lines");
+  const std::string out = dir + "/p.json.gz";
+  // Presymbolicated (the default): the JIT symbols and lines are read when the file is saved.
+  const auto recorded = run_process(
+      {kSprofExe, "record", "-s", "-o", out, "--", target_path("mk_fake_jit"), "jitdump", dump_dir});
+  INFO("sprof: " << recorded.out << recorded.err);
+  REQUIRE(recorded.exit_code == 0);
+  auto text = sprof::profile::read_profile_json(out);
+  REQUIRE(text.has_value());
+  auto symbols = sprof::profile::read_embedded_symbols(*text);
+  REQUIRE(symbols.has_value());
+  // The loop body, where the samples land, is line 41 of the file the fake JIT's DEBUG_INFO
+  // names (tests/targets/markers/mk_fake_jit.cpp).
+  std::set<std::string> seen;
+  size_t in_loop_body = 0;
+  for (const auto& [key, module] : symbols->modules()) {
+    if (!key.debug_name.starts_with("jit-")) continue;
+    for (const auto& [address, symbol] : module.entries()) {
+      seen.insert(symbol.function + " " + symbol.file + ":" + std::to_string(symbol.line));
+      in_loop_body += symbol.function == "jitdump_hot_loop" &&
+                      symbol.file == "/sprof-fake-jit/hot_loop.js" && symbol.line == 41;
+    }
+  }
+  INFO("JIT addresses:\n" << joined(seen));
+  CHECK(in_loop_body > 0);
   std::filesystem::remove_all(dump_dir);
 }

@@ -19,23 +19,6 @@ using namespace sprof::test;
 
 namespace {
 
-// The "t-N" index of the thread called `name`, from `profile info --json`.
-int thread_index_named(const std::string& info_json, const std::string& name) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS) return -1;
-  for (auto p : doc["processes"].get_array()) {
-    for (auto t : p["threads"].get_array()) {
-      std::string_view t_name, handle;
-      if (t["name"].get(t_name) == simdjson::SUCCESS && t_name == name &&
-          t["threadHandle"].get(handle) == simdjson::SUCCESS) {
-        return std::atoi(std::string(handle.substr(2)).c_str());
-      }
-    }
-  }
-  return -1;
-}
-
 struct SamplesSummary {
   std::map<std::string, int64_t> functions;  // topFunctionsByTotal: name -> totalSamples
   double idle_percent = 0;          // categoryBreakdown share of "Idle"
@@ -51,23 +34,12 @@ std::string describe(const SamplesSummary& s) {
 
 SamplesSummary summarize(const std::string& json) {
   SamplesSummary s;
+  const FunctionTotals totals = function_totals(json);
+  s.functions = totals.total_samples;
+  s.total_samples = totals.samples;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(json).get(doc) != simdjson::SUCCESS) return s;
-  simdjson::dom::array top;
-  if (doc["topFunctionsByTotal"].get(top) == simdjson::SUCCESS) {
-    for (auto f : top) {
-      std::string_view name;
-      int64_t total = 0;
-      if (f["name"].get(name) == simdjson::SUCCESS &&
-          f["totalSamples"].get(total) == simdjson::SUCCESS) {
-        s.functions.emplace(name, total);
-      }
-    }
-  }
-  if (doc["categoryBreakdown"]["totalSamples"].get(s.total_samples) != simdjson::SUCCESS) {
-    s.total_samples = -1;
-  }
   simdjson::dom::array categories;
   if (doc["categoryBreakdown"]["categories"].get(categories) == simdjson::SUCCESS) {
     for (auto c : categories) {

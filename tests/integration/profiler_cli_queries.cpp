@@ -34,6 +34,22 @@ int thread_index_of(const std::string& info_json, int64_t tid) {
   return -1;
 }
 
+int thread_index_named(const std::string& info_json, const std::string& name) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS) return -1;
+  for (auto p : doc["processes"].get_array()) {
+    for (auto t : p["threads"].get_array()) {
+      std::string_view t_name, handle;
+      if (t["name"].get(t_name) == simdjson::SUCCESS && t_name == name &&
+          t["threadHandle"].get(handle) == simdjson::SUCCESS) {
+        return std::atoi(std::string(handle.substr(2)).c_str());
+      }
+    }
+  }
+  return -1;
+}
+
 std::vector<int64_t> process_pids(const std::string& info_json) {
   std::vector<int64_t> pids;
   simdjson::dom::parser parser;
@@ -50,6 +66,57 @@ std::vector<int64_t> process_pids(const std::string& info_json) {
   return pids;
 }
 
+std::vector<ThreadHandle> all_threads(const std::string& info_json) {
+  std::vector<ThreadHandle> out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array processes;
+  if (parser.parse(info_json).get(doc) != simdjson::SUCCESS ||
+      doc["processes"].get(processes) != simdjson::SUCCESS) {
+    return out;
+  }
+  for (auto p : processes) {
+    std::string_view pid;
+    simdjson::dom::array threads;
+    if (p["pid"].get(pid) != simdjson::SUCCESS || p["threads"].get(threads) != simdjson::SUCCESS) {
+      continue;
+    }
+    for (auto t : threads) {
+      ThreadHandle h;
+      h.pid = std::atoll(std::string(pid).c_str());
+      std::string_view handle;
+      if (t["tid"].get(h.tid) != simdjson::SUCCESS ||
+          t["threadHandle"].get(handle) != simdjson::SUCCESS || handle.size() <= 2) {
+        continue;
+      }
+      h.index = std::atoi(std::string(handle.substr(2)).c_str());
+      out.push_back(h);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, FunctionWeight> function_weights(const std::string& functions_json) {
+  std::map<std::string, FunctionWeight> out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  simdjson::dom::array functions;
+  if (parser.parse(functions_json).get(doc) != simdjson::SUCCESS ||
+      doc["functions"].get(functions) != simdjson::SUCCESS) {
+    return out;
+  }
+  for (auto f : functions) {
+    std::string_view name;
+    FunctionWeight w;
+    if (f["nameWithLibrary"].get(name) != simdjson::SUCCESS) continue;
+    double self = 0, total = 0;
+    if (f["selfSamples"].get(self) == simdjson::SUCCESS) w.self = static_cast<int64_t>(self);
+    if (f["totalSamples"].get(total) == simdjson::SUCCESS) w.total = static_cast<int64_t>(total);
+    out[std::string(name)] = w;
+  }
+  return out;
+}
+
 std::set<std::string> top_function_names(const std::string& samples_json) {
   std::set<std::string> names;
   simdjson::dom::parser parser;
@@ -62,6 +129,28 @@ std::set<std::string> top_function_names(const std::string& samples_json) {
     if (f["name"].get(name) == simdjson::SUCCESS) names.emplace(name);
   }
   return names;
+}
+
+FunctionTotals function_totals(const std::string& samples_json) {
+  FunctionTotals totals;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(samples_json).get(doc) != simdjson::SUCCESS) return totals;
+  simdjson::dom::array top;
+  if (doc["topFunctionsByTotal"].get(top) == simdjson::SUCCESS) {
+    for (auto f : top) {
+      std::string_view name;
+      int64_t total = 0;
+      if (f["name"].get(name) == simdjson::SUCCESS &&
+          f["totalSamples"].get(total) == simdjson::SUCCESS) {
+        totals.total_samples.emplace(name, total);
+      }
+    }
+  }
+  if (doc["categoryBreakdown"]["totalSamples"].get(totals.samples) != simdjson::SUCCESS) {
+    totals.samples = -1;
+  }
+  return totals;
 }
 
 std::vector<MarkerView> flat_markers(const std::string& markers_json) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,14 +20,43 @@ std::string log_value_after(const std::string& log, const std::string& prefix);
 // The thread handle index ("t-N") of the thread with `tid` in `profile info --all --json`, or -1.
 int thread_index_of(const std::string& info_json, int64_t tid);
 
+// The thread handle index ("t-N") of the (first) thread called `name`, or -1.
+int thread_index_named(const std::string& info_json, const std::string& name);
+
 // The pids of the processes in `profile info --all --json` (which prints them as strings).
 std::vector<int64_t> process_pids(const std::string& info_json);
+
+struct ThreadHandle {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int index = -1;  // t-N
+};
+
+// Every thread of `profile info --all --json`.
+std::vector<ThreadHandle> all_threads(const std::string& info_json);
+
+struct FunctionWeight {
+  int64_t self = 0;
+  int64_t total = 0;
+};
+
+// `thread functions --json`'s functions by "lib!function", with their self and total weights
+// (bytes for the allocation strategies).
+std::map<std::string, FunctionWeight> function_weights(const std::string& functions_json);
 
 // One name per line, for failure messages.
 std::string join_lines(const std::set<std::string>& names);
 
 // Every function name in `thread samples --json`'s top functions ("lib!function").
 std::set<std::string> top_function_names(const std::string& samples_json);
+
+// `thread samples --json`'s top functions by total ("lib!function" -> samples in it or below
+// it), and its total sample count.
+struct FunctionTotals {
+  std::map<std::string, int64_t> total_samples;
+  int64_t samples = 0;
+};
+FunctionTotals function_totals(const std::string& samples_json);
 
 struct MarkerView {
   std::string name;

@@ -14,17 +14,6 @@
 
 using namespace sprof::test;
 
-namespace {
-
-const ThreadView* find_thread(const ProcessView& p, const std::string& name) {
-  for (const auto& t : p.threads) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 TEST_CASE("recording four named threads gives one track per thread with rate x CPU-time samples") {
   skip_without_perf();
   const auto dir = make_temp_dir("threads");

@@ -44,6 +44,13 @@ ThreadView read_thread(object t) {
   view.pid = num(t["pid"]);
   view.tid = num(t["tid"]);
   view.unregistered = !t["unregisterTime"].is_null();
+  if (view.unregistered) {
+    double at = 0;
+    if (t["unregisterTime"].get(at) != simdjson::SUCCESS) {
+      at = static_cast<double>(num(t["unregisterTime"]));
+    }
+    view.unregister_time_ms = at;
+  }
 
   std::vector<std::string> strings;
   for (element s : array(t["stringTable"])) strings.push_back(str(s));
@@ -130,6 +137,20 @@ ProfileView read_profile(const std::string& path) {
   if (top["meta"]["sprof"]["event"].get(event) == simdjson::SUCCESS) view.sprof_meta_event = event;
   for (element c : array(top["meta"]["categories"])) view.categories.push_back(str(c["name"]));
   return view;
+}
+
+const ThreadView* find_thread(const ProcessView& p, const std::string& name) {
+  for (const auto& t : p.threads) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const ProcessView* find_process_named(const ProfileView& profile, const std::string& name) {
+  for (const auto& p : profile.processes) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
 }
 
 std::string make_temp_dir(const std::string& tag) {

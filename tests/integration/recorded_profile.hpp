@@ -29,6 +29,7 @@ struct ThreadView {
   std::vector<double> times_ms;
   std::vector<int64_t> leaf_categories;
   bool unregistered = false;
+  double unregister_time_ms = 0;  // when `unregistered`
 };
 
 struct LibView {
@@ -53,6 +54,11 @@ struct ProfileView {
 
 // Parses a (possibly gzipped) Gecko profile written by sprof. Fails the current test on errors.
 ProfileView read_profile(const std::string& path);
+
+// The first thread called `name` in `p`, and the first process called `name` in `profile`;
+// nullptr when there is none.
+const ThreadView* find_thread(const ProcessView& p, const std::string& name);
+const ProcessView* find_process_named(const ProfileView& profile, const std::string& name);
 
 // A fresh empty directory under /tmp for one test.
 std::string make_temp_dir(const std::string& tag);

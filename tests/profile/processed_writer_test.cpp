@@ -260,6 +260,22 @@ TEST_CASE("the embedded symbols read back are the symbols the file was written w
   }
 }
 
+TEST_CASE("embedded symbols whose nativeSymbols columns differ in length are rejected") {
+  // A symbol index checked against libIndex must be valid for address and functionSize too
+  // (a fuzzer-found read past the end of a shorter functionSize column).
+  std::string json = sample_json();
+  const std::string key = "\"functionSize\":[";
+  const size_t at = json.find(key);
+  REQUIRE(at != std::string::npos);
+  const size_t end = json.find(']', at);
+  json.replace(at + key.size(), end - at - key.size(), "");
+  auto read = sprof::profile::read_embedded_symbols(json);
+  REQUIRE_FALSE(read.has_value());
+  CHECK(read.error().code == sprof::Errc::kMalformed);
+  CHECK(read.error().message.find("nativeSymbols has columns of different lengths") !=
+        std::string::npos);
+}
+
 TEST_CASE("a self-contained .json.gz file is written whole") {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("sprof-processed-test-" + std::to_string(getpid()));

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "sprof/profile/profile.hpp"
 
 using sprof::profile::Category;
@@ -32,6 +34,34 @@ TEST_CASE("address frames are lowercase hex and shared with equal location frame
   CHECK(t.strings()[t.frames()[t.intern_address_frame(0, Category::kUser)].location] == "0x0");
   CHECK(t.strings()[t.frames()[t.intern_address_frame(~0ULL, Category::kUser)].location] ==
         "0xffffffffffffffff");
+}
+
+TEST_CASE("recategorized address frames keep their index and are found under the new category") {
+  Thread t;
+  const uint32_t jit = t.intern_address_frame(0x7000, Category::kUser);
+  const uint32_t user = t.intern_address_frame(0x9000, Category::kUser);
+  const uint32_t idle = t.intern_address_frame(0x7000, Category::kIdle);
+  const uint32_t named = t.intern_frame("main", Category::kUser);
+  const uint32_t stack = t.intern_stack(t.intern_stack(std::nullopt, user), jit);
+  size_t asked = 0;
+  t.recategorize_address_frames([&](uint64_t address, Category c) -> std::optional<Category> {
+    ++asked;
+    if (address == 0x7000 && c == Category::kUser) return Category::kJit;
+    return std::nullopt;
+  });
+  CHECK(asked == 3);  // address frames only
+  CHECK(t.frames()[jit].category == Category::kJit);
+  CHECK(t.frames()[user].category == Category::kUser);
+  CHECK(t.frames()[idle].category == Category::kIdle);
+  CHECK(t.frames()[named].category == Category::kUser);
+  CHECK(t.frames().size() == 4);
+  CHECK(t.stacks()[stack].frame == jit);
+  // Both intern paths find the moved frame under its new category, and no longer under the old.
+  CHECK(t.intern_address_frame(0x7000, Category::kJit) == jit);
+  CHECK(t.intern_frame("0x7000", Category::kJit) == jit);
+  const uint32_t fresh = t.intern_address_frame(0x7000, Category::kUser);
+  CHECK(fresh == 4);
+  CHECK(t.frames()[fresh].category == Category::kUser);
 }
 
 TEST_CASE("stacks are deduplicated by prefix and frame and stay topologically ordered") {

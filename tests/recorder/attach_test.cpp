@@ -164,3 +164,26 @@ TEST_CASE("record options reject durations, iterations and kill-on-stop that can
   attach.duration_s = 1;
   CHECK_FALSE(check_record_options(attach).has_value());
 }
+
+TEST_CASE("record options reject heap settings that cannot apply") {
+  RecordOptions o = with_command();
+  o.heap = HeapMode::kSampled;
+  CHECK(check_record_options(o).has_value());
+  o.heap_interval_bytes = 0;
+  CHECK(check_record_options(o).error().message.find("--heap-interval") != std::string::npos);
+  o.heap = HeapMode::kAll;  // every allocation: the interval does not apply
+  CHECK(check_record_options(o).has_value());
+
+  RecordOptions attach;
+  attach.attach_pids = {1234};
+  attach.heap = HeapMode::kSampled;
+  CHECK(check_record_options(attach).error().message.find("LD_PRELOAD") != std::string::npos);
+
+  o = with_command();
+  o.sample_cpu = false;
+  CHECK(check_record_options(o).error().message.find("without --heap") != std::string::npos);
+  o.heap = HeapMode::kSampled;
+  CHECK(check_record_options(o).has_value());
+  o.event = SamplingEvent::kCycles;
+  CHECK(check_record_options(o).error().message.find("-e") != std::string::npos);
+}

@@ -41,6 +41,33 @@ TEST_CASE("context-switch event shares the sampling event's layout but not its s
          PERF_SAMPLE_IDENTIFIER) == 0);
 }
 
+TEST_CASE("CPU-wide switch event writes only switch records, parsed with the sampling layout") {
+  perf::EventConfig config;
+  config.user_regs_stack = true;
+  config.off_cpu = true;
+  const perf_event_attr sampling =
+      perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127);
+  const perf_event_attr wide = perf::make_cpu_wide_switch_attr(sampling);
+  CHECK(wide.type == PERF_TYPE_SOFTWARE);
+  CHECK(wide.config == PERF_COUNT_SW_DUMMY);
+  CHECK(wide.sample_period == 0);
+  CHECK(wide.freq == 0);
+  CHECK(wide.context_switch == 1);
+  // Its records' sample_id trailer must parse like the sampling event's, into the same ring.
+  CHECK(wide.sample_type == sampling.sample_type);
+  CHECK(wide.sample_id_all == 1);
+  CHECK(wide.use_clockid == sampling.use_clockid);
+  CHECK(wide.clockid == sampling.clockid);
+  // A CPU-wide event is not a task's: nothing to inherit or to wait for an exec for.
+  CHECK(wide.inherit == 0);
+  CHECK(wide.enable_on_exec == 0);
+  CHECK(wide.disabled == 0);
+  CHECK(wide.mmap == 0);
+  CHECK(wide.mmap2 == 0);
+  CHECK(wide.comm == 0);
+  CHECK(wide.task == 0);
+}
+
 TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
   const auto layout = sprof::test::make_layout(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
                                                PERF_SAMPLE_TID | PERF_SAMPLE_TIME);

@@ -161,6 +161,8 @@ TEST_CASE("the symbolicator resolves jit libs through the recorded file and the 
   const std::string map = dir.write(
       "perf-99.map", "7f0000001000 20 jitted_hot_loop\n7f0000001020 10 _Z5otheri\n");
   test::JitDumpWriter dump;
+  dump.debug_info(0x7f0000050000, {{0x7f0000050000, 3, "/src/app.js"},
+                                   {0x7f0000050010, 4, "/src/app.js"}});
   dump.code_load(0x7f0000050000, 0x30, 1, "dumped_fn");
   const std::string dump_path = dir.write("jit-99.dump", dump.text());
 
@@ -197,6 +199,13 @@ TEST_CASE("the symbolicator resolves jit libs through the recorded file and the 
   const auto dumped = lookup(dump_lib, 0x7f0000050010);
   REQUIRE(dumped.has_value());
   CHECK(dumped->function == "dumped_fn");
+  CHECK(dumped->file == "/src/app.js");  // from the jitdump's DEBUG_INFO
+  CHECK(dumped->line == 4);
+  const auto dumped_start = lookup(dump_lib, 0x7f000005000f);
+  REQUIRE(dumped_start.has_value());
+  CHECK(dumped_start->line == 3);
+  CHECK(hot->file.empty());  // perf maps have no lines
+  CHECK(hot->line == 0);
 
   // A jit lib whose file is gone is not found (and does not crash).
   CHECK_FALSE(symbols.module("perf-98.map", map_lib.breakpad_id).has_value());

@@ -43,7 +43,7 @@ TEST_CASE("jit file kinds are recognised by basename only") {
 TEST_CASE("jitdump code loads become symbols, moves relocate them, other records are skipped") {
   test::JitDumpWriter dump;
   dump.code_load(0x7f0000001000, 0x30, 1, "first");
-  dump.record(2, std::vector<uint8_t>(24, 0xAB));  // JIT_CODE_DEBUG_INFO: skipped
+  dump.record(2, std::vector<uint8_t>(24, 0xAB));  // JIT_CODE_DEBUG_INFO cut in its entry
   dump.code_load(0x7f0000002000, 0x10, 2, "second");
   dump.code_move(0x7f0000001000, 0x7f0000005000, 0x30, 1);
   dump.record(99, {1, 2, 3, 4});  // unknown: skipped by size
@@ -56,6 +56,65 @@ TEST_CASE("jitdump code loads become symbols, moves relocate them, other records
   CHECK((*symbols)[1].name == "second");
   CHECK((*symbols)[2].start == 0x7f0000005000);
   CHECK((*symbols)[2].name == "first");
+  for (const auto& s : *symbols) CHECK(s.lines == nullptr);
+}
+
+TEST_CASE("jitdump debug info gives the line table of the code loaded next at its address") {
+  test::JitDumpWriter dump;
+  dump.debug_info(0x7f0000001000, {{0x7f0000001000, 10, "app.js"},
+                                   {0x7f0000001008, 11, "\xff"},  // same file
+                                   {0x7f0000001004, 12, "lib.js"},  // out of order
+                                   {0x7f0000000ff0, 9, "before.js"}});  // before the code
+  dump.debug_info(0x7f0000009000, {{0x7f0000009000, 1, "never_loaded.js"}});
+  dump.code_load(0x7f0000001000, 0x20, 1, "hot");
+  dump.code_load(0x7f0000002000, 0x10, 2, "no_lines");
+  dump.code_move(0x7f0000001000, 0x7f0000005000, 0x20, 1);
+  const auto symbols = parse_jitdump(dump.bytes());
+  REQUIRE(symbols.has_value());
+  REQUIRE(symbols->size() == 3);
+  const auto& lines = (*symbols)[0].lines;
+  REQUIRE(lines != nullptr);
+  REQUIRE(lines->entries.size() == 3);
+  const auto at = [&](uint64_t offset) {
+    const auto* e = lines->find(offset);
+    return e ? lines->files[e->file] + ":" + std::to_string(e->line) : std::string("none");
+  };
+  CHECK(at(0) == "app.js:10");
+  CHECK(at(3) == "app.js:10");
+  CHECK(at(4) == "lib.js:12");
+  CHECK(at(8) == "app.js:11");
+  CHECK(at(0x1f) == "app.js:11");  // the last entry runs to the end of the code
+  CHECK(lines->files.size() == 2);  // each file once
+  CHECK((*symbols)[1].lines == nullptr);
+  // The moved code keeps its table (offsets are from the code's start).
+  CHECK((*symbols)[2].lines == lines);
+}
+
+TEST_CASE("jitdump debug info never trusts its entry count") {
+  test::JitDumpWriter dump;
+  // Claims 2^60 entries but holds one, then one cut in the middle of its file name.
+  dump.debug_info(0x1000, {{0x1000, 5, "a.js"}}, uint64_t{1} << 60);
+  dump.code_load(0x1000, 0x10, 1, "claims_many");
+  std::vector<uint8_t> cut_entry(8 + 8 + 8 + 4 + 4 + 3);
+  const uint64_t code_addr = 0x2000, count = 1;
+  std::memcpy(cut_entry.data(), &code_addr, 8);
+  std::memcpy(cut_entry.data() + 8, &count, 8);
+  std::memcpy(cut_entry.data() + 16, &code_addr, 8);
+  std::memcpy(cut_entry.data() + 32, "b.j", 3);  // no NUL before the record ends
+  dump.record(2, cut_entry);
+  dump.code_load(0x2000, 0x10, 2, "cut_entry");
+  // Claims fewer entries than it holds: the rest are not read.
+  dump.debug_info(0x3000, {{0x3000, 7, "c.js"}, {0x3008, 8, "c.js"}}, 1);
+  dump.code_load(0x3000, 0x10, 3, "claims_fewer");
+  const auto symbols = parse_jitdump(dump.bytes());
+  REQUIRE(symbols.has_value());
+  REQUIRE(symbols->size() == 3);
+  REQUIRE((*symbols)[0].lines != nullptr);
+  CHECK((*symbols)[0].lines->entries.size() == 1);
+  CHECK((*symbols)[1].lines == nullptr);
+  REQUIRE((*symbols)[2].lines != nullptr);
+  CHECK((*symbols)[2].lines->entries.size() == 1);
+  CHECK((*symbols)[2].lines->find(0xc)->line == 7);
 }
 
 TEST_CASE("a jitdump cut in the middle of a record keeps the records before the cut") {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,28 @@ class JitDumpWriter {
     append<uint64_t>(body, size);
     append<uint64_t>(body, index);
     record(1, body);
+  }
+
+  struct LineEntry {
+    uint64_t addr;
+    uint32_t line;
+    std::string file;  // "\xff": the previous entry's file (perf's JVMTI agent)
+  };
+  // JIT_CODE_DEBUG_INFO: code_addr, nr_entry, then {code_addr, line, discrim, file\0} each.
+  // `nr_entry` defaults to the number of `entries`; a test may lie.
+  void debug_info(uint64_t code_addr, const std::vector<LineEntry>& entries,
+                  std::optional<uint64_t> nr_entry = std::nullopt) {
+    std::vector<uint8_t> body;
+    append<uint64_t>(body, code_addr);
+    append<uint64_t>(body, nr_entry.value_or(entries.size()));
+    for (const LineEntry& e : entries) {
+      append<uint64_t>(body, e.addr);
+      append<uint32_t>(body, e.line);
+      append<uint32_t>(body, 0);  // discrim
+      body.insert(body.end(), e.file.begin(), e.file.end());
+      body.push_back(0);
+    }
+    record(2, body);
   }
 
   const std::vector<uint8_t>& bytes() const { return bytes_; }

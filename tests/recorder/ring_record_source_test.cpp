@@ -235,7 +235,9 @@ TEST_CASE("records from heap rings convert into the profile the same records giv
   REQUIRE(from_rings.processes.size() == 1);
   REQUIRE(from_rings.processes[0].threads.size() == 2);
   CHECK(from_rings.processes[0].threads[1].name == "app");  // thread 11 kept the process's comm
-  CHECK(ring_stats.off_cpu_samples == 3);  // blocked [3.001 ms, 7 ms): grid points 4, 5, 6
+  // Blocked from the off-CPU sample at 3 ms (the switch-out record at 3.001 ms comes after its
+  // stack copy) to 7 ms: grid points 3, 4, 5, 6.
+  CHECK(ring_stats.off_cpu_samples == 4);
   CHECK(ring_stats.lost_records == 5);
   CHECK(ring_stats.samples >= 4 + ring_stats.off_cpu_samples);
 }

@@ -8,6 +8,9 @@
 #include <atomic>
 #include <cstdio>
 #include <future>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,8 +59,8 @@ class RunningServer {
 ServerOptions options_with_echo_api() {
   ServerOptions options;
   options.api = [](std::string_view path, std::string_view body) {
-    return HttpReply{200, "application/json",
-                     "{\"path\":\"" + std::string(path) + "\",\"size\":" + std::to_string(body.size()) + "}"};
+    return HttpReply::whole(200, "application/json",
+                     "{\"path\":\"" + std::string(path) + "\",\"size\":" + std::to_string(body.size()) + "}");
   };
   options.assets = [](std::string_view name) -> std::optional<StaticAsset> {
     if (name == "index.html") return StaticAsset{"text/html; charset=utf-8", "<p>{{COMMAND}} {{PROFILE_URL}}</p>"};
@@ -287,7 +290,7 @@ TEST_CASE("a slow api handler does not block another connection's get") {
   options.api = [&](std::string_view, std::string_view) {
     handler_entered.set_value();
     released.wait();  // held until the other connection has been served
-    return HttpReply{200, "application/json", R"({"slow":true})"};
+    return HttpReply::whole(200, "application/json", R"({"slow":true})");
   };
   RunningServer running(std::move(options));
 
@@ -311,7 +314,7 @@ TEST_CASE("an api handler that throws fails only its own request") {
   ServerOptions options = options_with_echo_api();
   options.api = [](std::string_view path, std::string_view) -> HttpReply {
     if (path == "/asm/v1") throw std::runtime_error("handler bug");
-    return HttpReply{200, "application/json", "{}"};
+    return HttpReply::whole(200, "application/json", "{}");
   };
   RunningServer running(std::move(options));
   HttpTestClient client(running.port());
@@ -368,4 +371,82 @@ TEST_CASE("invalid bind addresses and port specs are rejected before binding") {
   auto b = Server::start(std::move(bad_port));
   REQUIRE_FALSE(b.has_value());
   CHECK(b.error().code == sprof::Errc::kInvalidArgument);
+}
+
+namespace {
+
+// An API whose reply body is produced in `parts` parts of `part_size` bytes ('a', 'b', ...).
+ServerOptions options_with_produced_api(int parts, std::size_t part_size) {
+  ServerOptions options;
+  options.api = [parts, part_size](std::string_view, std::string_view) {
+    HttpReply reply;
+    auto made = std::make_shared<int>(0);
+    reply.body_producer = [made, parts, part_size](std::string& out) {
+      out.assign(part_size, static_cast<char>('a' + *made % 26));
+      return ++*made < parts;
+    };
+    return reply;
+  };
+  return options;
+}
+
+std::string expected_produced_body(int parts, std::size_t part_size) {
+  std::string body;
+  for (int i = 0; i < parts; ++i) body.append(part_size, static_cast<char>('a' + i % 26));
+  return body;
+}
+
+}  // namespace
+
+TEST_CASE("a produced api body goes out chunked and the connection stays usable") {
+  RunningServer running(options_with_produced_api(40, 10000));
+  HttpTestClient client(running.port());
+  const HttpResult first = client.request("POST", running.prefix() + "/symbolicate/v5", "{}");
+  CHECK(first.status == 200);
+  CHECK(first.header("transfer-encoding") == "chunked");
+  CHECK_FALSE(first.has_header("content-length"));
+  CHECK(first.header("access-control-allow-origin") == "*");
+  CHECK(first.body == expected_produced_body(40, 10000));
+  CHECK(first.keep_alive);
+  const HttpResult second = client.request("POST", running.prefix() + "/symbolicate/v5", "{}");
+  CHECK(second.body == expected_produced_body(40, 10000));
+}
+
+TEST_CASE("a produced api body reaches an HTTP/1.0 client unframed, ended by the close") {
+  RunningServer running(options_with_produced_api(3, 5));
+  HttpTestClient client(running.port());
+  const std::string received = client.send_raw("POST " + running.prefix() +
+                                               "/symbolicate/v5 HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                                               "Content-Length: 2\r\n\r\n{}");
+  const auto body_start = received.find("\r\n\r\n");
+  REQUIRE(body_start != std::string::npos);
+  CHECK(received.substr(body_start + 4) == "aaaaabbbbbccccc");
+  const std::string head = received.substr(0, body_start);
+  CHECK(head.find("Transfer-Encoding") == std::string::npos);
+  CHECK(head.find("Content-Length") == std::string::npos);
+}
+
+TEST_CASE("a producer that throws cuts its own reply short and the server keeps serving") {
+  ServerOptions options;
+  options.api = [](std::string_view path, std::string_view) {
+    HttpReply reply;
+    if (path != "/symbolicate/v5") return HttpReply::whole(200, "application/json", "{}");
+    auto made = std::make_shared<int>(0);
+    reply.body_producer = [made](std::string& out) -> bool {
+      if (++*made > 2) throw std::runtime_error("producer bug");
+      out = "part";
+      return true;
+    };
+    return reply;
+  };
+  RunningServer running(std::move(options));
+  HttpTestClient client(running.port());
+  const std::string received =
+      client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Content-Length: 2\r\n\r\n{}");
+  // The chunked body never gets its last chunk: a client sees a truncated reply, not a whole one.
+  CHECK(received.find("part") != std::string::npos);
+  CHECK(received.find("\r\n0\r\n\r\n") == std::string::npos);
+  HttpTestClient other(running.port());
+  CHECK(other.request("POST", running.prefix() + "/source/v1", "{}").status == 200);
 }

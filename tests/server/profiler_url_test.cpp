@@ -26,3 +26,25 @@ TEST_CASE("encodeURIComponent keeps only the unreserved set") {
   CHECK(encode_uri_component("\xc3\xa9") == "%C3%A9");
   CHECK(encode_uri_component(std::string_view("\0x", 2)) == "%00x");
 }
+
+TEST_CASE("a server URL given for port forwarding keeps its origin and names its host") {
+  using sprof::server::parse_public_url;
+  auto local = parse_public_url("http://localhost:3000/");
+  REQUIRE(local.has_value());
+  CHECK(local->base == "http://localhost:3000");
+  CHECK(local->host == "localhost");
+  auto v6 = parse_public_url("https://[::1]:8443");
+  REQUIRE(v6.has_value());
+  CHECK(v6->host == "::1");
+  auto proxied = parse_public_url("https://box.example/sprof");
+  REQUIRE(proxied.has_value());
+  CHECK(proxied->base == "https://box.example/sprof");
+  CHECK(proxied->host == "box.example");
+  for (const char* bad : {"localhost:3000", "ftp://x", "http://", "http://:3000",
+                          "http://user@host:3000", "http://host:3000/?q"}) {
+    CAPTURE(bad);
+    const auto parsed = parse_public_url(bad);
+    REQUIRE_FALSE(parsed.has_value());
+    CHECK(parsed.error().message.find("server URL") != std::string::npos);
+  }
+}

@@ -31,7 +31,7 @@ struct Fixture {
     config.profile_path = dir.write_file("profile.json.gz", kGzipBytes);
     config.api = [this](std::string_view path, std::string_view body) {
       calls.push_back({std::string(path), std::string(body)});
-      return HttpReply{200, "application/json", R"({"results":[]})"};
+      return HttpReply::whole(200, "application/json", R"({"results":[]})");
     };
     config.assets = [](std::string_view name) -> std::optional<StaticAsset> {
       if (name == "index.html") return StaticAsset{"text/html; charset=utf-8", "<h1>{{COMMAND}}</h1>"};
@@ -155,7 +155,7 @@ TEST_CASE("repeated slashes after the token reach the same route") {
 TEST_CASE("the api handler's status and content type are passed through") {
   Fixture f;
   f.config.api = [](std::string_view, std::string_view) {
-    return HttpReply{400, "", R"({"error":"bad json"})"};
+    return HttpReply::whole(400, "", R"({"error":"bad json"})");
   };
   const Response res = f.send("POST", under_token("/source/v1"), "not json");
   CHECK(res.status == 400);
@@ -323,6 +323,14 @@ TEST_CASE("the bind address is accepted as Host, and any IP literal when it is a
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[2001:db8::7]"}}).status == 200);
   // A wildcard bind still refuses names: they are what DNS rebinding uses.
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "myhost.lan:8000"}}).status == 421);
+}
+
+TEST_CASE("the host --server-url names is answered as well, and no other name") {
+  Fixture f;
+  f.config.public_host = "devbox.lan";
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "devbox.lan:3000"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "DevBox.LAN"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "other.lan:3000"}}).status == 421);
 }
 
 TEST_CASE("a request without a Host header is 400") {

@@ -32,7 +32,7 @@ struct GatedHandler {
     return [this](std::string_view, std::string_view) {
       entered.set_value();
       released.wait();
-      return HttpReply{200, "application/json", R"({"done":true})"};
+      return HttpReply::whole(200, "application/json", R"({"done":true})");
     };
   }
 };

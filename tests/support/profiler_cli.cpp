@@ -143,6 +143,17 @@ ProcessResult ProfilerCli::load(const std::string& file_or_url, const std::strin
   return start_daemon(args, {});
 }
 
+Result<ProfilerCli> ProfilerCli::with_standalone(const std::string& file) {
+  SPROF_TRY(ProfilerCli cli, locate());
+  const ProcessResult r = cli.load_standalone(file);
+  if (r.exit_code != 0) {
+    return fail(Errc::kIo, "profiler-cli load " + file + " failed (exit " +
+                               std::to_string(r.exit_code) + ")\nstdout:\n" + r.out +
+                               "\nstderr:\n" + r.err + "\nlog:\n" + cli.session_log());
+  }
+  return cli;
+}
+
 ProcessResult ProfilerCli::load_standalone(const std::string& file) {
   // The daemon that `load` starts inherits the variable, and it decides on symbolication.
   return start_daemon({"load", file}, {{"PROFILER_CLI_NO_SYMBOLICATE", "1"}});

@@ -24,6 +24,8 @@ class ProfilerCli {
  public:
   // Finds (installing if needed) node and the CLI. Fails when they cannot be installed.
   static Result<ProfilerCli> locate();
+  // `locate`, then `load_standalone(file)`; fails with the load's output when it fails.
+  static Result<ProfilerCli> with_standalone(const std::string& file);
 
   ProfilerCli(ProfilerCli&& other) noexcept;
   ProfilerCli& operator=(ProfilerCli&&) = delete;

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,16 +35,21 @@ class FakeSymbolMap final : public symbolicator::SymbolMap {
   const std::string& binary_file() const override { return binary_path; }
 };
 
-// Modules keyed by "debugName/breakpadId"; counts how often each was asked for.
+// Modules keyed by "debugName/breakpadId"; counts how often each was asked for. The API may ask
+// for several modules at once, from several threads.
 class FakeModuleSource final : public ModuleSource {
  public:
   std::map<std::string, std::shared_ptr<const symbolicator::SymbolMap>> maps;
   std::map<std::string, int> requests;
+  std::mutex mutex;
 
   Result<std::shared_ptr<const symbolicator::SymbolMap>> module(
       const std::string& debug_name, const std::string& breakpad_id) override {
     const std::string key = debug_name + "/" + breakpad_id;
-    ++requests[key];
+    {
+      std::lock_guard lock(mutex);
+      ++requests[key];
+    }
     const auto it = maps.find(key);
     if (it == maps.end()) return fail(Errc::kNotFound, "no module " + key);
     return it->second;

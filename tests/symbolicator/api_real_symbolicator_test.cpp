@@ -58,11 +58,12 @@ std::string hex(uint64_t value) {
 
 TEST_CASE("symbolicate v5 over the real symbolicator names a function of a test binary") {
   Fixture f;
-  const auto reply = f.api->handle(
+  auto reply = f.api->handle(
       "/symbolicate/v5", R"({"jobs": [{"memoryMap": [["api_target", ")" + f.breakpad_id +
                              R"("]], "stacks": [[[0, )" + std::to_string(f.sum_relative + 4) +
                              "]]]}]}");
   REQUIRE(reply.status == 200);
+  reply.body = sprof::take_whole_body(reply);
   CAPTURE(reply.body);
   simdjson::dom::parser parser;
   simdjson::dom::element root;
@@ -131,11 +132,12 @@ TEST_CASE("symbolicate v5 gives every address of a function without symbols one 
   for (uint64_t a = start; a < start + hidden->size; ++a) {
     stack += (stack.empty() ? "" : ",") + std::string("[0,") + std::to_string(a) + "]";
   }
-  const auto reply = api.handle("/symbolicate/v5",
+  auto reply = api.handle("/symbolicate/v5",
                                 R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
                                     identity->breakpad_id() + R"("]], "stacks": [[)" + stack +
                                     "]]}]}");
   REQUIRE(reply.status == 200);
+  reply.body = sprof::take_whole_body(reply);
   simdjson::dom::parser parser;
   simdjson::dom::array frames;
   REQUIRE(parser.parse(reply.body)["results"].at(0)["stacks"].at(0).get(frames) ==

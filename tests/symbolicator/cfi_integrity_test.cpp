@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "elf_image_builder.hpp"
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "symbols_test_support.hpp"
@@ -207,6 +208,20 @@ TEST_CASE("a flipped byte in the .eh_frame_hdr table does not cost unwinding") {
     const std::string copy = damaged_copy(dir, [](char* h, uint32_t) { h[0] = 2; });
     check_same_coverage(original, copy);
   }
+}
+
+TEST_CASE("a file whose .eh_frame and .eh_frame_hdr are empty opens, with no rules") {
+  // Found by the cfi_module fuzz target: the copy of an empty .eh_frame was a memcpy from a null
+  // pointer (undefined even for zero bytes; the sanitizer build aborts on it).
+  const auto image = test::build_elf_image({
+      {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, std::vector<uint8_t>(16, 0x90)},
+      {".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, 0x2000, {}},
+      {".eh_frame", SHT_PROGBITS, SHF_ALLOC, 0x3000, {}},
+  });
+  auto module = CfiModule::open_image(image);
+  REQUIRE(module.has_value());
+  CHECK_FALSE((*module)->find_rule(0x1000).has_value());
+  CHECK((*module)->integrity().eh_frame_hdr_rejected);
 }
 
 }  // namespace

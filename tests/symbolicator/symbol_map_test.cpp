@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <cctype>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "sprof/symbolicator/demangle.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -227,6 +230,48 @@ TEST_CASE("a module is built once and shared between requests and threads") {
   auto again = symbolicator.module("sprof_symbols_target", lower);
   REQUIRE(again.has_value());
   CHECK(again->get() == seen[0]);
+}
+
+}  // namespace
+}  // namespace sprof::symbolicator
+
+namespace sprof::symbolicator {
+namespace {
+
+// Every field of a lookup, as one comparable string.
+std::string describe(const std::optional<SymbolInfo>& info) {
+  if (!info) return "-";
+  std::string out = info->function + "+" + std::to_string(info->function_start) + "/" +
+                    std::to_string(info->function_size) + "@" + info->file + ":" +
+                    std::to_string(info->line);
+  for (const InlineFrame& f : info->inlines) {
+    out += " <" + f.function + "@" + f.file + ":" + std::to_string(f.line) + ">";
+  }
+  return out;
+}
+
+TEST_CASE("lookups answer the same whether prepared on several threads or read one at a time") {
+  const std::string path = target_path("sprof_symbols_target");
+  const elf::ElfSymbol outer = test::symbol_in(path, "_ZN12sprof_target18inline_chain_outerEi");
+  Symbolicator one_at_a_time(no_system_roots());
+  Symbolicator prepared(no_system_roots());
+  const Module a = open_module(one_at_a_time, path);
+  const Module b = open_module(prepared, path);
+  REQUIRE(a.map != b.map);
+  // Every byte from the start of the text up to past the inline chain's function.
+  const uint64_t end = outer.address - a.identity.base_vaddr + outer.size + 64;
+  std::vector<RelativeAddress> addresses;
+  for (uint64_t address = 0; address < end; ++address) addresses.push_back(RelativeAddress{address});
+  b.map->prepare(addresses);
+  size_t differ = 0;
+  size_t with_inlines = 0;
+  for (const RelativeAddress address : addresses) {
+    const auto expected = a.map->lookup(address);
+    if (expected && !expected->inlines.empty()) ++with_inlines;
+    if (describe(expected) != describe(b.map->lookup(address))) ++differ;
+  }
+  CHECK(with_inlines > 0);  // the comparison covers inline chains
+  CHECK(differ == 0);
 }
 
 }  // namespace

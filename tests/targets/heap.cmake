@@ -1,7 +1,8 @@
 # Programs the heap interposer's integration tests run with libsprof-heap.so
-# (tests/heap/interposer_test.cpp). Sites are extern "C" noinline functions the tests find
+# (tests/heap/interposer_test.cpp) and `sprof record --heap` records
+# (tests/integration/heap_record_test.cpp). Sites are extern "C" noinline functions the tests find
 # with nm.
-set(SPROF_HEAP_TARGETS hp_sites hp_realloc_aligned hp_fork_exec hp_signal hp_clearenv)
+set(SPROF_HEAP_TARGETS hp_sites hp_realloc_aligned hp_fork_exec hp_signal hp_clearenv hp_peak_leak)
 foreach(t ${SPROF_HEAP_TARGETS})
   sprof_add_target(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/heap/${t}.cpp)
 endforeach()

@@ -6,3 +6,9 @@ sprof_add_target(it_crash SOURCES integration/it_crash.cpp)
 # Release-style flags: no frame pointers anywhere, as in Debian's own libraries.
 sprof_add_target(it_unwind SOURCES integration/it_unwind.cpp
   FLAGS -g -O2 -fomit-frame-pointer)
+# Command-line handling: what the recorded program received; a program that ignores SIGINT and
+# SIGTERM.
+sprof_add_target(it_args SOURCES integration/it_args.cpp)
+sprof_add_target(it_stubborn SOURCES integration/it_stubborn.cpp)
+# Per-CPU tracks: threads pinned to known CPUs.
+sprof_add_target(it_pinned SOURCES integration/it_pinned.cpp)

@@ -3,12 +3,21 @@
 namespace sprof::convert::perf {
 
 std::string event_name(const perf_event_attr& attr) {
-  if (attr.type == PERF_TYPE_HARDWARE && attr.config == PERF_COUNT_HW_CPU_CYCLES) return "cycles";
+  if (attr.type == PERF_TYPE_HARDWARE) {
+    switch (attr.config) {
+      case PERF_COUNT_HW_CPU_CYCLES: return "cycles";
+      case PERF_COUNT_HW_INSTRUCTIONS: return "instructions";
+      case PERF_COUNT_HW_CACHE_MISSES: return "cache-misses";
+      default: break;
+    }
+  }
   if (attr.type == PERF_TYPE_SOFTWARE) {
     switch (attr.config) {
       case PERF_COUNT_SW_CPU_CLOCK: return "cpu-clock";
       case PERF_COUNT_SW_TASK_CLOCK: return "task-clock";
+      case PERF_COUNT_SW_PAGE_FAULTS: return "page-faults";
       case PERF_COUNT_SW_CONTEXT_SWITCHES: return "context-switches";
+      case PERF_COUNT_SW_DUMMY: return "dummy";
       default: break;
     }
   }

@@ -20,7 +20,16 @@ void RecordMerger::add(Record record) {
   const uint64_t time = record_time(record);
   if (emitted_any_ && time < emitted_up_to_) ++late_records_;
   round_max_time_ = std::max(round_max_time_, time);
-  heap_.push_back(Entry{time, next_sequence_++, std::move(record)});
+  uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(std::move(record));
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = std::move(record);
+  }
+  heap_.push_back(Entry{time, next_sequence_++, slot});
   std::push_heap(heap_.begin(), heap_.end(), later<Entry>);
 }
 
@@ -41,11 +50,13 @@ void RecordMerger::flush(const RecordSink& sink) {
 void RecordMerger::emit_up_to(uint64_t watermark, const RecordSink& sink) {
   while (!heap_.empty() && heap_.front().time <= watermark) {
     std::pop_heap(heap_.begin(), heap_.end(), later<Entry>);
-    Entry entry = std::move(heap_.back());
+    const Entry entry = heap_.back();
     heap_.pop_back();
     emitted_up_to_ = std::max(emitted_up_to_, entry.time);
     emitted_any_ = true;
-    sink(std::move(entry.record));
+    sink(std::move(slots_[entry.slot]));
+    slots_[entry.slot] = Record{};  // releases what the sink left (e.g. a stack copy)
+    free_slots_.push_back(entry.slot);
   }
 }
 

@@ -62,7 +62,7 @@ std::optional<std::span<const uint8_t>> split_trailer(std::span<const uint8_t> b
 
 // PERF_RECORD_SAMPLE, fields in the order of the uapi comment on `PERF_RECORD_SAMPLE`.
 Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
-                            const SampleLayout& l) {
+                            const SampleLayout& l, StackCopy stack) {
   constexpr const char* kName = "PERF_RECORD_SAMPLE";
   ByteReader r(body);
   SampleRecord s;
@@ -131,7 +131,11 @@ Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
       if (!r.ok()) return malformed(kName, "truncated at stack_user dyn_size");
       // dyn_size is how much of the copy the kernel actually filled; never trust it past `size`.
       const size_t used = static_cast<size_t>(dyn_size < size ? dyn_size : size);
-      s.stack_user.assign(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(used));
+      if (stack == StackCopy::kBorrow) {
+        s.stack_user = StackBytes::borrow(data.first(used));
+      } else {
+        s.stack_user.assign(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(used));
+      }
     }
   }
   // PERF_SAMPLE_WEIGHT and PERF_SAMPLE_WEIGHT_STRUCT share one u64 slot (union perf_sample_weight).
@@ -270,6 +274,7 @@ Result<Record> parse_switch(bool cpu_wide, uint16_t misc, std::span<const uint8_
                             const SampleLayout& l) {
   const char* name = cpu_wide ? "PERF_RECORD_SWITCH_CPU_WIDE" : "PERF_RECORD_SWITCH";
   SwitchRecord rec;
+  rec.cpu_wide = cpu_wide;
   rec.out = (misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
   rec.preempted = (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
   const auto fields = split_trailer(body, l, rec.id);
@@ -285,7 +290,7 @@ Result<Record> parse_switch(bool cpu_wide, uint16_t misc, std::span<const uint8_
 
 }  // namespace
 
-Result<Record> parse_record(RawRecord raw, const SampleLayout& layout) {
+Result<Record> parse_record(RawRecord raw, const SampleLayout& layout, StackCopy stack) {
   const perf_event_header h = raw.header();
   if (raw.bytes.size() < sizeof h) return malformed("perf record", "shorter than its header");
   // Records are u64-aligned (the ring buffer relies on it), and `size` covers the header.
@@ -294,7 +299,7 @@ Result<Record> parse_record(RawRecord raw, const SampleLayout& layout) {
   }
   const auto body = raw.bytes.subspan(sizeof h);
   switch (h.type) {
-    case PERF_RECORD_SAMPLE: return parse_sample(h.misc, body, layout);
+    case PERF_RECORD_SAMPLE: return parse_sample(h.misc, body, layout, stack);
     case PERF_RECORD_MMAP: return parse_mmap(false, h.misc, body, layout);
     case PERF_RECORD_MMAP2: return parse_mmap(true, h.misc, body, layout);
     case PERF_RECORD_COMM: return parse_comm(h.misc, body, layout);

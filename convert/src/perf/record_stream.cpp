@@ -4,12 +4,45 @@
 
 namespace sprof::convert::perf {
 
-void RecordStream::add(RawRecord raw) {
+RecordStream::RecordStream(EventTable events) : events_(std::move(events)) {
+  for (size_t i = 0; i < events_.size(); ++i) {
+    if (events_.event(i).spec.role == EventRole::kSwitchSideBand) switch_side_band_ = true;
+  }
+}
+
+bool RecordStream::wanted_side_band_switch(const SwitchRecord& r) const {
+  return r.out && (pids_.contains(r.next_prev_pid) || pids_.contains(r.id.pid));
+}
+
+void RecordStream::add(RawRecord raw, StackCopy stack) {
+  if (switch_side_band_) {
+    // A CPU-wide switch-in says nothing a per-task record does not; skip it unparsed.
+    const perf_event_header h = raw.header();
+    if (h.type == PERF_RECORD_SWITCH_CPU_WIDE && (h.misc & PERF_RECORD_MISC_SWITCH_OUT) == 0) {
+      return;
+    }
+  }
   const EventTable::Event& event = events_.event_of(raw);
-  auto rec = parse_record(raw, event.layout);
+  if (event.spec.role == EventRole::kOther && raw.header().type == PERF_RECORD_SAMPLE) {
+    ++stats_.other_event_samples;
+    return;
+  }
+  auto rec = parse_record(raw, event.layout, stack);
   if (rec) {
     if (auto* sample = std::get_if<SampleRecord>(&*rec)) {
       sample->context_switch_sample = event.spec.role == EventRole::kContextSwitch;
+    }
+    if (switch_side_band_) {
+      const auto* sw = std::get_if<SwitchRecord>(&*rec);
+      if (sw != nullptr && sw->cpu_wide) {
+        if (!wanted_side_band_switch(*sw)) return;
+      } else {
+        const uint32_t pid = record_id(*rec).pid;
+        if (pid != last_pid_) pids_.insert(pid);
+        last_pid_ = pid;
+        // A new process's first switch-in may come before any record of its own.
+        if (const auto* fork = std::get_if<ForkRecord>(&*rec)) pids_.insert(fork->pid);
+      }
     }
     ++stats_.records;
     merger_.add(std::move(*rec));
@@ -19,6 +52,11 @@ void RecordStream::add(RawRecord raw) {
     ++stats_.malformed_records;
     log::debug("perf record skipped: " + rec.error().message);
   }
+}
+
+void RecordStream::add_decoded(Record record) {
+  ++stats_.records;
+  merger_.add(std::move(record));
 }
 
 RecordStream::Stats RecordStream::stats() const {

@@ -79,7 +79,9 @@ bool map_ring(const char* path) {
   // The configuration as validated, not as the shared header may say later.
   auto* header = static_cast<RingHeader*>(area);
   p.header = header;
-  p.writer.init(header, static_cast<uint8_t*>(area) + config.header_bytes, config.data_bytes);
+  // Record-all mode promises every allocation: writers wait for the reader rather than drop.
+  p.writer.init(header, static_cast<uint8_t*>(area) + config.header_bytes, config.data_bytes,
+                config.sample_interval_bytes == 0);
   p.sample_interval = config.sample_interval_bytes;
   p.stack_copy_bytes = config.stack_copy_bytes;
   return true;

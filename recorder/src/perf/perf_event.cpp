@@ -131,24 +131,98 @@ Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, 
   return fd;
 }
 
+struct TypeConfig {
+  uint32_t type;
+  uint64_t config;
+};
+
+TypeConfig type_config(EventKind kind) {
+  switch (kind) {
+    case EventKind::kCycles: return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES};
+    case EventKind::kInstructions: return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS};
+    case EventKind::kCacheMisses: return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES};
+    case EventKind::kCpuClock: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK};
+    case EventKind::kTaskClock: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK};
+    case EventKind::kPageFaults: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS};
+    case EventKind::kContextSwitches: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES};
+    // Counts nothing and never samples; it exists for its side-band records (what perf record
+    // uses for tracking, too).
+    case EventKind::kSideBandOnly: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY};
+  }
+  return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK};
+}
+
+std::optional<EventKind> kind_of(SamplingEvent event) {
+  switch (event) {
+    case SamplingEvent::kAuto: return std::nullopt;
+    case SamplingEvent::kCpuClock: return EventKind::kCpuClock;
+    case SamplingEvent::kTaskClock: return EventKind::kTaskClock;
+    case SamplingEvent::kCycles: return EventKind::kCycles;
+    case SamplingEvent::kInstructions: return EventKind::kInstructions;
+    case SamplingEvent::kCacheMisses: return EventKind::kCacheMisses;
+    case SamplingEvent::kPageFaults: return EventKind::kPageFaults;
+    case SamplingEvent::kContextSwitches: return EventKind::kContextSwitches;
+  }
+  return std::nullopt;
+}
+
+// errno values with which perf_event_open says the event does not exist here (no PMU in a VM or
+// container, or this CPU lacks the counter), as opposed to refusing it.
+bool event_missing(int err) { return err == ENOENT || err == EOPNOTSUPP || err == ENODEV; }
+
+// The error for an event the user named that this machine lacks: what it has instead.
+Error unavailable_event(SamplingEvent event, const Error& cause) {
+  std::string available;
+  for (const auto& name : available_event_names()) {
+    available += (available.empty() ? "" : ", ") + name;
+  }
+  return Error{Errc::kUnsupported,
+               "the event '" + sampling_event_name(event) + "' is not available on this machine (" +
+                   cause.message + "); available here: " +
+                   (available.empty() ? std::string("none") : available),
+               cause.sys_errno};
+}
+
 }  // namespace
+
+std::vector<EventKind> event_kinds_to_try(SamplingEvent event) {
+  if (const auto kind = kind_of(event)) return {*kind};
+  return {EventKind::kCycles, EventKind::kCpuClock};
+}
+
+std::vector<std::string> available_event_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, event] : sampling_events()) {
+    const TypeConfig tc = type_config(*kind_of(event));
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = tc.type;
+    attr.config = tc.config;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;  // allowed at any perf_event_paranoid below 3
+    attr.exclude_hv = 1;
+    const long fd = ::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0) {
+      ::close(static_cast<int>(fd));
+      names.push_back(name);
+    }
+  }
+  return names;
+}
 
 perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ring_bytes,
                                  uint16_t max_stack) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
-  if (kind == EventKind::kCycles) {
-    attr.type = PERF_TYPE_HARDWARE;
-    attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  } else {
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_CPU_CLOCK;
-  }
-  attr.freq = 1;
-  attr.sample_freq = static_cast<uint64_t>(c.frequency_hz);
+  const TypeConfig tc = type_config(kind);
+  attr.type = tc.type;
+  attr.config = tc.config;
+  const bool sampling = kind != EventKind::kSideBandOnly;
+  attr.freq = sampling ? 1 : 0;
+  attr.sample_freq = sampling ? static_cast<uint64_t>(c.frequency_hz) : 1;
   attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                     PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  if (c.user_regs_stack) {
+                     PERF_SAMPLE_PERIOD | (sampling ? PERF_SAMPLE_CALLCHAIN : 0);
+  if (c.user_regs_stack && sampling) {
     attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     attr.sample_regs_user = arch::x86_64::kUnwindRegsMask;
     attr.sample_stack_user = c.stack_user_bytes;
@@ -170,7 +244,8 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;
-  attr.context_switch = c.context_switch ? 1 : 0;
+  // Switch records only serve CPU time, which a side-band-only recording does not measure.
+  attr.context_switch = c.context_switch && sampling ? 1 : 0;
   // Timestamps on CLOCK_MONOTONIC so they compare with clock_gettime in the recorder.
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
@@ -211,7 +286,10 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
   };
 
   const size_t ring_bytes = pages * page_size();
-  for (EventKind kind : {EventKind::kCycles, EventKind::kCpuClock}) {
+  const std::vector<EventKind> kinds = config.sample_cpu
+                                           ? event_kinds_to_try(config.event)
+                                           : std::vector<EventKind>{EventKind::kSideBandOnly};
+  for (EventKind kind : kinds) {
     perf_event_attr attr = make_sample_attr(config, kind, ring_bytes, max_stack);
     auto rings = open_all(attr);
     if (!rings && rings.error().code == Errc::kPermissionDenied) {
@@ -224,23 +302,37 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
     }
     if (!rings) {
       const int err = rings.error().sys_errno;
-      // No PMU (VMs, containers): "cycles" does not exist; fall back to the software clock.
-      if (kind == EventKind::kCycles && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)) {
-        log::info("perf: hardware cycles unavailable (" + rings.error().message +
-                  "); using cpu-clock");
-        continue;
+      if (event_missing(err)) {
+        // No PMU (VMs, containers): by default fall back to the software clock; an event the
+        // user asked for is refused, saying what there is.
+        if (config.event != SamplingEvent::kAuto) {
+          return unexpected(unavailable_event(config.event, rings.error()));
+        }
+        if (kind != kinds.back()) {
+          log::info("perf: hardware cycles unavailable (" + rings.error().message +
+                    "); using cpu-clock");
+          continue;
+        }
       }
       return unexpected(std::move(rings).error());
     }
     // The context-switch event (off-CPU stacks) writes into the same rings; its records are told
     // apart by the ids open_off_cpu_events registers. Without kernel sampling it is not opened.
     std::vector<convert::perf::EventSpec> specs{{attr, convert::perf::EventRole::kSampling}};
-    if (config.off_cpu && attr.exclude_kernel == 0) {
+    const bool off_cpu = config.off_cpu && config.sample_cpu;
+    if (off_cpu && attr.exclude_kernel == 0) {
       specs.push_back({make_context_switch_attr(attr), convert::perf::EventRole::kContextSwitch});
+    }
+    // Per-task recordings of CPU time add CPU-wide switch records for switch-in times; a
+    // system-wide recording's switch records are CPU-wide already.
+    const bool side_band = config.context_switch && config.sample_cpu && config.pid != -1;
+    if (side_band) {
+      specs.push_back({make_cpu_wide_switch_attr(attr), convert::perf::EventRole::kSwitchSideBand});
     }
     SPROF_TRY(convert::perf::EventTable table, convert::perf::EventTable::create(std::move(specs)));
     PerfEvents events(kind, attr, std::move(*rings), std::move(table));
-    if (config.off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
+    if (off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
+    if (side_band) events.open_cpu_wide_switches();
     return events;
   }
   return fail(Errc::kInternal, "perf: no event kind left to try");
@@ -305,6 +397,8 @@ Result<void> PerfEvents::enable() {
             Error::from_errno("ioctl(PERF_EVENT_IOC_ENABLE, cpu=" + std::to_string(r.cpu) + ")"));
       }
     }
+    // Best effort, like opening it: without it only the switch-in times are less exact.
+    if (r.cpu_wide_switches.valid()) ::ioctl(r.cpu_wide_switches.get(), PERF_EVENT_IOC_ENABLE, 0);
   }
   return ok();
 }
@@ -317,6 +411,8 @@ Result<void> PerfEvents::disable() {
             Error::from_errno("ioctl(PERF_EVENT_IOC_DISABLE, cpu=" + std::to_string(r.cpu) + ")"));
       }
     }
+    // Best effort, like opening it: without it only the switch-in times are less exact.
+    if (r.cpu_wide_switches.valid()) ::ioctl(r.cpu_wide_switches.get(), PERF_EVENT_IOC_DISABLE, 0);
   }
   return ok();
 }

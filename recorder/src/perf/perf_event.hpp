@@ -4,9 +4,10 @@
 // each with its own mmap ring. `PerfEvents` is the live `convert::RecordSource`: its rings are read
 // in rounds and merged into one time-ordered record stream (RingRecordSource).
 //
-// Event choice: hardware `cycles` when the machine has a PMU, otherwise software `cpu-clock`
-// (hrtimer based; its sample period is then in nanoseconds of CPU time). `event_name()` says
-// which one is in use so the CLI can tell the user.
+// Event choice (-e): by default hardware `cycles` when the machine has a PMU, otherwise software
+// `cpu-clock` (hrtimer based; its sample period is then in nanoseconds of CPU time). An event
+// the user named is opened or refused, never replaced: the error lists the events this machine
+// has. `event_name()` says which one is in use so the CLI can tell the user.
 //
 // The attr is built once here; its `SampleLayout` is derived from exactly that attr and is the
 // only thing the parser is given (never re-declared at the parse site). The context-switch events
@@ -28,10 +29,15 @@
 #include "sprof/convert/record_source.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
+#include "sprof/recorder/options.hpp"
 
 namespace sprof::recorder::perf {
 
 struct EventConfig {
+  // false (--no-cpu): no sampling at all, only the side-band records (mmap, comm, fork, exit)
+  // that describe the processes, from a dummy event; for recordings of allocations only.
+  bool sample_cpu = true;
+  SamplingEvent event = SamplingEvent::kAuto;
   int frequency_hz = 1000;
   bool kernel_callchain = true;
   // DWARF mode: PERF_SAMPLE_REGS_USER (arch::x86_64::kUnwindRegsMask) + PERF_SAMPLE_STACK_USER.
@@ -57,7 +63,23 @@ struct EventConfig {
   size_t ring_pages = 0;
 };
 
-enum class EventKind { kCycles, kCpuClock };
+enum class EventKind {
+  kCycles,
+  kCpuClock,
+  kTaskClock,
+  kInstructions,
+  kCacheMisses,
+  kPageFaults,
+  kContextSwitches,
+  kSideBandOnly,  // --no-cpu: a dummy event, only for its mmap, comm, fork and exit records
+};
+
+// The kinds `PerfEvents::open` tries for `event`, in order (kAuto: cycles, then cpu-clock).
+std::vector<EventKind> event_kinds_to_try(SamplingEvent event);
+
+// The events of `sampling_events()` that this machine can open (probed with a counting event on
+// sprof itself), by name.
+std::vector<std::string> available_event_names();
 
 // The attr `PerfEvents::open` passes to perf_event_open for `kind` (pure; exposed for tests and
 // for raw dumps). `ring_bytes` sets the wakeup watermark; `max_stack` is sample_max_stack.
@@ -67,6 +89,9 @@ perf_event_attr make_sample_attr(const EventConfig& config, EventKind kind, size
 // sample_type, stack settings and clock, so one `SampleLayout` parses both, but no side-band
 // records (the sampling event already asks for them).
 perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr);
+// The attr of the per-CPU dummy event whose PERF_RECORD_SWITCH_CPU_WIDE records give switch-in
+// times (cpu_wide_switch_events.cpp; pure, for tests).
+perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr);
 
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark
@@ -114,15 +139,24 @@ class PerfEvents final : public convert::RecordSource {
   // the target has exited).
   void flush_all(const convert::perf::RecordSink& sink) override;
 
+  // Reads `input` in the same rounds as the rings (RingRecordSource::add_round_input).
+  void add_round_input(RoundInput& input) { reader_.add_round_input(input); }
+
   ReaderStats stats() const { return reader_.stats(); }
   // True when context-switch events are open (off-CPU stacks will arrive).
   bool off_cpu() const { return off_cpu_; }
+  // True when CPU-wide switch records are recorded (exact switch-in times).
+  bool cpu_wide_switches() const {
+    return !rings_.empty() && rings_.front().cpu_wide_switches.valid();
+  }
 
  private:
   struct CpuRing {
     uint32_t cpu;
     std::vector<UniqueFd> fds;  // fds[0] owns the ring; the others SET_OUTPUT into it
     MappedRingBuffer ring;
+    // The CPU-wide switch event, also writing into the ring; not polled, as it never hangs up.
+    UniqueFd cpu_wide_switches{};
   };
   PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
              convert::perf::EventTable events);
@@ -132,6 +166,9 @@ class PerfEvents final : public convert::RecordSource {
   Result<void> open_context_switch_events(pid_t task);
   // The same for every task of `open` (no-op, with a note, when kernel sampling is excluded).
   Result<void> open_off_cpu_events(const std::vector<pid_t>& tasks);
+  // Best effort: opens the CPU-wide switch event on every CPU, or none (with a note).
+  void open_cpu_wide_switches();
+  void close_cpu_wide_switches();
 
   EventKind kind_;
   perf_event_attr attr_;

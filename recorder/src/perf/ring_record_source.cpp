@@ -6,6 +6,9 @@ void RingRecordSource::drain_round() {
   for (const Ring& r : rings_) {
     r.ring->drain([this](convert::perf::RawRecord raw) { stream_.add(raw); });
   }
+  for (RoundInput* input : inputs_) {
+    input->read_round([this](convert::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
+  }
 }
 
 bool RingRecordSource::read_available(const convert::perf::RecordSink& sink) {

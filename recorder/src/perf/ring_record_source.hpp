@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "perf/ring_buffer.hpp"
@@ -28,6 +29,16 @@ struct ReaderStats {
   uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
 };
 
+// Records that are read in the same rounds as the rings but come from elsewhere (the
+// allocation ring of --heap): each round drains the rings, then every extra input, so the merge
+// orders all of them by time.
+class RoundInput {
+ public:
+  virtual ~RoundInput() = default;
+  // Adds what is ready now through `add`.
+  virtual void read_round(const std::function<void(convert::perf::Record&&)>& add) = 0;
+};
+
 class RingRecordSource final : public convert::RecordSource {
  public:
   struct Ring {
@@ -41,6 +52,9 @@ class RingRecordSource final : public convert::RecordSource {
   bool read_available(const convert::perf::RecordSink& sink) override;
   void flush_all(const convert::perf::RecordSink& sink) override;
 
+  // Also reads `input` (not owned; it outlives the source) in every round.
+  void add_round_input(RoundInput& input) { inputs_.push_back(&input); }
+
   // Which event wrote a record: ids of events opened later are added here.
   convert::perf::EventTable& events() { return stream_.events(); }
   const convert::perf::EventTable& events() const { return stream_.events(); }
@@ -50,6 +64,7 @@ class RingRecordSource final : public convert::RecordSource {
   void drain_round();
 
   std::vector<Ring> rings_;
+  std::vector<RoundInput*> inputs_;
   convert::perf::RecordStream stream_;
 };
 

@@ -32,7 +32,7 @@ convert::ProcAccess live_proc_access(std::string proc_root) {
     auto entries = read_maps(static_cast<pid_t>(pid), proc_root);
     return entries.has_value() ? exec_maps_from(*entries) : std::vector<convert::ProcAccess::Map>{};
   };
-  access.read_cmdline = [proc_root](uint32_t pid) { return read_proc_command_line(pid, proc_root); };
+  access.read_argv = [proc_root](uint32_t pid) { return read_proc_argv(pid, proc_root); };
   return access;
 }
 
@@ -72,7 +72,7 @@ SystemSnapshot snapshot_system(std::string_view proc_root) {
 convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
                                            std::shared_ptr<const SystemSnapshot> snapshot) {
   convert::ProcAccess access;
-  access.read_cmdline = live.read_cmdline;
+  access.read_argv = live.read_argv;
   access.read_comm = [live, snapshot](uint32_t pid,
                                       uint32_t tid) -> std::optional<std::string> {
     if (pid == 0) return std::string(kIdleProcessName);

@@ -21,8 +21,7 @@
 
 namespace sprof::recorder {
 
-// The name the kernel's idle task (pid 0, "swapper/N" on each CPU) gets in system-wide profiles.
-inline constexpr std::string_view kIdleProcessName = "System";
+using convert::kIdleProcessName;  // pid 0's name in system-wide profiles (host.hpp)
 
 // Reads /proc (or a fake tree at `proc_root`) on every call.
 convert::ProcAccess live_proc_access(std::string proc_root = "/proc");

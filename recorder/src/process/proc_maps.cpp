@@ -135,23 +135,30 @@ Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root) {
   return tids;
 }
 
-std::string command_line_from_proc(std::string_view cmdline) {
+std::vector<std::string> argv_from_proc(std::string_view cmdline) {
   // Arguments end with NUL each; a program that rewrote its argv may leave trailing NULs.
   while (!cmdline.empty() && cmdline.back() == '\0') cmdline.remove_suffix(1);
-  std::string line(cmdline);
-  for (char& c : line) {
-    if (c == '\0') c = ' ';
+  std::vector<std::string> argv;
+  if (cmdline.empty()) return argv;
+  for (;;) {
+    const auto end = cmdline.find('\0');
+    argv.emplace_back(cmdline.substr(0, end));
+    if (end == std::string_view::npos) break;
+    cmdline.remove_prefix(end + 1);
   }
-  return line;
+  return argv;
 }
 
-std::optional<std::string> read_proc_command_line(uint32_t pid, const std::string& proc_root) {
+std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid,
+                                                       const std::string& proc_root) {
   // The kernel caps what it shows of the arguments anyway; a page of them is enough to label.
   constexpr size_t kMaxCommandLineBytes = 1 << 20;
   auto text = read_small_file(proc_root + "/" + std::to_string(pid) + "/cmdline",
                               kMaxCommandLineBytes);
-  if (!text || text->empty()) return std::nullopt;
-  return command_line_from_proc(*text);
+  if (!text) return std::nullopt;
+  auto argv = argv_from_proc(*text);
+  if (argv.empty()) return std::nullopt;
+  return argv;
 }
 
 }  // namespace sprof::recorder

@@ -46,9 +46,10 @@ Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root =
 // The thread ids in /proc/PID/task, ascending.
 Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root = "/proc");
 
-// The NUL-separated /proc/PID/cmdline as one line, arguments joined by spaces.
-std::string command_line_from_proc(std::string_view cmdline);
+// The arguments of a NUL-separated /proc/PID/cmdline.
+std::vector<std::string> argv_from_proc(std::string_view cmdline);
 // Reads <proc_root>/<pid>/cmdline; nullopt when the process is gone or has none (kernel thread).
-std::optional<std::string> read_proc_command_line(uint32_t pid, const std::string& proc_root);
+std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid,
+                                                       const std::string& proc_root);
 
 }  // namespace sprof::recorder

@@ -88,7 +88,7 @@ HttpReply asm_v1(ModuleSource& modules, simdjson::dom::element root) {
   }
   out.end_array();
   out.end_object();
-  return HttpReply{200, "application/json", out.take()};
+  return HttpReply::whole(200, "application/json", out.take());
 }
 
 }  // namespace sprof::api::detail

@@ -16,7 +16,7 @@ Hex::Hex(uint64_t value) {
 HttpReply error_reply(unsigned status, std::string_view message) {
   JsonWriter writer;
   writer.begin_object().field("error", message).end_object();
-  return HttpReply{status, "application/json", writer.take()};
+  return HttpReply::whole(status, "application/json", writer.take());
 }
 
 HttpReply reply_for_error(const Error& error) {

@@ -12,18 +12,31 @@ Unexpected field_error(std::string_view key, std::string_view expected) {
               "field \"" + std::string(key) + "\" must be " + std::string(expected));
 }
 
+// Parser buffers up to this capacity (bytes of JSON) are kept between requests.
+constexpr size_t kKeptCapacity = 1 << 20;
+
+// One parser per thread: its buffers grow to the request's size and are reused, so parsing
+// does not allocate on every request.
+simdjson::dom::parser& request_parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
 }  // namespace
 
 Result<simdjson::dom::element> parse_request(std::string_view body) {
-  // One parser per thread: its buffers grow to the largest request and are reused, so parsing
-  // does not allocate on every request.
-  thread_local simdjson::dom::parser parser;
+  simdjson::dom::parser& parser = request_parser();
   simdjson::dom::element root;
   if (const auto error = parser.parse(body.data(), body.size()).get(root)) {
     return fail(Errc::kMalformed,
                 std::string("request body is not valid JSON: ") + simdjson::error_message(error));
   }
   return root;
+}
+
+void release_large_request_buffers() {
+  simdjson::dom::parser& parser = request_parser();
+  if (parser.capacity() > kKeptCapacity) parser = simdjson::dom::parser();
 }
 
 Result<simdjson::dom::object> request_object(simdjson::dom::element root) {

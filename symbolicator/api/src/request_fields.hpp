@@ -13,8 +13,12 @@
 namespace sprof::api::detail {
 
 // Parses `body` with a per-thread parser that keeps its buffers between requests. The returned
-// element is valid until the next call on the same thread.
+// element is valid until the next call on the same thread, or release_large_request_buffers.
 Result<simdjson::dom::element> parse_request(std::string_view body);
+
+// Frees the calling thread's parser buffers when a large request grew them (a 200 k-address
+// /symbolicate/v5 request takes ~30 MB of them); small ones are kept for the next request.
+void release_large_request_buffers();
 
 // The root of a request must be an object.
 Result<simdjson::dom::object> request_object(simdjson::dom::element root);

@@ -65,7 +65,7 @@ HttpReply source_v1(ModuleSource& modules, simdjson::dom::element root) {
   // symbolsLastModified/sourceLastModified are left out rather than written as null; the front
   // end reads only `source` (contract section 6).
   out.begin_object().field("file", source->file).field("source", source->text).end_object();
-  return HttpReply{200, "application/json", out.take()};
+  return HttpReply::whole(200, "application/json", out.take());
 }
 
 }  // namespace sprof::api::detail

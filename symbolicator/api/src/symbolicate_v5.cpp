@@ -1,13 +1,15 @@
 #include "symbolicate_v5.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "json_reply.hpp"
+#include "request_modules.hpp"
 #include "sprof/core/json_writer.hpp"
-#include "sprof/core/log.hpp"
 #include "symbolicate_v5_request.hpp"
 
 namespace sprof::api::detail {
@@ -15,8 +17,11 @@ namespace sprof::api::detail {
 namespace {
 
 using symbolicator::SymbolInfo;
-using symbolicator::SymbolMap;
-using MapPtr = std::shared_ptr<const SymbolMap>;
+
+// Parts of about this size go to the server at a time: large enough that handing each over
+// costs nothing next to writing it, small enough that a reply for any number of addresses
+// stays out of the memory profile.
+constexpr size_t kPartBytes = 128 * 1024;
 
 // Optional keys are written only when known: the front end's validator rejects the whole reply
 // for a single `null` (contract section 5.3).
@@ -41,77 +46,124 @@ void write_symbol(JsonWriter& out, uint64_t address, const SymbolInfo& info) {
   out.end_array();
 }
 
-void write_frame(JsonWriter& out, size_t index, const V5Frame& frame, const V5Job& job,
-                 const std::vector<MapPtr>& maps) {
-  // `frame`, `module` and `module_offset` are required in every frame (contract section 5.3);
-  // a frame whose index names no module gets an empty module name rather than none.
-  const bool has_module = frame.module_index >= 0;
-  const auto module_index = static_cast<size_t>(frame.module_index);
-  out.begin_object();
-  out.field("frame", static_cast<uint64_t>(index));
-  out.field("module", has_module ? job.modules[module_index].debug_name : std::string_view());
-  out.field("module_offset", Hex(frame.offset).view());
-  if (has_module && maps[module_index]) {
-    if (auto info = maps[module_index]->lookup(RelativeAddress{frame.offset})) {
-      write_symbol(out, frame.offset, *info);
-    }
-  }
-  out.end_object();
-}
+// Writes the reply a part at a time: {"results": [{"stacks": [[frame, ...], ...],
+// "found_modules": {...}}, ...]}, resuming where the last part ended.
+class ReplyWriter {
+ public:
+  ReplyWriter(std::vector<V5Job> jobs, ModuleSource& source)
+      : jobs_(std::move(jobs)),
+        source_(source),
+        json_([this](std::string_view text) { part_->append(text); }, kPartBytes) {}
+  ReplyWriter(const ReplyWriter&) = delete;  // `json_` writes through `this`
+  ReplyWriter& operator=(const ReplyWriter&) = delete;
 
-// Each module of the job is resolved once; the source caches across requests.
-std::vector<MapPtr> resolve_modules(ModuleSource& modules, const V5Job& job) {
-  std::vector<MapPtr> maps;
-  maps.reserve(job.modules.size());
-  for (const auto& module : job.modules) {
-    auto map = modules.module(std::string(module.debug_name), std::string(module.breakpad_id));
-    if (map && *map) {
-      maps.push_back(std::move(*map));
-    } else {
-      if (!map) log::debug("symbolicate/v5: " + map.error().message);
-      maps.push_back(nullptr);
+  bool next(std::string& part) {
+    part_ = &part;
+    if (!started_) {
+      // The symbol maps are made ready here rather than when the request is handled: by now
+      // the request's parsed document is gone, and the reading that costs most memory does not
+      // coincide with it.
+      modules_.emplace(source_, jobs_);
+      json_.begin_object().key("results").begin_array();
+      started_ = true;
     }
+    for (; job_ < jobs_.size(); ++job_) {
+      if (!write_job()) {
+        json_.flush();
+        return true;
+      }
+    }
+    json_.end_array().end_object();
+    json_.flush();
+    return false;
   }
-  return maps;
-}
 
-void write_job(JsonWriter& out, ModuleSource& modules, const V5Job& job) {
-  const std::vector<MapPtr> maps = resolve_modules(modules, job);
-  out.begin_object();
-  out.key("stacks").begin_array();
-  size_t begin = 0;
-  for (const size_t end : job.stack_ends) {
-    out.begin_array();
-    for (size_t i = begin; i < end; ++i) write_frame(out, i - begin, job.frames[i], job, maps);
-    out.end_array();
-    begin = end;
+ private:
+  // Writes (the rest of) the current job; false when the part filled up first.
+  bool write_job() {
+    const V5Job& job = jobs_[job_];
+    if (!job_open_) {
+      json_.begin_object().key("stacks").begin_array();
+      job_open_ = true;
+      stack_ = 0;
+      frame_ = 0;
+    }
+    for (; stack_ < job.stack_ends.size(); ++stack_) {
+      if (!stack_open_) {
+        json_.begin_array();
+        stack_open_ = true;
+      }
+      const size_t stack_begin = stack_ == 0 ? 0 : job.stack_ends[stack_ - 1];
+      while (frame_ < job.stack_ends[stack_]) {
+        write_frame(job, frame_ - stack_begin, job.frames[frame_]);
+        ++frame_;
+        if (part_->size() >= kPartBytes) return false;
+      }
+      json_.end_array();
+      stack_open_ = false;
+    }
+    json_.end_array();
+    write_found_modules(job);
+    json_.end_object();
+    job_open_ = false;
+    return true;
   }
-  out.end_array();
+
+  void write_frame(const V5Job& job, size_t index, const V5Frame& frame) {
+    // `frame`, `module` and `module_offset` are required in every frame (contract section 5.3);
+    // a frame whose index names no module gets an empty module name rather than none.
+    const bool has_module = frame.module_index >= 0;
+    const auto module_index = static_cast<size_t>(frame.module_index);
+    json_.begin_object();
+    json_.field("frame", static_cast<uint64_t>(index));
+    json_.field("module", has_module ? std::string_view(job.modules[module_index].debug_name)
+                                     : std::string_view());
+    json_.field("module_offset", Hex(frame.offset).view());
+    if (has_module) {
+      if (const auto& map = modules_->map(job_, module_index)) {
+        if (auto info = map->lookup(RelativeAddress{frame.offset})) {
+          write_symbol(json_, frame.offset, *info);
+        }
+      }
+    }
+    json_.end_object();
+  }
+
   // The key must be exactly "<debugName>/<breakpadId>" as requested, and `true` when we have
   // symbols; a repeated module is reported once.
-  out.key("found_modules").begin_object();
-  std::unordered_set<std::string> written;
-  for (size_t i = 0; i < job.modules.size(); ++i) {
-    std::string key = std::string(job.modules[i].debug_name) + "/" +
-                      std::string(job.modules[i].breakpad_id);
-    if (!written.insert(key).second) continue;
-    out.field(key, maps[i] != nullptr);
+  void write_found_modules(const V5Job& job) {
+    json_.key("found_modules").begin_object();
+    std::unordered_set<std::string> written;
+    for (size_t i = 0; i < job.modules.size(); ++i) {
+      std::string key = job.modules[i].debug_name + "/" + job.modules[i].breakpad_id;
+      if (!written.insert(key).second) continue;
+      json_.field(key, modules_->map(job_, i) != nullptr);
+    }
+    json_.end_object();
   }
-  out.end_object();
-  out.end_object();
-}
+
+  std::vector<V5Job> jobs_;
+  ModuleSource& source_;
+  std::optional<RequestModules> modules_;  // made by the first call
+  JsonWriter json_;
+  std::string* part_ = nullptr;  // where the current call's output goes
+  bool started_ = false;
+  size_t job_ = 0;
+  bool job_open_ = false;
+  size_t stack_ = 0;  // in the current job
+  bool stack_open_ = false;
+  size_t frame_ = 0;  // in the current job's flat frames
+};
 
 }  // namespace
 
 HttpReply symbolicate_v5(ModuleSource& modules, simdjson::dom::element root) {
   auto jobs = parse_v5_request(root);
   if (!jobs) return reply_for_error(jobs.error());
-
-  JsonWriter out;
-  out.begin_object().key("results").begin_array();
-  for (const auto& job : *jobs) write_job(out, modules, job);
-  out.end_array().end_object();
-  return HttpReply{200, "application/json", out.take()};
+  auto writer = std::make_shared<ReplyWriter>(std::move(*jobs), modules);
+  HttpReply reply;
+  reply.body_producer = [writer](std::string& part) { return writer->next(part); };
+  return reply;
 }
 
 }  // namespace sprof::api::detail

@@ -10,7 +10,10 @@ namespace sprof::api::detail {
 
 // Accepts {"jobs": [job, ...]} and, like Tecken, a bare job {memoryMap, stacks}. A job may list
 // several modules and several stacks of [moduleIndex, offset] frames. The reply has one result per
-// job and one reply stack per request stack, frames in request order.
+// job and one reply stack per request stack, frames in request order. A valid request gets its
+// reply as a body producer (sprof::HttpReply), which makes the symbol maps it needs ready on its
+// first call and then writes a part at a time; it uses `modules` until it is finished or
+// destroyed. An invalid request gets a whole 400 reply.
 HttpReply symbolicate_v5(ModuleSource& modules, simdjson::dom::element root);
 
 }  // namespace sprof::api::detail

@@ -22,13 +22,14 @@ Result<std::vector<V5Module>> parse_memory_map(element value, const std::string&
   size_t i = 0;
   for (element entry : entries) {
     array pair;
-    V5Module module;
-    if (entry.get(pair) || pair.size() != 2 || pair.at(0).get(module.debug_name) ||
-        pair.at(1).get(module.breakpad_id)) {
+    std::string_view debug_name;
+    std::string_view breakpad_id;
+    if (entry.get(pair) || pair.size() != 2 || pair.at(0).get(debug_name) ||
+        pair.at(1).get(breakpad_id)) {
       return shape_error(where + "[" + std::to_string(i) + "]",
                          "a [debugName, breakpadId] pair of strings");
     }
-    modules.push_back(module);
+    modules.push_back(V5Module{std::string(debug_name), std::string(breakpad_id)});
     ++i;
   }
   return modules;

@@ -1,11 +1,12 @@
 // The /symbolicate/v5 request, validated up front so that a 400 never follows partial output.
-// Strings are views into the simdjson document; frames of all stacks of a job are stored flat.
+// Copied out of the simdjson document (the reply is written after the document is gone): module
+// names as strings, the frames of all stacks of a job flat, 16 bytes each.
 #pragma once
 
 #include <simdjson.h>
 
 #include <cstdint>
-#include <string_view>
+#include <string>
 #include <vector>
 
 #include "sprof/core/result.hpp"
@@ -13,8 +14,8 @@
 namespace sprof::api::detail {
 
 struct V5Module {
-  std::string_view debug_name;
-  std::string_view breakpad_id;
+  std::string debug_name;
+  std::string breakpad_id;
 };
 
 struct V5Frame {

@@ -40,13 +40,16 @@ HttpReply SymbolicationApi::handle(std::string_view path, std::string_view body)
   }
   auto root = detail::parse_request(body);
   if (!root) return detail::reply_for_error(root.error());
+  HttpReply reply = detail::error_reply(404, "unknown API path");
   switch (endpoint) {
-    case Endpoint::kSymbolicateV5: return detail::symbolicate_v5(modules_, *root);
-    case Endpoint::kSourceV1: return detail::source_v1(modules_, *root);
-    case Endpoint::kAsmV1: return detail::asm_v1(modules_, *root);
+    case Endpoint::kSymbolicateV5: reply = detail::symbolicate_v5(modules_, *root); break;
+    case Endpoint::kSourceV1: reply = detail::source_v1(modules_, *root); break;
+    case Endpoint::kAsmV1: reply = detail::asm_v1(modules_, *root); break;
     case Endpoint::kUnknown: break;
   }
-  return detail::error_reply(404, "unknown API path");
+  // Every handler has copied what it needs out of the document.
+  detail::release_large_request_buffers();
+  return reply;
 }
 
 }  // namespace sprof::api

@@ -323,6 +323,7 @@ std::optional<FdeEntry> parse_fde(const CfiSection& section, const Entry& e, con
     problem = cie.problem;
     return fde;
   }
+  fde.cie_valid = true;
   if (eh && cie.has_augmentation_data) {
     ByteReader r(e.body.subspan(pos));
     const uint64_t data_size = r.uleb128();

@@ -51,6 +51,9 @@ struct FdeEntry {
   uint8_t range_field_size = 0;
   bool range_is_leb128 = false;
   bool valid = false;  // its CIE and both instruction sequences passed the checks
+  // Its CIE decoded and passed the checks, so the range was read with the encoding the CIE
+  // states (whatever the FDE's own instructions hold).
+  bool cie_valid = false;
 };
 
 // Bytes of the section.

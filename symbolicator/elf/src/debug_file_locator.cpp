@@ -59,20 +59,41 @@ std::string build_id_prefix_hex(std::string_view breakpad_id) {
   return hex;
 }
 
-bool identity_matches(const std::string& path, std::string_view breakpad_id,
-                      ModuleIdentity* out = nullptr) {
-  auto identity = read_module_identity(path);
-  if (!identity) return false;
-  if (!breakpad_ids_equal(identity->breakpad_id(), breakpad_id)) {
-    log::debug("symbol file " + path + " has id " + identity->breakpad_id() + ", want " +
-               std::string(breakpad_id));
-    return false;
-  }
-  if (out != nullptr) *out = std::move(*identity);
-  return true;
+std::string_view basename_of(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace
+
+bool DebugFileLocator::accept(std::string_view module, const std::string& path,
+                              std::string_view breakpad_id, std::string_view role,
+                              bool need_debug_info, ModuleIdentity& identity) const {
+  if (!is_regular_file(path)) {
+    trace(module, path, "no such file");
+    return false;
+  }
+  auto read = read_module_identity(path);
+  if (!read) {
+    trace(module, path, "not readable as ELF: " + read.error().message);
+    return false;
+  }
+  if (!breakpad_ids_equal(read->breakpad_id(), breakpad_id)) {
+    log::debug("symbol file " + path + " has id " + read->breakpad_id() + ", want " +
+               std::string(breakpad_id));
+    trace(module, path, "build-id differs (" + read->breakpad_id() + ")");
+    return false;
+  }
+  if (need_debug_info && !read->has_debug_info) {
+    trace(module, path, "build-id matches, but no debug info");
+    return false;
+  }
+  identity = std::move(*read);
+  std::string verdict = std::string(role) + ", build-id matches";
+  if (!need_debug_info) verdict += identity.has_debug_info ? ", with debug info" : ", no debug info";
+  trace(module, path, verdict);
+  return true;
+}
 
 bool breakpad_ids_equal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -98,6 +119,7 @@ std::vector<std::string> DebugFileLocator::build_id_roots() const {
 std::string DebugFileLocator::find_debug_file(
     const std::string& binary_path, const ModuleIdentity& binary,
     std::span<const std::string> candidate_debug_files) const {
+  const std::string_view module = basename_of(binary_path);
   if (binary.has_gnu_build_id) {
     const std::string hex = binary.build_id.code_id();
     if (hex.size() > 2) {
@@ -105,8 +127,7 @@ std::string DebugFileLocator::find_debug_file(
       for (const std::string& root : build_id_roots()) {
         const std::string candidate = root + "/" + relative;
         ModuleIdentity debug;
-        if (is_regular_file(candidate) && identity_matches(candidate, binary.breakpad_id(), &debug) &&
-            debug.has_debug_info) {
+        if (accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
           return candidate;
         }
       }
@@ -125,23 +146,34 @@ std::string DebugFileLocator::find_debug_file(
       candidates.push_back(sym_dir + "/" + binary.debuglink);
     }
     for (const std::string& candidate : candidates) {
-      if (candidate == binary_path || !is_regular_file(candidate)) continue;
+      if (candidate == binary_path) continue;
+      if (!is_regular_file(candidate)) {
+        trace(module, candidate, "no such file (.gnu_debuglink)");
+        continue;
+      }
       auto debug = read_module_identity(candidate);
-      if (!debug || !debug->has_debug_info) continue;
+      if (!debug || !debug->has_debug_info) {
+        trace(module, candidate, "no debug info (.gnu_debuglink)");
+        continue;
+      }
       const bool matches = debug->has_gnu_build_id
                                ? debug->build_id == binary.build_id
                                : file_crc32(candidate) == binary.debuglink_crc;
-      if (matches) return candidate;
+      if (matches) {
+        trace(module, candidate, "debug file (.gnu_debuglink), matches");
+        return candidate;
+      }
       log::debug("debuglink candidate " + candidate + " does not match " + binary_path);
+      trace(module, candidate, "does not match the binary (.gnu_debuglink)");
     }
   }
   for (const std::string& candidate : candidate_debug_files) {
     ModuleIdentity debug;
-    if (is_regular_file(candidate) &&
-        identity_matches(candidate, binary.breakpad_id(), &debug) && debug.has_debug_info) {
+    if (accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
       return candidate;
     }
   }
+  trace(module, binary_path, "no separate debug file found");
   return {};
 }
 
@@ -155,7 +187,7 @@ Result<LocatedModule> DebugFileLocator::locate(
   }
   for (const std::string& path : binaries) {
     LocatedModule found;
-    if (!is_regular_file(path) || !identity_matches(path, breakpad_id, &found.identity)) continue;
+    if (!accept(debug_name, path, breakpad_id, "binary", false, found.identity)) continue;
     found.binary_path = path;
     found.debug_path = found.identity.has_debug_info
                            ? path
@@ -170,10 +202,7 @@ Result<LocatedModule> DebugFileLocator::locate(
   // No binary: a given debug file, or one whose build-id starts with the breakpad id's 16 bytes.
   for (const std::string& candidate : candidate_debug_files) {
     LocatedModule found;
-    if (!is_regular_file(candidate) || !identity_matches(candidate, breakpad_id, &found.identity) ||
-        !found.identity.has_debug_info) {
-      continue;
-    }
+    if (!accept(debug_name, candidate, breakpad_id, "debug file", true, found.identity)) continue;
     found.debug_path = candidate;
     found.symbols_path = candidate;
     return found;
@@ -183,17 +212,24 @@ Result<LocatedModule> DebugFileLocator::locate(
     for (const std::string& root : build_id_roots()) {
       const fs::path dir = fs::path(root) / prefix.substr(0, 2);
       std::error_code ec;
+      bool any = false;
       for (const auto& entry : fs::directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
         if (name.rfind(prefix.substr(2), 0) != 0 || !name.ends_with(".debug")) continue;
+        any = true;
         LocatedModule found;
-        if (!identity_matches(entry.path().string(), breakpad_id, &found.identity)) continue;
+        if (!accept(debug_name, entry.path().string(), breakpad_id, "debug file", false,
+                    found.identity)) {
+          continue;
+        }
         found.debug_path = entry.path().string();
         found.symbols_path = found.debug_path;
         return found;
       }
+      if (!any) trace(debug_name, (dir / (prefix.substr(2) + "*.debug")).string(), "no such file");
     }
   }
+  trace(debug_name, "", "no file with this build-id found");
   return fail(Errc::kNotFound, "no file for module " + std::string(debug_name) + "/" +
                                    std::string(breakpad_id));
 }

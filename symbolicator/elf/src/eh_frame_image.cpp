@@ -50,7 +50,9 @@ std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
   std::memcpy(image.data() + names_offset, kNames.data(), kNames.size());
 
   const std::span<uint8_t> copy(image.data() + eh_frame_offset, eh_frame.size());
-  std::memcpy(copy.data(), eh_frame.data(), eh_frame.size());
+  // An empty section's span has no data pointer, and memcpy from null is undefined even for
+  // zero bytes.
+  if (!eh_frame.empty()) std::memcpy(copy.data(), eh_frame.data(), eh_frame.size());
   for (const FdeEntry& fde : index.fdes) {
     if (!fde.valid) clear_range(copy, fde);
   }

@@ -1,7 +1,14 @@
 #include "elf_file.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "sprof/core/untrusted_file.hpp"
@@ -30,7 +37,10 @@ ElfFile::ElfFile(UniqueFd fd, Elf* elf, const GElf_Ehdr& ehdr)
     : fd_(std::move(fd)), elf_(elf), ehdr_(ehdr) {}
 
 ElfFile::ElfFile(ElfFile&& other) noexcept
-    : fd_(std::move(other.fd_)), elf_(std::exchange(other.elf_, nullptr)), ehdr_(other.ehdr_) {}
+    : fd_(std::move(other.fd_)),
+      elf_(std::exchange(other.elf_, nullptr)),
+      ehdr_(other.ehdr_),
+      read_only_mapping_(std::exchange(other.read_only_mapping_, {})) {}
 
 ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
   if (this != &other) {
@@ -38,6 +48,7 @@ ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
     elf_ = std::exchange(other.elf_, nullptr);
     fd_ = std::move(other.fd_);
     ehdr_ = other.ehdr_;
+    read_only_mapping_ = std::exchange(other.read_only_mapping_, {});
   }
   return *this;
 }
@@ -45,6 +56,36 @@ ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
 ElfFile::~ElfFile() {
   if (elf_ != nullptr) elf_end(elf_);
 }
+
+namespace {
+
+// The file's image when it lies in a read-only private file mapping (what ELF_C_READ_MMAP makes
+// when mmap succeeds), found in /proc/self/maps; empty otherwise.
+std::span<const uint8_t> read_only_mapping(Elf* elf) {
+  size_t size = 0;
+  const char* image = elf_rawfile(elf, &size);
+  if (image == nullptr || size == 0) return {};
+  const auto begin = reinterpret_cast<uintptr_t>(image);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    // "start-end perms offset dev inode path"
+    unsigned long start = 0;
+    unsigned long end = 0;
+    char perms[5] = {};
+    unsigned long inode = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s %*s %*s %lu", &start, &end, perms, &inode) != 4) {
+      continue;
+    }
+    if (begin < start || begin >= end) continue;
+    const bool read_only_private = perms[0] == 'r' && perms[1] == '-' && perms[3] == 'p';
+    if (!read_only_private || inode == 0 || begin + size > end) return {};
+    return {reinterpret_cast<const uint8_t*>(image), size};
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<ElfFile> ElfFile::open(const std::string& path) {
   init_libelf();
@@ -60,7 +101,9 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
     elf_end(elf);
     return std::move(header).error();
   }
-  return ElfFile(std::move(fd), elf, *header);
+  ElfFile opened(std::move(fd), elf, *header);
+  opened.read_only_mapping_ = read_only_mapping(elf);
+  return opened;
 }
 
 Result<ElfFile> ElfFile::from_memory(std::span<const uint8_t> image) {
@@ -87,6 +130,24 @@ Elf_Scn* ElfFile::section_by_name(std::string_view name) const {
     if (scn_name != nullptr && name == scn_name) return scn;
   }
   return nullptr;
+}
+
+void ElfFile::release_descriptor() {
+  if (elf_ == nullptr || !fd_.valid()) return;
+  // ELF_C_FDREAD reads what is not mapped yet (nothing, for ELF_C_READ_MMAP); then libelf
+  // promises not to touch the descriptor again.
+  if (elf_cntl(elf_, ELF_C_FDREAD) != 0 || elf_cntl(elf_, ELF_C_FDDONE) != 0) return;
+  fd_ = UniqueFd();
+}
+
+void ElfFile::drop_mapped_pages() const {
+  if (read_only_mapping_.empty()) return;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(read_only_mapping_.data()) & ~(page - 1);
+  const auto end = reinterpret_cast<uintptr_t>(read_only_mapping_.data()) +
+                   read_only_mapping_.size();
+  // Clean pages of a read-only private file mapping: MADV_DONTNEED only unmaps them here.
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 std::span<const uint8_t> ElfFile::section_bytes(Elf_Scn* section) const {

@@ -44,12 +44,24 @@ class ElfFile {
   // or when the data cannot be read.
   std::span<const uint8_t> section_bytes(Elf_Scn* section) const;
 
+  // Closes the file descriptor once libelf holds the whole file (mapped, or read into memory),
+  // for readers that keep a file open for long: the handle stays usable.
+  void release_descriptor();
+
+  // Gives back this process's copies of the file's pages, when libelf mapped the file read-only
+  // (ELF_C_READ_MMAP falls back to reading it into memory when it cannot map it; then this does
+  // nothing). The bytes stay readable: the next read faults them in again from the page cache.
+  // For readers that walk a large file once, so that what they have read stops counting against
+  // the process's resident set. Safe while other threads read the file.
+  void drop_mapped_pages() const;
+
  private:
   ElfFile(UniqueFd fd, Elf* elf, const GElf_Ehdr& ehdr);
 
   UniqueFd fd_;
   Elf* elf_ = nullptr;
   GElf_Ehdr ehdr_{};
+  std::span<const uint8_t> read_only_mapping_;  // the whole file, when libelf mapped it so
 };
 
 }  // namespace sprof::elf

@@ -284,6 +284,61 @@ void check_markers(element thread, const std::string& where, const ProfileFacts&
   }
 }
 
+// The balanced native-allocations table of version 42, when the thread has one: every column
+// as long as the table, byte weights, stacks null or in the stack table.
+void check_native_allocations(element thread, const std::string& where, size_t stack_count,
+                              Problems& problems) {
+  auto table = detail::member(thread, "nativeAllocations");
+  if (!table) return;
+  const Columns rows(thread, "nativeAllocations",
+                     {"time", "weight", "stack", "memoryAddress", "threadId"}, where, problems);
+  auto weight_type = detail::member(*table, "weightType");
+  if (!weight_type || detail::as_string(*weight_type) != "bytes") {
+    problems.add(where + ".nativeAllocations", "weightType is not \"bytes\"");
+  }
+  for (size_t i = 0; i < rows.length(); ++i) {
+    if (auto stack = rows.cell("stack", i); stack && !index_below(stack, stack_count)) {
+      problems.add(rows.at(i), "stack is neither null nor a valid index");
+    }
+    for (std::string_view key : {"time", "weight", "memoryAddress", "threadId"}) {
+      auto v = rows.cell(key, i);
+      if (!v || !detail::as_number(*v)) problems.add(rows.at(i), std::string(key) + " is not a number");
+    }
+  }
+}
+
+// Version 42's counters: each names a thread of `threads` and holds one sample group.
+void check_counters(element root, size_t thread_count, Problems& problems) {
+  array counters;
+  if (!detail::member(root, "counters")) return;
+  if (!detail::array_member(root, "counters", counters)) {
+    problems.add("top", "counters is not an array");
+    return;
+  }
+  size_t i = 0;
+  for (element counter : counters) {
+    const std::string at = "counters[" + std::to_string(i++) + "]";
+    if (!index_below(detail::member(counter, "mainThreadIndex"), thread_count)) {
+      problems.add(at, "mainThreadIndex is not a thread index");
+    }
+    array groups;
+    element group;
+    if (!detail::array_member(counter, "sampleGroups", groups) ||
+        groups.at(0).get(group) != simdjson::SUCCESS) {
+      problems.add(at, "has no sample group");
+      continue;
+    }
+    const Columns samples(group, "samples", {"time", "number", "count"}, at + ".sampleGroups[0]",
+                          problems);
+    for (size_t row = 0; row < samples.length(); ++row) {
+      for (std::string_view key : {"time", "number", "count"}) {
+        auto v = samples.cell(key, row);
+        if (!v || !detail::as_number(*v)) problems.add(samples.at(row), std::string(key) + " is not a number");
+      }
+    }
+  }
+}
+
 void check_thread(element thread, const std::string& where, const ProfileFacts& facts,
                   size_t lib_count, Problems& problems) {
   if (thread.type() != simdjson::dom::element_type::OBJECT) {
@@ -327,6 +382,7 @@ void check_thread(element thread, const std::string& where, const ProfileFacts& 
   check_stacks(stacks, frames, n, facts, problems);
   check_samples(thread, where, n.stacks, problems);
   check_markers(thread, where, facts, n.strings, problems);
+  check_native_allocations(thread, where, n.stacks, problems);
 }
 
 size_t check_libs(element root, Problems& problems) {
@@ -399,6 +455,7 @@ std::vector<std::string> check_processed_profile(std::string_view json,
   for (element thread : threads) {
     check_thread(thread, "threads[" + std::to_string(i++) + "]", facts, lib_count, problems);
   }
+  check_counters(root, threads.size(), problems);
   return problems.take();
 }
 

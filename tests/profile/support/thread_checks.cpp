@@ -188,8 +188,31 @@ void check_samples(element thread, const std::string& where, size_t stack_count,
   }
 }
 
+// A "Native allocation" payload (contract §8b): a byte count, the block's address and thread,
+// and for allocations a marker stack whose first sample names a stack of this thread.
+void check_native_allocation(element payload, const std::string& at, size_t stack_count,
+                             Problems& problems) {
+  for (std::string_view key : {"size", "memoryAddress", "threadId"}) {
+    auto v = member(payload, key);
+    if (!v || !as_number(*v)) problems.add(at, "allocation has no number " + std::string(key));
+  }
+  auto stack = member(payload, "stack");
+  if (!stack) return;
+  auto samples = read_table(*stack, "samples", {"stack", "time"}, at + ".data.stack", problems);
+  if (!samples) return;
+  array first;
+  element row;
+  if (samples->rows.at(0).get(row) != simdjson::SUCCESS || row.get_array().get(first)) {
+    problems.add(at, "allocation stack has no sample");
+    return;
+  }
+  auto index = samples->cell(first, "stack");
+  auto s = index ? as_index(*index) : std::nullopt;
+  if (!s || *s >= stack_count) problems.add(at, "allocation stack is not a valid stack index");
+}
+
 void check_markers(element thread, const std::string& where, const ProfileFacts& facts,
-                   size_t string_count, Problems& problems) {
+                   size_t string_count, size_t stack_count, Problems& problems) {
   auto t = read_table(thread, "markers",
                       {"name", "startTime", "endTime", "phase", "category", "data"}, where,
                       problems);
@@ -233,6 +256,10 @@ void check_markers(element thread, const std::string& where, const ProfileFacts&
         problems.add(at, "payload is neither null nor an object");
       } else {
         check_payload_strings(*payload, at, facts, string_count, problems);
+        auto type = member(*payload, "type");
+        if (type && as_string(*type) == "Native allocation") {
+          check_native_allocation(*payload, at, stack_count, problems);
+        }
       }
     }
   }
@@ -268,7 +295,7 @@ void check_thread(element thread, const std::string& where, const ProfileFacts& 
   const size_t frames = check_frames(thread, where, facts, strings, problems);
   const size_t stacks = check_stacks(thread, where, frames, problems);
   check_samples(thread, where, stacks, problems);
-  check_markers(thread, where, facts, strings.size(), problems);
+  check_markers(thread, where, facts, strings.size(), stacks, problems);
 }
 
 }  // namespace sprof::test::detail

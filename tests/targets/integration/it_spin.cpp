@@ -1,4 +1,5 @@
-// it_spin SECONDS [EXIT_CODE]: spins in spin_leaf <- spin_middle <- main, then exits with
+// it_spin SECONDS [EXIT_CODE]: spins in spin_leaf <- spin_middle <- main for SECONDS of its own
+// CPU time (so the samples it gets do not depend on how busy the machine is), then exits with
 // EXIT_CODE (default 0). SECONDS < 0 spins until killed.
 #include <cstdio>
 #include <cstdlib>
@@ -6,9 +7,9 @@
 
 namespace {
 
-double now_s() {
+double cpu_seconds() {
   timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
@@ -18,9 +19,9 @@ __attribute__((noinline)) unsigned long spin_leaf(unsigned long x) {
 }
 
 __attribute__((noinline)) unsigned long spin_middle(double seconds) {
-  const double end = now_s() + seconds;
+  const double end = cpu_seconds() + seconds;
   unsigned long x = 1;
-  while (seconds < 0 || now_s() < end) x = spin_leaf(x);
+  while (seconds < 0 || cpu_seconds() < end) x = spin_leaf(x);
   return x;
 }
 

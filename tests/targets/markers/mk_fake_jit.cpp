@@ -2,7 +2,8 @@
 // JITs do, and runs it for about half a second.
 //   mk_fake_jit perfmap        names it "jitted_hot_loop" in /tmp/perf-<pid>.map
 //   mk_fake_jit jitdump <dir>  names it "jitdump_hot_loop" in <dir>/jit-<pid>.dump (mmapped
-//                              executable, as the jitdump specification asks, so perf sees it)
+//                              executable, as the jitdump specification asks, so perf sees it),
+//                              with source lines (kJitSourceFile: the loop body is line 41)
 // Prints the code's address on stdout.
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,15 @@ namespace {
 constexpr uint8_t kLoopCode[] = {0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48,
                                  0x39, 0xf8, 0x72, 0xf7, 0xc3};
 using LoopFn = uint64_t (*)(uint64_t);
+
+// The made-up source the jitdump's DEBUG_INFO names: line 40 for the setup, 41 for the loop
+// body (offsets 2..10, where the samples land), 42 for the return.
+constexpr char kJitSourceFile[] = "/sprof-fake-jit/hot_loop.js";
+struct SourceLine {
+  uint64_t offset;
+  uint32_t line;
+};
+constexpr SourceLine kSourceLines[] = {{0, 40}, {2, 41}, {11, 42}};
 
 void* emit_code() {
   void* mem = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -52,7 +63,27 @@ void put(std::vector<uint8_t>& out, T value) {
   out.insert(out.end(), p, p + sizeof value);
 }
 
-// tools/perf/Documentation/jitdump-specification.txt: header, then one JIT_CODE_LOAD record.
+// JIT_CODE_DEBUG_INFO for the code at `code`: code_addr, nr_entry, then per entry
+// {code_addr, line, discrim, file name\0}.
+void put_debug_info(std::vector<uint8_t>& out, const void* code) {
+  const auto addr = reinterpret_cast<uintptr_t>(code);
+  std::vector<uint8_t> body;
+  put<uint64_t>(body, addr);
+  put<uint64_t>(body, std::size(kSourceLines));
+  for (const SourceLine& l : kSourceLines) {
+    put<uint64_t>(body, addr + l.offset);
+    put<uint32_t>(body, l.line);
+    put<uint32_t>(body, 0);  // discrim
+    body.insert(body.end(), kJitSourceFile, kJitSourceFile + sizeof kJitSourceFile);
+  }
+  put<uint32_t>(out, 2);  // JIT_CODE_DEBUG_INFO
+  put<uint32_t>(out, static_cast<uint32_t>(16 + body.size()));
+  put<uint64_t>(out, monotonic_ns());
+  out.insert(out.end(), body.begin(), body.end());
+}
+
+// tools/perf/Documentation/jitdump-specification.txt: header, then the code's DEBUG_INFO and
+// JIT_CODE_LOAD records (DEBUG_INFO first, as the specification requires).
 bool write_jitdump(const std::string& dir, const void* code) {
   const std::string path = dir + "/jit-" + std::to_string(getpid()) + ".dump";
   const int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_RDWR, 0600);
@@ -70,6 +101,7 @@ bool write_jitdump(const std::string& dir, const void* code) {
   put<uint64_t>(out, monotonic_ns());
   put<uint64_t>(out, 0);  // flags
 
+  put_debug_info(out, code);
   const char name[] = "jitdump_hot_loop";
   const uint32_t record_size = 16 + 4 + 4 + 8 + 8 + 8 + 8 + sizeof name + sizeof kLoopCode;
   put<uint32_t>(out, 0);  // JIT_CODE_LOAD

@@ -10,6 +10,16 @@
 // covers threads that were running when recording started and never switched yet (the launched
 // command is enabled at exec, which emits no switch-in).
 //
+// Where each interval starts and ends decides whether the deltas match the thread's own clock
+// (CLOCK_THREAD_CPUTIME_ID), which the kernel starts when the scheduler picks the thread and
+// stops when it picks the next one. The SWITCH records are late at both ends: SWITCH(in) is
+// written after the switch itself (address-space switch, FPU restore, perf scheduling the
+// thread's events in: ~13 us on a VM) and SWITCH(out) after the off-CPU sample with its stack
+// copy (~11 us, more under load). So the converter passes better times where the recording
+// has them (`switched_out` gets the off-CPU sample's time, `picked` the CPU-wide switch-out
+// naming the thread as next); without them each end keeps its record's time and the two
+// errors partly cancel (docs/design.md, "CPU deltas").
+//
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
 //
@@ -34,8 +44,15 @@ class CpuAccounting {
   // `tid` is on CPU at `time_ns` (a record from its own context).
   void running(uint32_t tid, uint64_t time_ns);
   // PERF_RECORD_SWITCH into / out of `tid`.
+  // A switch-in starts at the thread's pick time when `picked` gave one since its last
+  // switch-out, else at `time_ns`.
   void switched_in(uint32_t tid, uint64_t time_ns);
   void switched_out(uint32_t tid, uint64_t time_ns);
+  // When the switch-in of `tid` recorded at `record_ns` started (what switched_in will use).
+  uint64_t switch_in_time(uint32_t tid, uint64_t record_ns) const;
+  // The scheduler picked `tid` to run next at `time_ns` (a CPU-wide switch-out record naming
+  // it); its switch-in follows.
+  void picked(uint32_t tid, uint64_t time_ns);
 
   // The CPU time `tid` used since the previous take, up to `time_ns`, and resets it. A running
   // thread counts as running until `time_ns`; an unknown thread starts being tracked as running
@@ -52,6 +69,8 @@ class CpuAccounting {
     uint64_t unreported_ns = 0;            // closed on-CPU intervals since the last take
     uint64_t reported_until = 0;           // time of the last take (or first sight)
     uint64_t last_seen = 0;
+    uint64_t off_cpu_since = 0;            // end of the last on-CPU interval
+    std::optional<uint64_t> picked_at;     // pick time of the switch-in to come
   };
   // The state of `tid`, created as "first seen at `time_ns`" when new.
   ThreadCpu& state(uint32_t tid, uint64_t time_ns, bool& created);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sprof/core/result.hpp"
@@ -25,6 +26,10 @@
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::convert {
+
+// The name the kernel's idle task (pid 0, "swapper/N" on each CPU) gets in system-wide profiles,
+// live or imported.
+inline constexpr std::string_view kIdleProcessName = "System";
 
 // /proc of the recorded machine, for tasks the record stream does not describe (threads that
 // existed before recording started, mappings of attached processes, exec command lines). Each
@@ -38,8 +43,8 @@ struct ProcAccess {
     uint64_t start, end, pgoff;
   };
   std::function<std::vector<Map>(uint32_t pid)> read_exec_maps;
-  // The command line (arguments joined by spaces) for exec markers.
-  std::function<std::optional<std::string>(uint32_t pid)> read_cmdline;
+  // The command line's arguments (argv), for exec markers and process names.
+  std::function<std::optional<std::vector<std::string>>(uint32_t pid)> read_argv;
 };
 
 // The files the recorded processes used, by the path their records name.

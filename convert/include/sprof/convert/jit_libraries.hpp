@@ -52,8 +52,10 @@ class JitLibraries {
   bool note_mmap(uint32_t pid, const std::string& path);
   void note_attached(uint32_t pid) { attached_.insert(pid); }
 
-  // Adds libs for `pid`'s JIT code to `libs`; `libs` stays sorted by start.
-  void add_libraries(uint32_t pid, std::vector<profile::Library>& libs) const;
+  // Adds libs for `pid`'s JIT code to `libs`; `libs` stays sorted by start. Returns the libs
+  // it added (for `mark_jit_frames`).
+  std::vector<profile::Library> add_libraries(uint32_t pid,
+                                              std::vector<profile::Library>& libs) const;
 
  private:
   std::vector<std::string> files_of(uint32_t pid) const;
@@ -69,5 +71,12 @@ class JitLibraries {
 std::vector<profile::Library> jit_libraries_for(const std::vector<JitSymbol>& symbols,
                                                 const std::string& path, uint64_t content_hash,
                                                 const std::vector<profile::Library>& existing);
+
+// Puts `thread`'s User frames whose address lies in one of `jit_libs` into the JIT category, so
+// the Firefox Profiler's category graph and call tree show JIT code as such (the stack table's
+// category follows its frame's in both writers). Frames are interned as User while converting
+// because the JIT ranges are only known once the recording ends; this pass runs then. Idle
+// (off-CPU leaf) and Kernel frames keep their category.
+void mark_jit_frames(const std::vector<profile::Library>& jit_libs, profile::Thread& thread);
 
 }  // namespace sprof::convert

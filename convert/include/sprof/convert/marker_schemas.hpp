@@ -20,6 +20,7 @@ inline constexpr const char* kThreadExitMarkerType = "ThreadExit";
 inline constexpr const char* kLostSamplesMarkerType = "LostSamples";
 inline constexpr const char* kThrottleMarkerType = "Throttle";
 inline constexpr const char* kUserMarkerType = "UserMarker";
+inline constexpr const char* kOnCpuMarkerType = "OnCpu";
 
 // Every schema above, for `Meta::marker_schema` (written once, at the top level).
 std::vector<profile::MarkerSchema> sprof_marker_schemas();

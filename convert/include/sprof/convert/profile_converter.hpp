@@ -9,7 +9,9 @@
 // image's executable mappings, and builds one Gecko process per process image: an exec starts a
 // new image with the same pid (contract section 2.13). Stacks are kernel frames from the
 // callchain in front of user frames, which come either from the callchain (frame pointers) or
-// from the `Unwinder` applied to the sampled registers and stack copy.
+// from the `Unwinder` applied to the sampled registers and stack copy. Allocation records
+// (`record --heap`) are unwound the same way and kept as native-allocation tables and memory
+// counters (profile_converter_heap.cpp, native_allocations.hpp).
 //
 // Not thread-safe; one instance per recording.
 #pragma once
@@ -28,14 +30,25 @@
 #include "sprof/convert/marker_files.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/module_map.hpp"
+#include "sprof/convert/native_allocations.hpp"
 #include "sprof/convert/off_cpu.hpp"
+#include "sprof/convert/per_cpu_tracks.hpp"
 #include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/process_name.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
+
+// Allocation records (`sprof record --heap`): how they were sampled and how to unwind them.
+struct HeapOptions {
+  uint64_t sample_interval_bytes = 0;  // 0: every allocation was recorded
+  // Leading frames in this module (the interposer's capture stub) are dropped from stacks.
+  std::string interposer_name = "libsprof-heap.so";
+  unwind::Unwinder* unwinder = nullptr;  // the CFI unwinder; null: stacks of one frame
+};
 
 struct ConverterOptions {
   std::string event_name;            // the sampling event ("cpu-clock"), for the stats
@@ -48,9 +61,21 @@ struct ConverterOptions {
   // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
   // the period being the fallback for threads whose start is unknown.
   bool switch_records = false;
+  // CPU-wide switch records come from a side-band event beside per-task ones (kSwitchSideBand):
+  // they only say when a thread was picked. Otherwise (system-wide recordings) they are the
+  // threads' switch records themselves.
+  bool switch_side_band = false;
   unwind::Unwinder* unwinder = nullptr;  // null: user frames from the callchain
+  // Up to this many command-line arguments follow each process's name (0: none; needs
+  // proc.read_argv).
+  int process_name_args = 0;
+  // A "CPUs" process with one track per CPU (per_cpu_tracks.hpp), with or without a marker per
+  // stretch a thread ran.
+  bool per_cpu_threads = false;
+  bool cswitch_markers = false;
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
   ProcAccess proc;  // /proc of the recorded machine (host.hpp)
+  std::optional<HeapOptions> heap;  // set when the records include allocations
 };
 
 class ProfileConverter {
@@ -73,16 +98,24 @@ class ProfileConverter {
   RecordingStats& stats() { return stats_; }
 
  private:
+  // The frames of a thread's previous stack (root first) and the stack index of each prefix:
+  // consecutive samples mostly share their callers, whose frames and stacks then need no
+  // hashing (intern_sample_stack).
+  struct InternedStack {
+    std::vector<std::pair<uint64_t, profile::Category>> frames;
+    std::vector<uint32_t> stacks;
+  };
   struct ThreadState {
     uint32_t pid = 0;
     size_t image = 0;   // index into profile_.processes
     size_t thread = 0;  // index into that process's threads
     OffCpuState off_cpu = {};
+    InternedStack last_stack = {};
   };
   struct ProcessState {
     size_t image = 0;
     ModuleMap modules;
-    std::string name;
+    ProcessName name;
     bool maps_loaded_from_proc = false;
   };
 
@@ -95,6 +128,11 @@ class ProfileConverter {
   double to_ms(uint64_t ns) const;
   ProcessState& process(uint32_t pid, uint64_t time_ns);
   size_t new_image(uint32_t pid, const std::string& name, uint64_t time_ns);
+  // Shows the process's current name on its image and the image's threads.
+  void rename_image(const ProcessState& p);
+  // Up to process_name_args arguments of `argv` (the process's, read now when not given).
+  void name_arguments(uint32_t pid, ProcessState& p,
+                      const std::optional<std::vector<std::string>>& argv);
   ThreadState& thread(uint32_t pid, uint32_t tid, uint64_t time_ns);
   profile::Thread& profile_thread(const ThreadState& t);
   void add_mapping(ProcessState& p, const std::string& path, uint64_t start, uint64_t end,
@@ -107,9 +145,23 @@ class ProfileConverter {
   // Unwinds `s` and interns its stack in the thread's tables.
   std::optional<uint32_t> intern_sample_stack(ThreadState& ts, const perf::SampleRecord& s);
 
+  // Allocation records (profile_converter_heap.cpp; the bookkeeping is NativeAllocations).
+  void on_heap_alloc(const perf::HeapAllocRecord& r);
+  void on_heap_free(const perf::HeapFreeRecord& r);
+  void on_heap_attach(const perf::HeapAttachRecord& r);
+  // Unwinds an allocation from the interposer's registers and stack copy, without the
+  // interposer's own frames, and interns it in the thread's tables.
+  std::optional<uint32_t> intern_allocation_stack(ThreadState& ts, const perf::HeapAllocRecord& r);
+  // The process image of `pid` ends (exit or exec).
+  void end_heap_image(uint32_t pid, uint64_t time_ns);
+
   // CPU accounting and off-CPU samples (profile_converter_activity.cpp).
   void note_running(const perf::SampleId& id);
   void on_switch(const perf::SwitchRecord& r);
+  // A CPU-wide switch-out: when the next thread was picked, and (side band) when the outgoing
+  // one left.
+  void note_cpu_wide_switch_out(const perf::SwitchRecord& r);
+  uint64_t switch_out_time(const ThreadState* ts, uint64_t record_ns) const;
   // Adds an on-CPU sample.
   void record_sample(ThreadState& ts, std::optional<uint32_t> stack, const perf::SampleRecord& s);
   // Keeps a context-switch sample until the switch record says whether the thread blocked.
@@ -122,6 +174,10 @@ class ProfileConverter {
   // The thread ends at `time_ns`: one last sample carries the CPU used since its last sample.
   void close_thread_activity(ThreadState& ts, uint32_t tid, uint64_t time_ns);
   void close_all_activity(uint64_t end_ns);
+  // The per-CPU tracks' view of a thread (only with per_cpu_threads).
+  PerCpuTracks::Task cpu_task(const ThreadState& ts);
+  // The thread whose record this is, if it is known.
+  ThreadState* known_thread(uint32_t pid, uint32_t tid);
 
   ConverterOptions options_;
   ModuleCache& modules_;
@@ -134,14 +190,18 @@ class ProfileConverter {
   CpuAccounting cpu_;
   // Markers and JIT symbols (profile_converter_markers.cpp).
   void mark_fork(const perf::ForkRecord& f);
-  void mark_exec(const perf::CommRecord& c);
+  void mark_exec(const perf::CommRecord& c, const std::optional<std::vector<std::string>>& argv);
   void mark_exit(const perf::ExitRecord& e, const ThreadState& t);
   void add_recorded_markers(uint64_t end_ns);
-  void add_jit_libraries(uint32_t pid, std::vector<profile::Library>& libs) const;
+  // Adds libs for the JIT code of `pid` to `process` and moves its frames in that code to the
+  // JIT category.
+  void add_jit_libraries(uint32_t pid, profile::Process& process) const;
   LifecycleMarkers lifecycle_;
   MarkerFiles marker_files_;
   JitLibraries jit_;
   std::vector<uint64_t> off_cpu_times_;  // scratch
+  std::optional<NativeAllocations> heap_;  // with options_.heap
+  std::optional<PerCpuTracks> per_cpu_;   // --per-cpu-threads
 };
 
 }  // namespace sprof::convert

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
+
+// Allocation recording (`sprof record --heap`, docs/heap.md): how the interposer sampled.
+struct HeapDescription {
+  uint64_t sample_interval_bytes = 0;  // mean bytes between samples; 0: every allocation
+  uint32_t stack_copy_bytes = 0;
+  std::string interposer_name = "libsprof-heap.so";  // its frames are not the program's
+};
 
 struct SourceDescription {
   // The events the records come from (the specs the source's EventTable was made of).
@@ -35,6 +43,9 @@ struct SourceDescription {
   // The machine the processes ran on (meta): logical CPUs, and "Linux x86_64" (empty: unknown).
   int logical_cpus = 0;
   std::string oscpu;
+  // Set when the records include allocations. events[0] may then be a side-band event that
+  // takes no samples (--no-cpu).
+  std::optional<HeapDescription> heap;
 };
 
 // User stacks are unwound from the samples' registers and stack copies (some event copies them:
@@ -42,7 +53,7 @@ struct SourceDescription {
 bool unwinds_user_stacks(const SourceDescription& source);
 
 // The unwinder `source` needs: the CFI unwinder reading the binaries from `files` when it
-// unwinds user stacks, else null.
+// unwinds user stacks or allocations, else null.
 std::unique_ptr<unwind::Unwinder> make_unwinder(const SourceDescription& source, HostFiles& files);
 
 // The converter's options for the records `source` describes. `proc` answers for processes the

@@ -6,11 +6,50 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace sprof::convert {
 
 inline constexpr size_t kUnwindStopKinds = 8;  // = unwind::kUnwindStopCount
+
+// Bytes still allocated when a process image ended, from one allocation stack.
+struct RetainedSite {
+  size_t image = 0;                // index into Profile::processes
+  size_t thread = 0;               // index into that process's threads
+  std::optional<uint32_t> stack;   // in that thread's stack table
+  int64_t bytes = 0;               // what the sampled blocks stand for
+  uint64_t blocks = 0;             // sampled blocks
+};
+
+// Allocation recording (`sprof record --heap`), when on.
+struct HeapStats {
+  bool enabled = false;
+  uint64_t sample_interval_bytes = 0;  // 0: every allocation recorded
+  uint32_t stack_copy_bytes = 0;
+  // The interposers' totals from the ring's header (every call, sampled or not).
+  uint64_t calls = 0;
+  uint64_t call_bytes = 0;
+  uint64_t attached_processes = 0;
+  uint64_t dropped_records = 0;     // the ring was full: the program never waits
+  uint64_t untracked_samples = 0;   // sampled, but their frees cannot be recorded
+  uint64_t ring_malformed = 0;      // records the reader rejected
+  // From the records.
+  uint64_t allocations = 0;         // allocation records
+  int64_t estimated_bytes = 0;      // bytes they stand for
+  uint64_t frees = 0;               // frees of recorded blocks
+  uint64_t unmatched_frees = 0;     // frees of blocks not recorded here (inherited at fork, ...)
+  uint64_t lost_frees = 0;          // a block's address was allocated again: its free was lost
+  int64_t peak_live_bytes = 0;      // over every process
+  double peak_time_ms = 0;
+  int64_t live_at_exit_bytes = 0;   // still allocated when their process image ended
+  uint64_t live_at_exit_blocks = 0;
+  std::vector<RetainedSite> retained;  // by bytes, largest first
+  uint64_t programs = 0;            // program images started by exec while recording
+  std::vector<std::string> unhooked_programs;  // of those, the ones that never loaded it
+  std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
+};
 
 struct RecordingStats {
   std::string event_name;         // "cycles" or "cpu-clock"
@@ -32,6 +71,7 @@ struct RecordingStats {
   // and building the profile (thread CPU time, so moments when the target preempts sprof do not
   // count). Unwinding alone is measured by bench/unwind.cpp.
   uint64_t reader_cpu_ns = 0;
+  HeapStats heap;
 };
 
 // "12 stack-truncated, 3 no-cfi": the samples whose user stack stopped before the thread's

@@ -8,17 +8,23 @@
 // - jitdump: jit-<pid>.dump, binary (tools/perf/Documentation/jitdump-specification.txt): a
 //   header, then records that each start with {u32 id, u32 total_size, u64 timestamp}.
 //   JIT_CODE_LOAD names code at an address, JIT_CODE_MOVE moves earlier loaded code (by its
-//   code_index); DEBUG_INFO, CLOSE and UNWINDING_INFO carry nothing sprof needs. The JIT
-//   mmaps the file (PROT_EXEC) so the profiler learns its path from the MMAP record.
+//   code_index), JIT_CODE_DEBUG_INFO gives source positions for the code a later CODE_LOAD
+//   of the same address loads ({u64 code_addr, u64 nr_entry, entries of {u64 code_addr,
+//   u32 line, u32 discrim, char file[] NUL-terminated}}; perf's own JVMTI agent writes the
+//   file "\xff" for "the previous entry's file"); CLOSE and UNWINDING_INFO carry nothing sprof
+//   needs. The JIT mmaps the file (PROT_EXEC) so the profiler learns its path from the MMAP
+//   record.
 //
 // Both the recorder (which address ranges a JIT's code covers, to give them a lib) and the
 // symbolicator (names for those addresses) read them; parsing lives here, below both.
 // Parsers never fail on malformed content: bad lines are skipped, a truncated jitdump (a JIT
 // still writing it) yields the records before the cut. Only a jitdump with a wrong magic or
-// version is an error.
+// version is an error. Counts in the file are never trusted: what is kept is bounded by the
+// bytes actually present (a moved function shares its line table instead of copying it).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,10 +36,26 @@
 
 namespace sprof {
 
+// Source positions of one piece of JIT code (jitdump DEBUG_INFO). An entry gives the position
+// of the code from its offset up to the next entry's offset (the last: to the end of the code).
+struct JitLineTable {
+  struct Entry {
+    uint64_t offset = 0;  // from the code's first byte
+    uint32_t line = 0;
+    uint32_t file = 0;  // index into `files`
+  };
+  std::vector<Entry> entries;  // sorted by offset
+  std::vector<std::string> files;
+
+  // The entry covering `offset`; nullptr before the first entry.
+  const Entry* find(uint64_t offset) const;
+};
+
 struct JitSymbol {
   uint64_t start = 0;  // AVMA of the first byte of the code
   uint64_t size = 0;   // bytes; 0 if unknown
   std::string name;
+  std::shared_ptr<const JitLineTable> lines;  // null without DEBUG_INFO (always for perf maps)
 };
 
 enum class JitFileKind { kNone, kPerfMap, kJitDump };

@@ -25,6 +25,10 @@ class ReplacingFile {
   // Creates the temporary file beside `path`. Errors: kNotFound (no such directory),
   // kPermissionDenied, kIo.
   static Result<ReplacingFile> create(std::string path, mode_t mode = 0644);
+  // Whether `path` could be written later, checked now, before the work that produces the
+  // content (a long recording): it is not a directory, and a temporary file can be created
+  // beside it (the directory exists and is writable; the probe is removed). Errors as `create`.
+  static Result<void> check_target(const std::string& path);
 
   ReplacingFile(ReplacingFile&& other) noexcept;
   ReplacingFile& operator=(ReplacingFile&& other) noexcept;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "sprof/core/result.hpp"
@@ -30,11 +31,42 @@ enum class Symlinks { kRefuse, kFollow };
 struct UntrustedFile {
   UniqueFd fd;               // O_RDONLY | O_CLOEXEC (| O_NONBLOCK, which a regular file ignores)
   uint64_t size_bytes = 0;   // st_size when opened; 0 for /proc files, which have no size
+  double modified_wall_ms = 0;  // st_mtim when opened, in ms since the Unix epoch
 };
 
 // Opens a regular file for reading without blocking.
 Result<UntrustedFile> open_untrusted_file(const std::string& path,
                                           Symlinks symlinks = Symlinks::kRefuse);
+
+// Reads exactly `out.size()` bytes at `offset` (pread, so several readers may share the file).
+// kIo when the read fails, kMalformed when the file ends first (it shrank, or a caller trusted an
+// offset the file does not have).
+Result<void> read_untrusted_at(const UntrustedFile& file, uint64_t offset, std::span<uint8_t> out);
+
+// A read-only mapping of a regular file opened with open_untrusted_file, for files too large to
+// read into memory (a recorded perf.data of gigabytes) where most bytes are looked at once or
+// never. The mapping covers the size the file had when it was opened; if the file shrinks
+// afterwards, touching the lost part raises SIGBUS, as in every program that maps a file (perf's
+// own tools do): map only files nobody is expected to rewrite while they are read.
+class FileMapping {
+ public:
+  FileMapping() = default;
+  FileMapping(FileMapping&& other) noexcept;
+  FileMapping& operator=(FileMapping&& other) noexcept;
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+  ~FileMapping();
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  friend Result<FileMapping> map_untrusted_file(const UntrustedFile& file);
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Maps `file` whole (an empty file gives an empty mapping). kIo when mmap fails.
+Result<FileMapping> map_untrusted_file(const UntrustedFile& file);
 
 // Reads a whole regular file of at most `max_bytes` (refused from its size before reading when
 // the size is known, and never more than `max_bytes + 1` bytes read otherwise).

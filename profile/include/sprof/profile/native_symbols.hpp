@@ -96,4 +96,18 @@ struct ModuleAddresses {
 // module, in the order modules first appear.
 std::vector<ModuleAddresses> native_addresses(const Profile& profile);
 
+// What the Firefox Profiler looks up for one frame: the module and lookup address of a frame in
+// a lib (none for a frame outside every lib), and the name it shows when symbolication does not
+// name the frame ("<unknown at 0x...>" in a lib, the location string outside any).
+struct FrameLookup {
+  std::optional<ModuleKey> module;
+  uint64_t address = 0;
+  std::string unnamed;
+};
+
+// The lookups of an allocation stack's frames, leaf first. Every frame of such a stack holds a
+// return address, its leaf included (the front end treats it as a stack walk).
+std::vector<FrameLookup> allocation_stack_lookups(const Process& process, const Thread& thread,
+                                                  uint32_t stack);
+
 }  // namespace sprof::profile

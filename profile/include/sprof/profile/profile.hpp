@@ -9,6 +9,9 @@
 // Gecko sub-profiles all share the top-level startTime). Each `Thread` interns its own strings,
 // frames and stacks, as the Gecko format requires per-thread tables.
 //
+// Allocations (`NativeAllocation`) and memory counters (`Counter`) follow the Firefox Profiler's
+// native-allocations table and counter tracks (docs/heap.md, "In the profile").
+//
 // Not thread-safe: one converter builds it, then one writer reads it.
 #pragma once
 
@@ -97,6 +100,33 @@ struct Sample {
   std::optional<uint64_t> cpu_delta_ns;  // CPU time since the previous sample
 };
 
+// One allocation (`bytes` > 0) or free (`bytes` < 0) in a thread's native-allocations table.
+// The table is "balanced": the front end pairs a free with the latest earlier allocation of the
+// same `memory_address` in the same table, so a block's free goes into the table of the thread
+// that allocated it (`thread_id` says which thread freed it). Rows are in time order.
+struct NativeAllocation {
+  double time_ms = 0;
+  int64_t bytes = 0;              // sampled allocations: the bytes the sample stands for
+  std::optional<uint32_t> stack;  // index into the thread's stack table; frees have none
+  uint64_t memory_address = 0;
+  int64_t thread_id = 0;
+};
+
+// A counter track of a process (contract: `counters`), e.g. its live heap bytes. Each sample
+// holds the change since the previous one (`count`) and how many events made it (`number`).
+struct CounterSample {
+  double time_ms = 0;
+  int64_t count = 0;
+  int64_t number = 0;
+};
+
+struct Counter {
+  std::string name;         // "malloc"
+  std::string category;     // "Memory" makes the front end draw a memory track
+  std::string description;
+  std::vector<CounterSample> samples;  // in time order
+};
+
 struct FrameEntry {
   uint32_t location;  // string index
   Category category;
@@ -126,6 +156,13 @@ class Thread {
   uint32_t intern_frame(std::string_view location, Category category);
   // `prefix` must be an index returned earlier, so the table stays topological (prefix < index).
   uint32_t intern_stack(std::optional<uint32_t> prefix, uint32_t frame);
+  // Gives address frames the category `pick(address, category)` answers (nullopt: unchanged),
+  // for facts learned only after the frames were interned: which addresses are JIT code is
+  // known when the recording ends (the JIT writes its perf map or jitdump while it runs).
+  // Stacks keep their frame indexes, so they follow; the intern indexes are rekeyed, so a
+  // later intern of (address, new category) finds the moved frame.
+  void recategorize_address_frames(
+      const std::function<std::optional<Category>(uint64_t address, Category category)>& pick);
   // The index of an already interned string.
   std::optional<uint32_t> find_string(std::string_view s) const;
 
@@ -133,6 +170,8 @@ class Thread {
   // Also interns the marker's name and its `UniqueString` field values, which the Gecko format
   // stores as indexes into this thread's string table.
   void add_marker(Marker m);
+  // Also interns the name of the markers the Gecko format stores allocations as.
+  void add_native_allocation(const NativeAllocation& a);
 
   const std::vector<std::string>& strings() const { return strings_.strings(); }
   const std::vector<FrameEntry>& frames() const { return frames_; }
@@ -140,6 +179,7 @@ class Thread {
   const std::vector<Sample>& samples() const { return samples_; }
   std::vector<Sample>& mutable_samples() { return samples_; }
   const std::vector<Marker>& markers() const { return markers_; }
+  const std::vector<NativeAllocation>& native_allocations() const { return native_allocations_; }
 
  private:
   struct PairHash {
@@ -156,7 +196,11 @@ class Thread {
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> stack_index_;  // (prefix+1, frame)
   std::vector<Sample> samples_;
   std::vector<Marker> markers_;
+  std::vector<NativeAllocation> native_allocations_;
 };
+
+// The marker name and payload type of an allocation in the Gecko format (contract §8b).
+inline constexpr std::string_view kNativeAllocationMarker = "Native allocation";
 
 // One process image. An exec starts a new `Process` with the same pid (contract section 2.13).
 struct Process {
@@ -166,6 +210,8 @@ struct Process {
   std::optional<double> shutdown_time_ms;
   std::vector<Library> libs;  // sorted by start, non-overlapping (the writer checks and fixes)
   std::vector<Thread> threads;
+  // Drawn on the process's track: the front end attaches them to its "GeckoMain" thread.
+  std::vector<Counter> counters;
 };
 
 struct Meta {

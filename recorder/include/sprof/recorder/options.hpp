@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sprof/core/result.hpp"
@@ -11,9 +12,36 @@ namespace sprof::recorder {
 
 enum class UnwindMode { kDwarf, kFramePointer };
 
+// --heap: allocations recorded by libsprof-heap.so in the launched command (docs/heap.md).
+enum class HeapMode {
+  kOff,
+  kSampled,  // --heap: one allocation per `heap_interval_bytes` allocated bytes, on average
+  kAll,      // --heap=all: every allocation and free
+};
+
+// The event whose samples make the profile (-e). kAuto: hardware cycles where the machine has a
+// PMU, else the software cpu-clock. Only the clock events' periods are CPU time.
+enum class SamplingEvent {
+  kAuto,
+  kCpuClock,
+  kTaskClock,
+  kCycles,
+  kInstructions,
+  kCacheMisses,
+  kPageFaults,
+  kContextSwitches,
+};
+
+// The -e names ("cpu-clock", ...; perf's names), in the order --help lists them.
+const std::vector<std::pair<std::string, SamplingEvent>>& sampling_events();
+std::string sampling_event_name(SamplingEvent event);  // "auto" for kAuto
+
 struct RecordOptions {
   std::vector<std::string> command;  // argv of the program to launch
+  // "NAME=VALUE" set in the command's environment (leading assignments of the command line).
+  std::vector<std::string> environment;
   int frequency_hz = 1000;
+  SamplingEvent event = SamplingEvent::kAuto;
   UnwindMode unwind = UnwindMode::kDwarf;
   // Bytes of user stack copied per sample for DWARF unwinding (PERF_SAMPLE_STACK_USER).
   uint32_t stack_size = 16384;
@@ -33,6 +61,20 @@ struct RecordOptions {
   bool kill_on_stop = false;
   // Launch the command this many times, one after another, into one profile.
   int iteration_count = 1;
+
+  HeapMode heap = HeapMode::kOff;
+  uint64_t heap_interval_bytes = 512 * 1024;  // --heap-interval, for kSampled
+  // --no-cpu: no CPU samples (only what describes the processes), for allocations only.
+  bool sample_cpu = true;
+  // How the profile presents what was recorded.
+  // The profile's name (meta.product); empty: the command's basename, or "PID n".
+  std::string profile_name;
+  // Up to this many command-line arguments are appended to each process's name (0: none).
+  int process_name_args = 0;
+  // A "CPUs" process with one track per CPU: the samples taken there, by thread.
+  bool per_cpu_threads = false;
+  // With per_cpu_threads: one marker per stretch a thread ran on a CPU.
+  bool cswitch_markers = false;
 };
 
 // Errc::kInvalidArgument, saying what is wrong, for contradictory or out-of-range choices (no

@@ -6,12 +6,19 @@
 // command is launched again, into the same profile). `attach` records processes that already
 // run (-p) or the whole system (-a) instead, until they exit, -d elapses or Ctrl-C.
 //
-// Signals are the caller's business: `run` polls `pending_signal` and forwards a nonzero value to
-// the command, so Ctrl-C ends the command, not the recording, and the profile is still written.
+// With --heap the command also preloads libsprof-heap.so and its allocations are read from a
+// shared ring with the perf rings (docs/heap.md, "Recording"); --no-cpu then samples nothing.
+//
+// Signals are the caller's business: `run` polls `RunControl::pending_signal` and forwards a
+// nonzero value to the command, so Ctrl-C ends the command, not the recording, and the profile is
+// still written. A command that ignores it is stopped by the second request (as perf does).
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +34,31 @@ namespace sprof::recorder {
 enum class StopCause {
   kTargetsEnded,   // the command (every iteration) or every attached process exited
   kDuration,       // -d elapsed
-  kStopRequested,  // SIGINT/SIGTERM/... to sprof in attach or system-wide mode
+  kStopRequested,  // SIGINT/SIGTERM/... to sprof in attach or system-wide mode, or a second one
+                   // while a launched command keeps running
+};
+
+// What a recording has seen so far, for a live status line.
+struct Progress {
+  double elapsed_s = 0;
+  uint64_t samples = 0;
+  uint64_t lost = 0;  // records and samples the kernel dropped
+  uint64_t processes = 0;
+  uint64_t threads = 0;
+};
+
+// The caller's hold on a running recording.
+struct RunControl {
+  // Signals to forward to a launched command (nonzero: send it, then reset to 0).
+  std::atomic<int>* pending_signal = nullptr;
+  // How many times the user asked to stop (Ctrl-C, SIGTERM). Attach and system-wide recordings,
+  // which own no process, stop at the first. A launched command got the terminal's signal itself,
+  // so the recording waits for it to end; at the second request it stops anyway and terminates
+  // the command (SIGTERM, SIGKILL if it lingers), which evidently ignores the signal.
+  const std::atomic<int>* stop_requests = nullptr;
+  // Called on the recording thread about every `progress_interval` while recording.
+  std::function<void(const Progress&)> on_progress;
+  std::chrono::milliseconds progress_interval{500};
 };
 
 struct Recording {
@@ -40,6 +71,10 @@ struct Recording {
   // Launched commands still running when the recording stopped early (-d without
   // --kill-on-stop); sprof does not wait for them.
   std::vector<int> left_running;
+  // A launched command sprof ended because the recording stopped (--kill-on-stop, or a second
+  // stop request): its pid and how it ended (SIGTERM, or SIGKILL when it ignored that).
+  int terminated_pid = 0;
+  std::optional<convert::ExitStatus> terminated_status;
   int iterations = 1;  // launches recorded
 };
 
@@ -55,12 +90,9 @@ class Session {
   static Result<std::unique_ptr<Session>> start(const RecordOptions& options);
   ~Session();
 
-  // Records until the targets end or options.duration_s elapses. A launched command gets the
-  // signals that arrive in `pending_signal`; in attach and system-wide modes, which own no
-  // process, `stop_requested` turning true ends the recording instead (in launch mode it only
-  // prevents further iterations: the command got the terminal's signal itself).
-  Result<Recording> run(std::atomic<int>& pending_signal,
-                        const std::atomic<bool>* stop_requested = nullptr);
+  // Records until the targets end, options.duration_s elapses or `control` says to stop (see
+  // RunControl). In launch mode a first stop request also prevents further iterations.
+  Result<Recording> run(const RunControl& control);
   int child_pid() const;
 
  private:

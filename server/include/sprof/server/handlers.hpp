@@ -4,8 +4,9 @@
 // symbols or the web module: `ApiHandler` answers the POST APIs (symbolication, source, assembly)
 // and `AssetProvider` returns static files (the embedded page and stylesheet).
 //
-// Threading: the server calls `ApiHandler` on a small worker pool (possibly concurrently, from
-// more than one thread), and `AssetProvider` on its io thread. Both must be thread-safe.
+// Threading: the server calls `ApiHandler` and the body producers of its replies on a small
+// worker pool (possibly concurrently, from more than one thread), and `AssetProvider` on its io
+// thread. Both must be thread-safe; a body producer is called one part at a time.
 #pragma once
 
 #include <functional>
@@ -13,14 +14,14 @@
 #include <string>
 #include <string_view>
 
+#include "sprof/core/http_reply.hpp"
+
 namespace sprof::server {
 
-// What an API handler answers. The server adds CORS and framing headers.
-struct HttpReply {
-  unsigned status = 200;
-  std::string content_type = "application/json";  // empty means application/json
-  std::string body;
-};
+// What an API handler answers (core/http_reply.hpp). The server adds CORS and framing headers;
+// a produced body goes out with chunked transfer coding (HTTP/1.1) or until the connection
+// closes (HTTP/1.0), its producer called on the worker pool, one part at a time.
+using HttpReply = sprof::HttpReply;
 
 // `path` is the request path with the token prefix removed and repeated slashes collapsed, e.g.
 // "/symbolicate/v5", "/source/v1" or "/asm/v1"; `body` is the raw request body (the Firefox

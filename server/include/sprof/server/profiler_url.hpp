@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "sprof/core/result.hpp"
+
 namespace sprof::server {
 
 // The hosted Firefox Profiler; the cli lets --profiler-url / SPROF_PROFILER_URL override it.
@@ -21,5 +23,14 @@ std::string encode_uri_component(std::string_view text);
 // `profiler_base` may end in '/'; `symbol_server_url` is the server base (no trailing API path).
 std::string profiler_url(std::string_view profiler_base, std::string_view profile_url,
                          std::string_view symbol_server_url);
+
+// The address a browser reaches sprof's server by when that is not the address it listens on
+// (--server-url: recording on a remote machine, viewed through `ssh -L 3000:localhost:3000`).
+struct PublicUrl {
+  std::string base;  // "http://localhost:3000" (no trailing slash; a path prefix is kept)
+  std::string host;  // "localhost": a Host name the server then answers besides loopback
+};
+// Accepts "http[s]://host[:port][/path]". kInvalidArgument otherwise.
+Result<PublicUrl> parse_public_url(std::string_view url);
 
 }  // namespace sprof::server

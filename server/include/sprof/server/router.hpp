@@ -64,6 +64,9 @@ struct Response {
   // When valid, the body is this file's contents (streamed), not `body`.
   UniqueFd body_file;
   std::uint64_t body_file_size = 0;
+  // When set, the body is what this produces (an API reply made in parts), not `body`; its
+  // length is not known in advance.
+  BodyProducer body_producer;
   // Set when the connection must not be reused (e.g. the request body was left unread).
   bool close_connection = false;
 
@@ -76,6 +79,8 @@ struct RouterConfig {
   // The address the server listens on: besides loopback names, the only Host it answers (any
   // IP literal when this is a wildcard address); see handle_request.
   std::string bind_address = "127.0.0.1";
+  // The host of --server-url, answered too (empty: none).
+  std::string public_host;
   std::string profile_path;  // file served as /TOKEN/profile.json
   ApiHandler api;            // may be empty: API routes then answer 503
   AssetProvider assets;      // may be empty: only the API and the profile are served

@@ -33,6 +33,9 @@ struct ServerOptions {
   AssetProvider assets;       // the page template "index.html" and its files
   PageInfo page;              // cli-computed placeholder values (COMMAND, DURATION, ...)
   std::string profiler_base = std::string(kDefaultProfilerBase);
+  // How the browser reaches this server, when not by the address it listens on
+  // (parse_public_url; empty: http://<bind address>:<port>).
+  std::string public_url;
   std::string token;          // empty: generate a random one (set only in tests)
   std::uint64_t body_limit_bytes = kDefaultBodyLimitBytes;
   std::chrono::seconds read_timeout{30};    // per read of a request

@@ -2,9 +2,11 @@
 //
 // Turns (module, relative address) into function names, source lines and inline chains.
 // `Symbolicator` finds the debug info for a module identified as the Firefox Profiler names it,
-// (debugName, breakpadId), builds a `SymbolMap` for it once (sorted symbols, function and inline
-// ranges, line tables) and caches it across requests. Lookups on a built map are cheap and
-// thread-safe; building maps for different modules may run in parallel.
+// (debugName, breakpadId), builds a `SymbolMap` for it once and caches it across requests. A map
+// reads its symbol tables when built and its DWARF (functions, inline ranges, line tables) a
+// unit and a function at a time as lookups reach them, so the first lookups into a unit cost
+// more than later ones. Lookups are thread-safe; building maps for different modules may run in
+// parallel.
 //
 // It never crashes or throws on bad files: a module it cannot find or parse is "not found".
 //
@@ -20,7 +22,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -49,7 +53,12 @@ class SymbolMap {
   virtual ~SymbolMap() = default;
   // `address` is relative (SVMA - v0; contract section 3.3).
   virtual std::optional<SymbolInfo> lookup(RelativeAddress address) const = 0;
-  // Source files this module's debug info names (for /source/v1's permission check).
+  // Reads ahead what looking up `addresses` will need, on several threads where the map reads
+  // its debug info lazily. Lookups answer the same with or without it; it only moves the cost
+  // of the first lookups here, where it can be shared out. Thread-safe.
+  virtual void prepare(std::span<const RelativeAddress> addresses) const { (void)addresses; }
+  // Whether the module's debug info names `path` as a source file at an address looked up so
+  // far (/source/v1's permission check, which looks the address up first).
   virtual bool names_source_file(const std::string& path) const = 0;
   // The file the symbols came from, and the binary (for disassembly).
   virtual const std::string& debug_file() const = 0;
@@ -116,6 +125,9 @@ struct SymbolicatorOptions {
   // System roots holding .build-id trees and debuglink directories (searched after symbol_dirs).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   DebuginfodOptions debuginfod;
+  // Told every file considered while looking for a module's binary and debug info, and why it
+  // was taken or not (sprof -v). Arguments: module, path, verdict. Called from any thread.
+  std::function<void(std::string_view, std::string_view, std::string_view)> search_trace;
 };
 
 class Symbolicator {

@@ -12,7 +12,8 @@
 
 namespace sprof::convert::perf {
 
-// "cycles", "cpu-clock", "task-clock", "context-switches"; "type T, config C" for others.
+// perf's names ("cycles", "instructions", "cache-misses", "cpu-clock", "task-clock",
+// "page-faults", "context-switches"); "type T, config C" for others.
 std::string event_name(const perf_event_attr& attr);
 
 // A sample's period is the CPU time in ns since the previous one: the software clock events

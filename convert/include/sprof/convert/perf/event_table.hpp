@@ -30,6 +30,13 @@ namespace sprof::convert::perf {
 enum class EventRole : uint8_t {
   kSampling,       // periodic samples: where threads run
   kContextSwitch,  // one sample per switch-out: the stack a thread blocks with (off-CPU)
+  // CPU-wide switch records next to per-task ones, for the pick time of each switch-in
+  // (cpu_accounting.hpp); no samples.
+  kSwitchSideBand,
+  // An event whose samples sprof does not convert (a recorded file's page-faults or tracepoint
+  // event beside its clock, perf's side-band "dummy"): its samples are counted and skipped, its
+  // other records (COMM, MMAP, SWITCH, ...) are used like any other.
+  kOther,
 };
 
 struct EventSpec {

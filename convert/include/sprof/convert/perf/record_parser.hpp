@@ -35,10 +35,15 @@ struct RawRecord {
   }
 };
 
+// Whether a sample's stack copy is copied out of the record bytes or borrows them (only when the
+// bytes outlive the record and all its copies: a mapped file, not a ring buffer).
+enum class StackCopy { kCopy, kBorrow };
+
 // Decodes `raw` with the fields listed by `layout`, which must be the layout of the event that
 // produced the record. Non-sample records take their `SampleId` from the sample_id_all trailer
 // (zero when the layout has none).
-[[nodiscard]] Result<Record> parse_record(RawRecord raw, const SampleLayout& layout);
+[[nodiscard]] Result<Record> parse_record(RawRecord raw, const SampleLayout& layout,
+                                          StackCopy stack = StackCopy::kCopy);
 
 // True for the "record type not decoded, skip it" outcome of `parse_record`.
 inline bool is_skipped_record(const Error& e) { return e.code == Errc::kUnsupported; }

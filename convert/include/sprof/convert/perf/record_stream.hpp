@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_set>
 
 #include "sprof/convert/perf/event_table.hpp"
 #include "sprof/convert/perf/record_merger.hpp"
@@ -23,13 +24,18 @@ class RecordStream {
     uint64_t records = 0;            // decoded records handed to the merger
     uint64_t malformed_records = 0;  // parse_record said Errc::kMalformed; skipped
     uint64_t skipped_records = 0;    // record types sprof does not decode
+    uint64_t other_event_samples = 0;  // samples of EventRole::kOther events; skipped
     uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
   };
 
-  explicit RecordStream(EventTable events) : events_(std::move(events)) {}
+  explicit RecordStream(EventTable events);
 
-  // Decodes `raw` (which need only live for the call) into the current round.
-  void add(RawRecord raw);
+  // Decodes `raw` into the current round. `raw` need only live for the call unless `stack` is
+  // StackCopy::kBorrow: then its bytes must outlive every record emitted (parse_record).
+  void add(RawRecord raw, StackCopy stack = StackCopy::kCopy);
+  // Adds a record another reader decoded (sprof's allocation ring) to the current round, so it
+  // is ordered with the perf records by the same merge.
+  void add_decoded(Record record);
   // Emits, in time order, what the merge can release after this round.
   void end_round(const RecordSink& sink) { merger_.end_round(sink); }
   // Emits everything still buffered, in time order.
@@ -40,9 +46,17 @@ class RecordStream {
   Stats stats() const;
 
  private:
+  // A side-band CPU-wide switch record that can matter: a switch-out from or to a task of a
+  // process that has records of its own (ProfileConverter::note_cpu_wide_switch_out). The others, most of them on a
+  // busy machine, are dropped before the merge; they are not losses.
+  bool wanted_side_band_switch(const SwitchRecord& r) const;
+
   EventTable events_;
   RecordMerger merger_;
   Stats stats_;
+  bool switch_side_band_ = false;
+  std::unordered_set<uint32_t> pids_;  // processes seen in per-task records
+  uint32_t last_pid_ = 0;
 };
 
 }  // namespace sprof::convert::perf

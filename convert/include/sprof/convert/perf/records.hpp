@@ -8,7 +8,8 @@
 // sample_id_all trailer — so the merger can order all records by time.
 //
 // Records own their variable-length data (callchain, stack copy) because they outlive the ring
-// buffer space they were copied from.
+// buffer space they were copied from; only a source whose bytes outlive every record may let the
+// stack copy borrow them (StackBytes).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,9 @@
 #include <variant>
 #include <vector>
 
+#include "sprof/convert/perf/stack_bytes.hpp"
 #include "sprof/core/build_id.hpp"
+#include "sprof/heap/heap_ring_format.hpp"
 
 namespace sprof::convert::perf {
 
@@ -40,8 +43,9 @@ struct SampleRecord {
   uint64_t regs_user_abi = 0;
   std::vector<uint64_t> regs_user;
   uint64_t sample_regs_user = 0;
-  // PERF_SAMPLE_STACK_USER: the copied bytes, already trimmed to dyn_size.
-  std::vector<uint8_t> stack_user;
+  // PERF_SAMPLE_STACK_USER: the copied bytes, already trimmed to dyn_size (owned, or borrowed
+  // from bytes that outlive the record: stack_bytes.hpp).
+  StackBytes stack_user;
   // PERF_SAMPLE_IDENTIFIER (or PERF_SAMPLE_ID): the id of the event that took the sample; for an
   // inherited event the kernel reports its parent's id (primary_event_id). 0 when absent.
   uint64_t event_id = 0;
@@ -106,20 +110,57 @@ struct ThrottleRecord {
 
 // PERF_RECORD_SWITCH / SWITCH_CPU_WIDE. `out` is PERF_RECORD_MISC_SWITCH_OUT;
 // `preempted` is PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (still runnable). For the CPU-wide form
-// `next_prev_pid/tid` name the other task.
+// (`cpu_wide`) `next_prev_pid/tid` name the other task: the next one for an out record.
 struct SwitchRecord {
   SampleId id;
   bool out = false;
   bool preempted = false;
+  bool cpu_wide = false;
   uint32_t next_prev_pid = 0, next_prev_tid = 0;
 };
 
-using Record = std::variant<SampleRecord, Mmap2Record, CommRecord, ForkRecord, ExitRecord,
-                            LostRecord, LostSamplesRecord, ThrottleRecord, SwitchRecord>;
+// Records of sprof's allocation ring (heap/, docs/heap.md), written by libsprof-heap.so inside
+// the profiled processes. They are not perf's, but they share its clock (CLOCK_MONOTONIC), so
+// they travel in the same stream and one merge orders them with the perf records that describe
+// their processes (forks, execs, mappings). `id.cpu` is 0: the ring does not record it.
+//
+// An allocation (malloc & co, or the new block of a realloc) with the registers at the
+// interposer's capture stub and the stack copied from there, for unwinding.
+struct HeapAllocRecord {
+  SampleId id;
+  uint64_t address = 0;
+  uint64_t size = 0;         // bytes requested
+  uint64_t old_address = 0;  // realloc: the block given (its free is a HeapFreeRecord before)
+  uint64_t alignment = 0;
+  heap::AllocFunction function = heap::AllocFunction::kMalloc;
+  bool untracked = false;    // its free will not be recorded (the interposer's set was full)
+  heap::CapturedRegs regs{};
+  std::vector<uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
+};
 
-// The time a record sorts by.
-inline uint64_t record_time(const Record& r) {
-  return std::visit([](const auto& rec) { return rec.id.time; }, r);
+// A block that was recorded as allocated is handed back (recorded before glibc has it).
+struct HeapFreeRecord {
+  SampleId id;
+  uint64_t address = 0;
+};
+
+// A process began writing to the ring: an exec'd program image that loaded the interposer
+// (`fork` false) or a fork child of one (`fork` true).
+struct HeapAttachRecord {
+  SampleId id;
+  uint32_t ppid = 0;
+  bool fork = false;
+  std::string executable;
+};
+
+using Record = std::variant<SampleRecord, Mmap2Record, CommRecord, ForkRecord, ExitRecord,
+                            LostRecord, LostSamplesRecord, ThrottleRecord, SwitchRecord,
+                            HeapAllocRecord, HeapFreeRecord, HeapAttachRecord>;
+
+// The sample_id of a record: the task it names, and the time it sorts by.
+inline const SampleId& record_id(const Record& r) {
+  return std::visit([](const auto& rec) -> const SampleId& { return rec.id; }, r);
 }
+inline uint64_t record_time(const Record& r) { return record_id(r).time; }
 
 }  // namespace sprof::convert::perf

@@ -1,18 +1,13 @@
 // sprof/api/http_reply.hpp
 //
-// What an API endpoint answers: an HTTP status, a content type and a body. A plain value so the
-// HTTP server (which never links the API) and the API agree on shape without sharing a header;
-// the cli converts one into the other.
+// What an API endpoint answers: sprof::HttpReply (core/http_reply.hpp), the same value the HTTP
+// server sends, so the cli hands it over as it is. /symbolicate/v5 replies are produced in parts.
 #pragma once
 
-#include <string>
+#include "sprof/core/http_reply.hpp"
 
 namespace sprof::api {
 
-struct HttpReply {
-  unsigned status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-};
+using HttpReply = sprof::HttpReply;
 
 }  // namespace sprof::api

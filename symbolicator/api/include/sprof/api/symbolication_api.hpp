@@ -12,6 +12,9 @@
 // Anything the profiler can legitimately ask but we cannot answer (unknown module, file not
 // permitted) gets 200: v5 with "found_modules": false, source/asm with {"error": "..."}.
 //
+// A /symbolicate/v5 reply comes as a body producer (sprof::HttpReply): its symbol maps are
+// read and its JSON written as the producer is called, so the `ModuleSource` must outlive it.
+//
 // Threading: `handle` may run concurrently on several threads if the `ModuleSource` allows it.
 #pragma once
 

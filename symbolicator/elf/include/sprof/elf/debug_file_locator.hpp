@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,9 +26,17 @@
 
 namespace sprof::elf {
 
+// Where a search looked and what it found there, for `sprof -v`: the module searched for (its
+// debugName, or a binary's file name when looking for that binary's debug file), a file that was
+// considered, and why it was taken or not ("no such file", "build-id differs", ...). Called from
+// whichever thread searches.
+using LocatorTrace =
+    std::function<void(std::string_view module, std::string_view path, std::string_view verdict)>;
+
 struct LocatorOptions {
   std::vector<std::string> symbol_dirs;                  // searched before the system roots
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
+  LocatorTrace trace;                                    // optional
 };
 
 struct LocatedModule {
@@ -53,6 +62,13 @@ class DebugFileLocator {
 
  private:
   std::vector<std::string> build_id_roots() const;
+  // Whether `path` is a regular file whose breakpad id is `breakpad_id` (filling `identity`),
+  // and, with `need_debug_info`, has .debug_info; traced as a `role` ("binary", "debug file").
+  bool accept(std::string_view module, const std::string& path, std::string_view breakpad_id,
+              std::string_view role, bool need_debug_info, ModuleIdentity& identity) const;
+  void trace(std::string_view module, std::string_view path, std::string_view verdict) const {
+    if (options_.trace) options_.trace(module, path, verdict);
+  }
 
   LocatorOptions options_;
 };

@@ -5,9 +5,10 @@
 // when no symbol names it (a stripped binary's static functions, GCC's cc1plus without its -dbg
 // package), so these ranges are what groups such code by function.
 //
-// Read directly from the section (LSB "Exception Frame" format: CIE augmentation 'z'/'R' for the
-// pointer encoding; pc_begin absolute or pc-relative), not through libdw's CFI API, which answers
-// one address at a time. FDEs with encodings other than absptr/pcrel are skipped and counted.
+// Read directly from the section by the same walk of CIEs and FDEs that checks CFI for the
+// unwinder (LSB "Exception Frame" format), not through libdw's CFI API, which answers one
+// address at a time. FDEs whose range does not decode, or whose CIE is damaged, are skipped and
+// counted.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@ struct FunctionRange {
 
 struct EhFrameFunctions {
   std::vector<FunctionRange> functions;  // sorted by `begin`, empty ranges dropped
-  uint64_t skipped_fdes = 0;             // unsupported encodings or truncated entries
+  uint64_t skipped_fdes = 0;             // undecodable ranges or damaged CIEs
 };
 
 // kNotFound if the file doesn't exist; a file without .eh_frame (or with .eh_frame as NOBITS, as

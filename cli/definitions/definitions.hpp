@@ -1,0 +1,51 @@
+// cli/definitions/definitions.hpp
+//
+// sprof's command line, defined once: each subcommand's options are declared in its own file
+// here and nowhere else. `--help`, the man page and the shell completions (cli/docgen) are all
+// generated from these definitions, so they cannot drift apart.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "options.hpp"
+
+namespace sprof::cli {
+
+// Everything the command line can fill, one member per subcommand.
+struct Commands {
+  RecordCommandOptions record;
+  LoadCommandOptions load;
+  ImportCommandOptions import;
+  SymbolicateCommandOptions symbolicate;
+};
+
+struct SprofApp {
+  std::unique_ptr<CLI::App> app;
+  CLI::App* record = nullptr;
+  CLI::App* load = nullptr;
+  CLI::App* import = nullptr;
+  CLI::App* symbolicate = nullptr;
+  // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
+  // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
+  std::vector<const CLI::App*> command_runners;
+};
+
+// The whole command line, writing into `into` (which must outlive the app).
+SprofApp make_sprof_app(Commands& into);
+// "sprof 0.1.0", as --version prints it.
+std::string version_text();
+
+// One function per subcommand (record_definition.cpp, ...): adds it to `app`.
+CLI::App* define_record(CLI::App& app, RecordCommandOptions& options);
+CLI::App* define_load(CLI::App& app, LoadCommandOptions& options);
+CLI::App* define_import(CLI::App& app, ImportCommandOptions& options);
+CLI::App* define_symbolicate(CLI::App& app, SymbolicateCommandOptions& options);
+
+// Option groups several subcommands share (shared_definitions.cpp).
+void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);
+void add_symbol_options(CLI::App& cmd, SymbolSources& symbols);
+void add_serve_options(CLI::App& cmd, ServeOptions& serve);
+
+}  // namespace sprof::cli

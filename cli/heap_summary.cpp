@@ -1,0 +1,117 @@
+#include "heap_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "sprof/presymbolicate/stack_names.hpp"
+#include "summary.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+// Frames of a path shown, from the allocating function outwards.
+constexpr size_t kPathFrames = 6;
+
+std::string signed_bytes(int64_t bytes) {
+  return bytes < 0 ? "-" + human_bytes(static_cast<uint64_t>(-bytes))
+                   : human_bytes(static_cast<uint64_t>(bytes));
+}
+
+std::string join_path(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < kPathFrames; ++i) {
+    if (i > 0) out += " < ";
+    out += names[i];
+  }
+  if (names.size() > kPathFrames) out += " < ...";
+  return out.empty() ? std::string("(no stack)") : out;
+}
+
+}  // namespace
+
+std::vector<RetainedPath> retained_paths(const profile::Profile& profile,
+                                         const convert::HeapStats& heap,
+                                         symbolicator::Symbolicator& symbolicator, size_t limit) {
+  std::map<std::string, RetainedPath> by_path;
+  // The sites are sorted largest first: naming a few more than shown is enough unless many
+  // stacks share a path, which only merges them further.
+  const size_t named = std::min(heap.retained.size(), limit * 8);
+  for (size_t i = 0; i < named; ++i) {
+    const convert::RetainedSite& site = heap.retained[i];
+    if (site.image >= profile.processes.size()) continue;
+    const profile::Process& process = profile.processes[site.image];
+    if (site.thread >= process.threads.size()) continue;
+    const std::string path =
+        site.stack ? join_path(presymbolicate::allocation_stack_names(
+                         process, process.threads[site.thread], *site.stack, symbolicator))
+                   : join_path({});
+    RetainedPath& p = by_path[path];
+    p.path = path;
+    p.bytes += site.bytes;
+    p.blocks += site.blocks;
+  }
+  std::vector<RetainedPath> out;
+  for (auto& [path, p] : by_path) out.push_back(std::move(p));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RetainedPath& a, const RetainedPath& b) { return a.bytes > b.bytes; });
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
+std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
+                                            const std::vector<RetainedPath>& paths) {
+  std::vector<std::string> lines;
+  if (!heap.enabled) return lines;
+  if (heap.attached_processes == 0) {
+    lines.push_back(
+        "sprof: heap: no allocations recorded: the command did not load libsprof-heap.so (a "
+        "static or setuid program, or one that clears its environment); the CPU profile is "
+        "unaffected");
+    return lines;
+  }
+  std::string line = "sprof: heap: ";
+  // The interposers add their call counts in batches; a process that ends by _exit or exec
+  // loses its last batch, so the records can outnumber the counted calls.
+  const uint64_t calls = std::max(heap.calls, heap.allocations);
+  if (heap.sample_interval_bytes == 0) {
+    line += grouped(heap.allocations) + " of " + grouped(calls) + " allocations recorded";
+  } else {
+    line += grouped(heap.allocations) + " of " + grouped(calls) +
+            " allocations sampled (one per " + human_bytes(heap.sample_interval_bytes) + ")";
+  }
+  char peak_time[32];
+  std::snprintf(peak_time, sizeof peak_time, "%.3f s", heap.peak_time_ms / 1000);
+  line += ", " + human_bytes(heap.call_bytes) + " allocated; peak " +
+          signed_bytes(heap.peak_live_bytes) + " live at " + peak_time + "; " +
+          signed_bytes(heap.live_at_exit_bytes) + " still live at exit";
+  lines.push_back(line);
+  for (const RetainedPath& p : paths) {
+    lines.push_back("sprof: heap:   " + signed_bytes(p.bytes) + " in " + grouped(p.blocks) +
+                    (p.blocks == 1 ? " block" : " blocks") + " from " + p.path);
+  }
+  if (heap.dropped_records > 0) {
+    lines.push_back("sprof: heap: " + grouped(heap.dropped_records) +
+                    " records were dropped (the ring was full, the program never waits): "
+                    "allocations and frees are missing");
+  }
+  if (heap.untracked_samples > 0) {
+    lines.push_back("sprof: heap: " + grouped(heap.untracked_samples) +
+                    " sampled blocks were too many to follow: their frees were not recorded");
+  }
+  if (!heap.unhooked_programs.empty()) {
+    std::string names;
+    for (const std::string& name : heap.unhooked_programs) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    lines.push_back("sprof: heap: " + grouped(heap.unhooked_programs.size()) + " of " +
+                    grouped(heap.programs) +
+                    " programs did not load libsprof-heap.so (static, setuid, or a cleared "
+                    "environment), their allocations are missing: " +
+                    names);
+  }
+  return lines;
+}
+
+}  // namespace sprof::cli

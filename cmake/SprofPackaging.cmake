@@ -1,0 +1,26 @@
+# The Debian package: `cmake --build build --target package` or scripts/package.sh makes
+# build/sprof_<version>_<arch>.deb with what `cmake --install` installs (the binary, the marker
+# header, libsprof-heap.so, the man page and the shell completions) under /usr. Its Depends are
+# computed by dpkg-shlibdeps from the shared libraries the binaries link (libdw1, libelf1,
+# libdebuginfod1, libcapstone4, libsimdjson14, zlib1g, libstdc++6, libc6 on Debian 12), so they
+# follow whatever the build links. tests/package installs it into a clean Debian 12 root.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME sprof)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "sprof")
+set(CPACK_PACKAGE_CONTACT "sprof maintainers <sprof@invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+  "sampling profiler for Linux that opens its profiles in the Firefox Profiler")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+  "sampling profiler for Linux that opens its profiles in the Firefox Profiler\n\
+ sprof records a program and everything it starts with perf_event_open, unwinds\n\
+ its stacks with its own DWARF CFI unwinder and writes a self-contained profile\n\
+ for the Firefox Profiler, which it serves with symbols from a local server.")
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # sprof_0.1.0_amd64.deb
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# The build keeps debug info (sprof symbolicates itself in tests); the package does not need it.
+set(CPACK_STRIP_FILES ON)
+include(CPack)

@@ -1,0 +1,111 @@
+// sprof/convert/native_allocations.hpp
+//
+// What the converter makes of the allocation records of `sprof record --heap` (HeapAllocRecord,
+// HeapFreeRecord, HeapAttachRecord in perf/records.hpp), once their stacks are unwound and
+// interned (profile_converter_heap.cpp):
+//   - each sampled allocation becomes a row of its thread's native-allocations table, weighted
+//     with the bytes it stands for (heap/sample_weight.hpp: its size in record-all mode);
+//   - its free becomes a row of the *same* table with the negative weight, because the Firefox
+//     Profiler pairs frees with allocations by address within one table only; `thread_id` says
+//     which thread freed it;
+//   - every process image gets a "Memory" counter of its live bytes (the memory track);
+//   - totals for the summary and the meta: peak live bytes and when, what was still live when
+//     each image ended (by allocation stack: the leaks), which exec'd programs never loaded the
+//     interposer (static, setuid, a cleared environment).
+//
+// Blocks are known per process: a fork child starts with none (what it inherited is its
+// parent's; freeing it is an unmatched free), an exec or an exit ends the image and whatever it
+// still held is retained. An allocation at an address that is still live means its free was
+// lost (dropped when the ring was full): a free row is added for the old block first, so the
+// front end's pairing stays right.
+//
+// Pure bookkeeping: no unwinding, no system calls. One instance per converter.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sprof/convert/perf/records.hpp"
+#include "sprof/convert/stats.hpp"
+#include "sprof/profile/profile.hpp"
+
+namespace sprof::convert {
+
+// The thread table an allocation goes into: indexes into Profile::processes and its threads.
+struct AllocationOwner {
+  size_t image = 0;
+  size_t thread = 0;
+};
+
+class NativeAllocations {
+ public:
+  // `sample_interval_bytes` as the interposer was configured; 0: every allocation is recorded.
+  // The counts go into `stats` (the converter's), which must outlive this.
+  NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats);
+
+  // The bytes an allocation of `size` bytes stands for.
+  int64_t weight(uint64_t size) const;
+
+  // A recorded allocation of process `pid`, whose stack was interned in `owner`'s thread.
+  void allocate(profile::Profile& profile, AllocationOwner owner, const perf::HeapAllocRecord& r,
+                std::optional<uint32_t> stack, double time_ms);
+  // A recorded free of process `r.id.pid`.
+  void free(profile::Profile& profile, const perf::HeapFreeRecord& r, double time_ms);
+  // The current image of `pid` ends (exit, or an exec replacing it): what it still holds is
+  // retained.
+  void end_image(uint32_t pid, double time_ms);
+
+  // A program image started by exec (it should load the interposer), and a process that did.
+  void note_exec(uint32_t pid, size_t image, const std::string& name);
+  void note_attach(const perf::HeapAttachRecord& r);
+
+  // Ends every image still running, writes the pending counter samples and completes the
+  // stats (retained sites, programs without the interposer).
+  void finish(profile::Profile& profile, double end_ms);
+
+ private:
+  struct Block {
+    AllocationOwner owner;
+    std::optional<uint32_t> stack;
+    int64_t bytes = 0;
+  };
+  struct BlockKey {
+    uint32_t pid;
+    uint64_t address;
+    bool operator==(const BlockKey&) const = default;
+  };
+  struct BlockKeyHash {
+    size_t operator()(const BlockKey& k) const noexcept {
+      return std::hash<uint64_t>{}(k.address * 0x9E3779B97F4A7C15ULL ^ k.pid);
+    }
+  };
+  // One image's memory counter: changes gathered into one sample per kCounterBucketMs.
+  struct CounterState {
+    size_t counter = 0;  // index into the image's counters
+    double pending_start_ms = 0;
+    double pending_time_ms = 0;
+    int64_t pending_count = 0;
+    int64_t pending_number = 0;
+  };
+
+  void release(profile::Profile& profile, const BlockKey& key, const Block& block, int64_t tid,
+               double time_ms);
+  void change_live(profile::Profile& profile, size_t image, int64_t delta, double time_ms);
+  void flush_counter(profile::Profile& profile, size_t image, CounterState& c);
+
+  uint64_t sample_interval_bytes_;
+  std::unordered_map<BlockKey, Block, BlockKeyHash> live_;
+  std::map<size_t, CounterState> counters_;  // by image
+  int64_t live_bytes_ = 0;                   // over every process
+  // Retained bytes by allocation site: (image, thread, stack + 1 or 0) -> site.
+  std::map<std::tuple<size_t, size_t, uint32_t>, RetainedSite> retained_;
+  std::map<uint32_t, std::pair<size_t, std::string>> exec_images_;  // pid -> its current image
+  std::map<size_t, std::string> unhooked_;                           // exec'd images, not attached
+  HeapStats& stats_;
+};
+
+}  // namespace sprof::convert

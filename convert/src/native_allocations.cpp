@@ -1,0 +1,162 @@
+#include "sprof/convert/native_allocations.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sprof/heap/sample_weight.hpp"
+
+namespace sprof::convert {
+
+namespace {
+
+// Memory counter changes closer than this are one counter sample: the track stays small even
+// in record-all mode, and a millisecond is below what a memory graph shows.
+constexpr double kCounterBucketMs = 1.0;
+
+profile::Counter memory_counter(uint64_t sample_interval_bytes) {
+  profile::Counter c;
+  c.name = "malloc";
+  c.category = "Memory";  // the front end draws "Memory" counters as a memory track
+  c.description = sample_interval_bytes == 0
+                      ? "Bytes allocated with malloc & co and not freed yet"
+                      : "Bytes allocated with malloc & co and not freed yet, estimated from "
+                        "sampled allocations";
+  return c;
+}
+
+}  // namespace
+
+NativeAllocations::NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats)
+    : sample_interval_bytes_(sample_interval_bytes), stats_(stats) {
+  stats_.enabled = true;
+  stats_.sample_interval_bytes = sample_interval_bytes;
+}
+
+int64_t NativeAllocations::weight(uint64_t size) const {
+  return std::llround(heap::estimated_bytes(size, sample_interval_bytes_));
+}
+
+void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owner,
+                                 const perf::HeapAllocRecord& r, std::optional<uint32_t> stack,
+                                 double time_ms) {
+  const BlockKey key{r.id.pid, r.address};
+  if (auto it = live_.find(key); it != live_.end()) {
+    // glibc handed the address out again, so the block was freed; its record was lost.
+    ++stats_.lost_frees;
+    const Block old = it->second;
+    live_.erase(it);
+    release(profile, key, old, r.id.tid, time_ms);
+  }
+  const Block block{owner, stack, weight(r.size)};
+  ++stats_.allocations;
+  stats_.estimated_bytes += block.bytes;
+  profile.processes[owner.image].threads[owner.thread].add_native_allocation(
+      {time_ms, block.bytes, stack, r.address, r.id.tid});
+  change_live(profile, owner.image, block.bytes, time_ms);
+  // An untracked block's free will never come: it stays live, as the front end will show it.
+  live_.emplace(key, block);
+}
+
+void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
+                             double time_ms) {
+  const BlockKey key{r.id.pid, r.address};
+  auto it = live_.find(key);
+  if (it == live_.end()) {
+    ++stats_.unmatched_frees;
+    return;
+  }
+  const Block block = it->second;
+  live_.erase(it);
+  ++stats_.frees;
+  release(profile, key, block, r.id.tid, time_ms);
+}
+
+void NativeAllocations::release(profile::Profile& profile, const BlockKey& key,
+                                const Block& block, int64_t tid, double time_ms) {
+  profile.processes[block.owner.image].threads[block.owner.thread].add_native_allocation(
+      {time_ms, -block.bytes, std::nullopt, key.address, tid});
+  change_live(profile, block.owner.image, -block.bytes, time_ms);
+}
+
+void NativeAllocations::change_live(profile::Profile& profile, size_t image, int64_t delta,
+                                    double time_ms) {
+  live_bytes_ += delta;
+  if (live_bytes_ > stats_.peak_live_bytes) {
+    stats_.peak_live_bytes = live_bytes_;
+    stats_.peak_time_ms = time_ms;
+  }
+  auto [it, inserted] = counters_.try_emplace(image);
+  CounterState& c = it->second;
+  if (inserted) {
+    auto& counters = profile.processes[image].counters;
+    c.counter = counters.size();
+    counters.push_back(memory_counter(sample_interval_bytes_));
+  }
+  if (c.pending_number > 0 && time_ms - c.pending_start_ms >= kCounterBucketMs) {
+    flush_counter(profile, image, c);
+  }
+  if (c.pending_number == 0) c.pending_start_ms = time_ms;
+  c.pending_time_ms = std::max(c.pending_time_ms, time_ms);
+  c.pending_count += delta;
+  ++c.pending_number;
+}
+
+void NativeAllocations::flush_counter(profile::Profile& profile, size_t image, CounterState& c) {
+  if (c.pending_number == 0) return;
+  profile.processes[image].counters[c.counter].samples.push_back(
+      {c.pending_time_ms, c.pending_count, c.pending_number});
+  c.pending_count = 0;
+  c.pending_number = 0;
+}
+
+void NativeAllocations::end_image(uint32_t pid, double time_ms) {
+  (void)time_ms;  // the blocks stay allocated in the tables: that is what "retained" shows
+  for (auto it = live_.begin(); it != live_.end();) {
+    if (it->first.pid != pid) {
+      ++it;
+      continue;
+    }
+    const Block& b = it->second;
+    const auto key = std::tuple{b.owner.image, b.owner.thread, b.stack ? *b.stack + 1 : 0U};
+    RetainedSite& site = retained_[key];
+    site.image = b.owner.image;
+    site.thread = b.owner.thread;
+    site.stack = b.stack;
+    site.bytes += b.bytes;
+    ++site.blocks;
+    stats_.live_at_exit_bytes += b.bytes;
+    ++stats_.live_at_exit_blocks;
+    live_bytes_ -= b.bytes;  // the image's memory is gone; its counter keeps its last value
+    it = live_.erase(it);
+  }
+}
+
+void NativeAllocations::note_exec(uint32_t pid, size_t image, const std::string& name) {
+  exec_images_[pid] = {image, name};
+  unhooked_[image] = name;
+  ++stats_.programs;
+}
+
+void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
+  if (r.fork) return;  // a fork child of a program that loaded it
+  auto it = exec_images_.find(r.id.pid);
+  if (it != exec_images_.end()) unhooked_.erase(it->second.first);
+}
+
+void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
+  std::vector<uint32_t> running;
+  for (const auto& [key, block] : live_) running.push_back(key.pid);
+  std::sort(running.begin(), running.end());
+  running.erase(std::unique(running.begin(), running.end()), running.end());
+  for (uint32_t pid : running) end_image(pid, end_ms);
+  for (auto& [image, c] : counters_) flush_counter(profile, image, c);
+
+  stats_.retained.clear();
+  for (const auto& [key, site] : retained_) stats_.retained.push_back(site);
+  std::stable_sort(stats_.retained.begin(), stats_.retained.end(),
+                   [](const RetainedSite& a, const RetainedSite& b) { return a.bytes > b.bytes; });
+  stats_.unhooked_programs.clear();
+  for (const auto& [image, name] : unhooked_) stats_.unhooked_programs.push_back(name);
+}
+
+}  // namespace sprof::convert

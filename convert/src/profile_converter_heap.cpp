@@ -1,0 +1,83 @@
+// ProfileConverter: allocation records of `sprof record --heap` (docs/heap.md). Stacks are
+// unwound like CPU samples' (the CFI unwinder against the process's module map) from the
+// registers the interposer's capture stub saw at malloc's entry; the leading frames in the
+// interposer itself are dropped, by module rather than by count, so the first frame is the
+// return address into whatever called malloc. The bookkeeping (tables, counters, retained
+// memory) is NativeAllocations'.
+#include "sprof/convert/profile_converter.hpp"
+
+namespace sprof::convert {
+
+namespace {
+
+using arch::x86_64::PerfReg;
+
+unwind::UserRegs user_regs(const heap::CapturedRegs& c) {
+  unwind::UserRegs regs;
+  const std::pair<PerfReg, uint64_t> values[] = {
+      {PerfReg::kIp, c.ip},   {PerfReg::kSp, c.sp},   {PerfReg::kBp, c.bp},
+      {PerfReg::kBx, c.bx},   {PerfReg::kR12, c.r12}, {PerfReg::kR13, c.r13},
+      {PerfReg::kR14, c.r14}, {PerfReg::kR15, c.r15}};
+  for (const auto& [reg, value] : values) {
+    regs.regs[static_cast<size_t>(reg)] = value;
+    regs.valid |= uint64_t{1} << static_cast<unsigned>(reg);
+  }
+  return regs;
+}
+
+}  // namespace
+
+void ProfileConverter::on_heap_alloc(const perf::HeapAllocRecord& r) {
+  if (!heap_) return;
+  ThreadState& ts = thread(r.id.pid, r.id.tid, r.id.time);
+  const std::optional<uint32_t> stack = intern_allocation_stack(ts, r);
+  heap_->allocate(profile_, {ts.image, ts.thread}, r, stack, to_ms(r.id.time));
+}
+
+void ProfileConverter::on_heap_free(const perf::HeapFreeRecord& r) {
+  if (heap_) heap_->free(profile_, r, to_ms(r.id.time));
+}
+
+void ProfileConverter::on_heap_attach(const perf::HeapAttachRecord& r) {
+  if (heap_) heap_->note_attach(r);
+}
+
+void ProfileConverter::end_heap_image(uint32_t pid, uint64_t time_ns) {
+  if (heap_) heap_->end_image(pid, to_ms(time_ns));
+}
+
+std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
+    ThreadState& ts, const perf::HeapAllocRecord& r) {
+  ProcessState& p = processes_.at(r.id.pid);
+  const unwind::UserRegs regs = user_regs(r.regs);
+  learn_mapping_of(regs.ip(), r.id.pid, p);
+  frames_.clear();
+  unwind::Unwinder* unwinder = options_.heap->unwinder;
+  if (unwinder != nullptr) {
+    unwinder->unwind(regs, unwind::StackMemory(r.regs.sp, r.stack), p.modules, unwind_result_);
+    const auto stop = static_cast<size_t>(unwind_result_.stop);
+    if (stop < stats_.heap.unwind_stops.size()) ++stats_.heap.unwind_stops[stop];
+    for (const auto& f : unwind_result_.frames) {
+      frames_.emplace_back(f.address.value, profile::Category::kUser);
+    }
+  } else if (uint64_t return_address = 0;
+             unwind::StackMemory(r.regs.sp, r.stack).read_u64(r.regs.sp, return_address)) {
+    frames_.emplace_back(return_address, profile::Category::kUser);  // malloc's caller only
+  }
+  // The capture stub, and the entry point if it did not tail-call, are the interposer's.
+  size_t first = 0;
+  while (first < frames_.size()) {
+    const unwind::MappedFile* file = p.modules.find(frames_[first].first);
+    if (file == nullptr || path_basename(file->path) != options_.heap->interposer_name) break;
+    ++first;
+  }
+  profile::Thread& t = profile_thread(ts);
+  std::optional<uint32_t> stack;
+  for (size_t i = frames_.size(); i > first; --i) {
+    const uint32_t frame = t.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);
+    stack = t.intern_stack(stack, frame);
+  }
+  return stack;
+}
+
+}  // namespace sprof::convert

@@ -1,0 +1,53 @@
+#include "heap/heap_records.hpp"
+
+namespace sprof::recorder {
+
+namespace {
+
+namespace cperf = convert::perf;
+
+cperf::SampleId id_of(uint32_t pid, uint32_t tid, uint64_t time_ns) {
+  cperf::SampleId id;
+  id.pid = pid;
+  id.tid = tid;
+  id.time = time_ns;
+  return id;
+}
+
+cperf::Record from(const heap::HeapAlloc& a) {
+  cperf::HeapAllocRecord r;
+  r.id = id_of(a.pid, a.tid, a.time_ns);
+  r.address = a.address;
+  r.size = a.size;
+  r.old_address = a.old_address;
+  r.alignment = a.alignment;
+  r.function = a.function;
+  r.untracked = a.untracked();
+  r.regs = a.regs;
+  r.stack.assign(a.stack.begin(), a.stack.end());
+  return r;
+}
+
+cperf::Record from(const heap::HeapFree& f) {
+  cperf::HeapFreeRecord r;
+  r.id = id_of(f.pid, f.tid, f.time_ns);
+  r.address = f.address;
+  return r;
+}
+
+cperf::Record from(const heap::HeapAttach& at) {
+  cperf::HeapAttachRecord r;
+  r.id = id_of(at.pid, at.tid, at.time_ns);
+  r.ppid = at.ppid;
+  r.fork = at.how == heap::AttachHow::kFork;
+  r.executable = std::string(at.exe);
+  return r;
+}
+
+}  // namespace
+
+convert::perf::Record heap_record(const heap::HeapEvent& event) {
+  return std::visit([](const auto& e) { return from(e); }, event);
+}
+
+}  // namespace sprof::recorder

@@ -1,0 +1,258 @@
+// Allocation records in the converter, without a kernel: the bookkeeping of NativeAllocations
+// (balanced tables, frees in the allocating thread's table, lost and unmatched frees, the memory
+// counter, peak, what each image still held when it ended, programs that did not load the
+// interposer) and the converter's part (the interposer's frames dropped by module, fork and exec).
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "fake_host_files.hpp"
+#include "sprof/convert/native_allocations.hpp"
+#include "sprof/convert/profile_converter.hpp"
+#include "sprof/heap/sample_weight.hpp"
+#include "synthetic_records.hpp"
+
+using namespace sprof;
+using namespace sprof::convert;
+
+namespace {
+
+constexpr uint64_t kOrigin = 1'000'000'000;
+uint64_t at_us(uint64_t us) { return kOrigin + us * 1'000; }
+
+perf::HeapAllocRecord alloc(uint32_t pid, uint32_t tid, uint64_t us, uint64_t address,
+                            uint64_t size) {
+  perf::HeapAllocRecord r;
+  r.id = test::sample_id(pid, tid, at_us(us));
+  r.address = address;
+  r.size = size;
+  return r;
+}
+
+perf::HeapFreeRecord free_of(uint32_t pid, uint32_t tid, uint64_t us, uint64_t address) {
+  perf::HeapFreeRecord r;
+  r.id = test::sample_id(pid, tid, at_us(us));
+  r.address = address;
+  return r;
+}
+
+double ms(uint64_t us) { return static_cast<double>(us) / 1000; }
+
+// A profile with one process of two threads, as the converter would have made it.
+profile::Profile two_threads() {
+  profile::Profile p;
+  profile::Process process;
+  process.pid = 10;
+  process.threads.resize(2);
+  process.threads[0].tid = 10;
+  process.threads[1].tid = 11;
+  p.processes.push_back(std::move(process));
+  return p;
+}
+
+int64_t sum_of(const std::vector<profile::NativeAllocation>& rows) {
+  return std::accumulate(rows.begin(), rows.end(), int64_t{0},
+                         [](int64_t s, const profile::NativeAllocation& a) { return s + a.bytes; });
+}
+
+int64_t counter_total(const profile::Process& process) {
+  int64_t total = 0;
+  for (const auto& s : process.counters.at(0).samples) total += s.count;
+  return total;
+}
+
+// An unwinder that returns fixed frames, whatever it is given.
+class FixedUnwinder final : public unwind::Unwinder {
+ public:
+  explicit FixedUnwinder(std::vector<uint64_t> frames) : frames_(std::move(frames)) {}
+  void unwind(const unwind::UserRegs&, const unwind::StackMemory&, const unwind::AddressSpace&,
+              unwind::UnwindResult& out) override {
+    out.frames.clear();
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      out.frames.push_back(i == 0 ? FrameAddress::ip(frames_[i])
+                                  : FrameAddress::return_address(frames_[i]));
+    }
+    out.stop = unwind::UnwindStop::kComplete;
+  }
+
+ private:
+  std::vector<uint64_t> frames_;
+};
+
+}  // namespace
+
+TEST_CASE("a free goes into the table of the thread that allocated the block") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  heap.allocate(p, {0, 0}, alloc(10, 10, 100, 0x1000, 500), 7, ms(100));
+  heap.free(p, free_of(10, 11, 200, 0x1000), ms(200));  // freed by the other thread
+  const auto& main = p.processes[0].threads[0].native_allocations();
+  REQUIRE(main.size() == 2);
+  CHECK(main[0].bytes == 500);
+  CHECK(main[0].stack == 7u);
+  CHECK(main[0].thread_id == 10);
+  CHECK(main[1].bytes == -500);
+  CHECK_FALSE(main[1].stack.has_value());
+  CHECK(main[1].memory_address == 0x1000);
+  CHECK(main[1].thread_id == 11);
+  CHECK(p.processes[0].threads[1].native_allocations().empty());
+  CHECK(stats.frees == 1);
+  CHECK(stats.peak_live_bytes == 500);
+  CHECK(stats.peak_time_ms == ms(100));
+}
+
+TEST_CASE("sampled allocations weigh the bytes they stand for") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  constexpr uint64_t kInterval = 512 * 1024;
+  NativeAllocations heap(kInterval, stats);
+  heap.allocate(p, {0, 0}, alloc(10, 10, 1, 0x1000, 100), std::nullopt, ms(1));
+  heap.allocate(p, {0, 0}, alloc(10, 10, 2, 0x2000, 64ULL << 20), std::nullopt, ms(2));
+  const auto& rows = p.processes[0].threads[0].native_allocations();
+  CHECK(rows[0].bytes == std::llround(heap::estimated_bytes(100, kInterval)));
+  CHECK(rows[0].bytes > 500000);  // a small block stands for about one interval
+  CHECK(rows[1].bytes == int64_t{64} << 20);  // a huge one for itself
+  CHECK(stats.estimated_bytes == rows[0].bytes + rows[1].bytes);
+}
+
+TEST_CASE("an address allocated again while live means its free was lost") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  heap.allocate(p, {0, 0}, alloc(10, 10, 1, 0x1000, 300), 1, ms(1));
+  heap.allocate(p, {0, 1}, alloc(10, 11, 2, 0x1000, 700), 2, ms(2));
+  heap.free(p, free_of(10, 10, 3, 0x9999), ms(3));  // never recorded as allocated
+  const auto& main = p.processes[0].threads[0].native_allocations();
+  REQUIRE(main.size() == 2);
+  CHECK(main[1].bytes == -300);  // the old block is freed where it was allocated
+  CHECK(p.processes[0].threads[1].native_allocations().size() == 1);
+  CHECK(stats.lost_frees == 1);
+  CHECK(stats.unmatched_frees == 1);
+  CHECK(stats.allocations == 2);
+}
+
+TEST_CASE("the memory counter sums to the live bytes and gathers close changes") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  // Three changes within one millisecond, then one 5 ms later.
+  heap.allocate(p, {0, 0}, alloc(10, 10, 100, 0x1000, 1000), std::nullopt, ms(100));
+  heap.allocate(p, {0, 0}, alloc(10, 10, 300, 0x2000, 2000), std::nullopt, ms(300));
+  heap.free(p, free_of(10, 10, 900, 0x1000), ms(900));
+  heap.allocate(p, {0, 1}, alloc(10, 11, 5900, 0x3000, 4000), std::nullopt, ms(5900));
+  heap.finish(p, ms(6000));
+  const auto& samples = p.processes[0].counters.at(0).samples;
+  REQUIRE(samples.size() == 2);
+  CHECK(samples[0].time_ms == ms(900));
+  CHECK(samples[0].count == 2000);
+  CHECK(samples[0].number == 3);
+  CHECK(samples[1].count == 4000);
+  CHECK(counter_total(p.processes[0]) == 6000);
+  CHECK(p.processes[0].counters[0].category == "Memory");
+  CHECK(stats.peak_live_bytes == 6000);
+  CHECK(stats.peak_time_ms == ms(5900));
+}
+
+TEST_CASE("what a process image still holds when it ends is retained, by allocation site") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  heap.allocate(p, {0, 0}, alloc(10, 10, 1, 0x1000, 100), 4, ms(1));
+  heap.allocate(p, {0, 0}, alloc(10, 10, 2, 0x2000, 200), 4, ms(2));
+  heap.allocate(p, {0, 1}, alloc(10, 11, 3, 0x3000, 5000), 9, ms(3));
+  heap.allocate(p, {0, 1}, alloc(10, 11, 4, 0x4000, 1), 9, ms(4));
+  heap.free(p, free_of(10, 11, 5, 0x4000), ms(5));
+  heap.end_image(10, ms(6));
+  heap.free(p, free_of(10, 10, 7, 0x1000), ms(7));  // after the image ended: unmatched
+  heap.finish(p, ms(8));
+  CHECK(stats.live_at_exit_bytes == 5300);
+  CHECK(stats.live_at_exit_blocks == 3);
+  REQUIRE(stats.retained.size() == 2);
+  CHECK(stats.retained[0].bytes == 5000);
+  CHECK(stats.retained[0].thread == 1);
+  CHECK(stats.retained[0].stack == 9u);
+  CHECK(stats.retained[1].bytes == 300);
+  CHECK(stats.retained[1].blocks == 2);
+  CHECK(stats.unmatched_frees == 1);
+  // The tables keep the blocks allocated: the front end shows them as retained.
+  CHECK(sum_of(p.processes[0].threads[0].native_allocations()) == 300);
+  CHECK(sum_of(p.processes[0].threads[1].native_allocations()) == 5000);
+}
+
+TEST_CASE("an exec'd program that never attached is named") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  heap.note_exec(10, 0, "app");
+  perf::HeapAttachRecord attach;
+  attach.id = test::sample_id(10, 10, at_us(1));
+  heap.note_attach(attach);
+  heap.note_exec(20, 1, "static-tool");
+  perf::HeapAttachRecord forked;  // a fork child of 20 says nothing about 20's own image
+  forked.id = test::sample_id(20, 20, at_us(2));
+  forked.fork = true;
+  heap.note_attach(forked);
+  heap.finish(p, ms(3));
+  CHECK(stats.programs == 2);
+  CHECK(stats.unhooked_programs == std::vector<std::string>{"static-tool"});
+}
+
+TEST_CASE("the converter drops the interposer's frames and keeps allocations per image") {
+  constexpr uint64_t kHeapLib = 0x7f0000000000, kApp = 0x555555554000;
+  FixedUnwinder unwinder({kHeapLib + 0x10, kHeapLib + 0x200, kApp + 0x300, kApp + 0x400});
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ConverterOptions o;
+  o.origin_monotonic_ns = kOrigin;
+  o.root_pid = 10;
+  o.heap = HeapOptions{0, "libsprof-heap.so", &unwinder};
+  ProfileConverter c(o, cache);
+
+  auto mmap = [](uint32_t pid, const std::string& path, uint64_t start, uint64_t us) {
+    perf::Mmap2Record m;
+    m.id = test::sample_id(pid, pid, at_us(us));
+    m.pid = m.tid = pid;
+    m.addr = start;
+    m.len = 0x10000;
+    m.executable = true;
+    m.filename = path;
+    return m;
+  };
+  c.consume(test::comm_record(10, 10, "app", true, at_us(0)));
+  c.consume(mmap(10, "/opt/sprof/lib/sprof/libsprof-heap.so", kHeapLib, 0));
+  c.consume(mmap(10, "/opt/app", kApp, 0));
+  perf::HeapAttachRecord attach;
+  attach.id = test::sample_id(10, 10, at_us(1));
+  c.consume(attach);
+  c.consume(alloc(10, 10, 10, 0x1000, 64));
+  // A fork child frees a block it inherited (unmatched) and allocates its own.
+  c.consume(test::fork_record(20, 10, 20, 10, at_us(20)));
+  c.consume(free_of(20, 20, 21, 0x1000));
+  c.consume(alloc(20, 20, 22, 0x5000, 32));
+  c.consume(test::exit_record(20, 20, at_us(30)));
+  // An exec replaces the program: what it held stays retained in the old image.
+  c.consume(test::comm_record(10, 10, "next", true, at_us(40)));
+  const profile::Profile p = c.finish(at_us(50));
+  const HeapStats& stats = c.stats().heap;
+
+  const profile::Thread& main = p.processes[0].threads[0];
+  REQUIRE(main.native_allocations().size() == 1);
+  const auto stack = main.native_allocations()[0].stack;
+  REQUIRE(stack.has_value());
+  // Leaf first: the app's two frames only.
+  std::vector<std::string> locations;
+  for (std::optional<uint32_t> s = stack; s; s = main.stacks()[*s].prefix) {
+    locations.push_back(main.strings()[main.frames()[main.stacks()[*s].frame].location]);
+  }
+  CHECK(locations == std::vector<std::string>{"0x555555554300", "0x555555554400"});
+  CHECK(stats.unwind_stops[0] == 2);
+  CHECK(stats.unmatched_frees == 1);
+  CHECK(stats.live_at_exit_bytes == 96);  // the child's 32 B at its exit, the program's 64 B at exec
+  CHECK(stats.retained.size() == 2);
+  CHECK(stats.programs == 2);
+  CHECK(stats.unhooked_programs == std::vector<std::string>{"next"});
+  // One counter per image that allocated.
+  CHECK(p.processes[0].counters.size() == 1);
+  CHECK(counter_total(p.processes[0]) == 64);
+}

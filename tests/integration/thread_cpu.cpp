@@ -1,0 +1,79 @@
+#include "thread_cpu.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+namespace sprof::test {
+
+std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
+  std::map<int64_t, ThreadCpu> threads;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    int64_t tid = 0;
+    ThreadCpu t;
+    std::string rest;
+    if (fields >> tid >> t.cpu_ns >> t.name && !(fields >> rest)) threads[tid] = t;
+  }
+  return threads;
+}
+
+const ThreadView* thread_with_tid(const ProfileView& p, int64_t tid) {
+  for (const auto& proc : p.processes) {
+    for (const auto& t : proc.threads) {
+      if (t.tid == tid) return &t;
+    }
+  }
+  return nullptr;
+}
+
+const ThreadView* thread_named(const ProfileView& p, const std::string& name) {
+  for (const auto& proc : p.processes) {
+    for (const auto& t : proc.threads) {
+      if (t.name == name) return &t;
+    }
+  }
+  return nullptr;
+}
+
+double relative_error(uint64_t profile_ns, uint64_t real_ns) {
+  return (static_cast<double>(profile_ns) - static_cast<double>(real_ns)) /
+         static_cast<double>(real_ns);
+}
+
+uint64_t front_end_cpu_ns(const ThreadView& t) {
+  uint64_t sum = 0;
+  for (size_t i = 1; i < t.cpu_deltas.size(); ++i) sum += t.cpu_deltas[i].value_or(0);
+  return sum;
+}
+
+bool is_idle_sample(const ProfileView& p, const ThreadView& t, size_t i) {
+  const int64_t c = t.leaf_categories.at(i);
+  return c >= 0 && static_cast<size_t>(c) < p.categories.size() && p.categories[c] == "Idle";
+}
+
+size_t idle_samples(const ProfileView& p, const ThreadView& t) {
+  size_t n = 0;
+  for (size_t i = 0; i < t.samples; ++i) n += is_idle_sample(p, t, i) ? 1 : 0;
+  return n;
+}
+
+void check_blockers_idle(const ProfileView& p) {
+  const ThreadView* sleeper = thread_named(p, "sleeper");
+  REQUIRE(sleeper != nullptr);
+  const size_t idle = idle_samples(p, *sleeper);
+  CAPTURE(sleeper->samples);
+  CAPTURE(idle);
+  CHECK(idle > sleeper->samples * 35 / 100);
+  CHECK(idle < sleeper->samples * 65 / 100);
+  for (const char* name : {"mutex-waiter", "pipe-reader"}) {
+    CAPTURE(name);
+    const ThreadView* t = thread_named(p, name);
+    REQUIRE(t != nullptr);
+    CHECK(idle_samples(p, *t) >= 100);
+  }
+}
+
+}  // namespace sprof::test

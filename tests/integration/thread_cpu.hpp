@@ -1,0 +1,42 @@
+// tests/integration/thread_cpu.hpp
+//
+// CPU time and off-CPU samples of a profile's threads, compared with what the offcpu_* targets
+// (tests/targets) measured themselves and printed as "tid cpu_ns name" lines. Used by the
+// recording and the import tests, which must agree.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "recorded_profile.hpp"
+
+namespace sprof::test {
+
+struct ThreadCpu {
+  uint64_t cpu_ns = 0;
+  std::string name;
+};
+
+// The "tid cpu_ns name" lines the offcpu_* targets print (other lines are ignored).
+std::map<int64_t, ThreadCpu> measured_threads(const std::string& out);
+
+const ThreadView* thread_with_tid(const ProfileView& p, int64_t tid);
+const ThreadView* thread_named(const ProfileView& p, const std::string& name);
+
+// (profile - real) / real.
+double relative_error(uint64_t profile_ns, uint64_t real_ns);
+
+// The CPU the front end counts: threadCPUDelta[1..] (it ignores delta[0]).
+uint64_t front_end_cpu_ns(const ThreadView& t);
+
+// Sample `i` of `t` has an Idle leaf (an off-CPU sample).
+bool is_idle_sample(const ProfileView& p, const ThreadView& t, size_t i);
+size_t idle_samples(const ProfileView& p, const ThreadView& t);
+
+// Checks (doctest) a profile of `offcpu_blockers N 20 20 300`: "sleeper" (20 ms CPU, 20 ms
+// nanosleep, repeated) has about half Idle samples; the threads that wait ~300 ms for a mutex or
+// a pipe have mostly Idle samples.
+void check_blockers_idle(const ProfileView& p);
+
+}  // namespace sprof::test

@@ -1,0 +1,33 @@
+// tests/integration/unwind_chains.hpp
+//
+// How well the stacks of it_unwind's "calc-N" threads (tests/targets/integration/it_unwind.cpp)
+// were unwound: how many reach the thread entry, and how many samples in libm_heavy and in the
+// std::sort comparator have the exact caller chain. Used by the recording and the import tests,
+// which must agree.
+#pragma once
+
+#include <cstddef>
+
+#include "profile_symbols.hpp"
+#include "recorded_profile.hpp"
+
+namespace sprof::test {
+
+struct ChainStats {
+  size_t samples = 0;
+  size_t reach_entry = 0;    // root frame is the thread entry (clone3)
+  size_t in_libm_heavy = 0;  // samples inside libm_heavy or below it
+  size_t libm_exact = 0;     // ... with the exact caller chain
+  size_t in_sort_heavy = 0;  // samples inside sort_heavy or below it
+  size_t in_compare = 0;     // samples in the comparator called back from std::sort
+  size_t compare_exact = 0;
+};
+
+// The chains of `process`'s calc threads, named by `symbols` (made for that process).
+ChainStats chain_stats(const ProcessView& process, ProfileSymbols& symbols);
+
+// Checks (doctest) that at least `min_samples` were taken and that >= 99 % of them reach the
+// thread entry, and of those in libm_heavy and in the comparator, have the exact caller chain.
+void check_exact_chains(const ChainStats& st, size_t min_samples);
+
+}  // namespace sprof::test
