@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "eh_frame_hdr_check.hpp"
+#include "elf_image_builder.hpp"
+#include "sprof/elf/cfi_module.hpp"
 
 namespace sprof::elf::detail {
 namespace {
@@ -94,7 +96,7 @@ TEST_CASE("well-formed FDEs are indexed with their ranges in both section format
     b.fde(cie, 0x1000, 0x20, {0x41, 0x0e, 16, 0x83, 2, 0x0a, 0x41, 0x0b, 0x2e, 0});
     b.fde(cie, 0x1020, 0x10, {0x41, 0x0e, 16, 0x05, 0x10, 1});
     const auto index = b.index();
-    CHECK(index.invalid_fdes == 0);
+    CHECK(index.rejected_fdes.size() == 0);
     CHECK_FALSE(index.truncated);
     REQUIRE(index.fdes.size() == 2);
     CHECK(index.fdes[0].pc_begin == 0x1000);
@@ -122,7 +124,7 @@ TEST_CASE("a rule for a register the machine lacks is dropped and its FDE stays 
     code.insert(code.end(), {0x83, 2});  // offset rbx at cfa-16: kept
     const uint32_t fde = b.fde(cie, 0x1010, 0x10, code);
     const auto index = b.index();
-    CHECK(index.invalid_fdes == 0);
+    CHECK(index.rejected_fdes.size() == 0);
     REQUIRE(index.fdes.size() == 2);
     CHECK(index.fdes[1].valid);
     REQUIRE(index.dropped_instructions.size() == 1);
@@ -150,7 +152,7 @@ TEST_CASE("an FDE that computes its CFA or a register from a register the machin
     b.fde(cie, 0x1000, 0x10, {0x41});
     b.fde(cie, 0x1010, 0x10, code);
     const auto index = b.index();
-    CHECK(index.invalid_fdes == 1);
+    CHECK(index.rejected_fdes.size() == 1);
     REQUIRE(index.fdes.size() == 2);
     CHECK(index.fdes[0].valid);
     CHECK_FALSE(index.fdes[1].valid);
@@ -171,12 +173,37 @@ TEST_CASE("a CIE's hostile return address column invalidates its FDEs; its dropp
   b.fde(dropped_rule, 0x1020, 0x10, {});
   b.fde(dropped_rule, 0x1030, 0x10, {});
   const auto index = b.index();
-  CHECK(index.invalid_fdes == 2);
+  CHECK(index.rejected_fdes.size() == 2);
   REQUIRE(index.fdes.size() == 4);
   CHECK(index.fdes[2].valid);
   CHECK(index.fdes[3].valid);
   CHECK(index.dropped_instructions.size() == 1);
   CHECK(index.first_problem.find("return address register 200") != std::string::npos);
+}
+
+TEST_CASE("libdw never runs an FDE whose CIE is invalid, whatever that CIE says about encodings") {
+  // Found by the cfi_module fuzz target: the CIE was rejected (return address column 146)
+  // before its 'R' augmentation was read, so the FDE's range was taken as 8-byte absolute
+  // pointers where libdw reads pcrel|sdata4; the copy cleared the wrong bytes, libdw still found
+  // the FDE and ran its instructions (a hostile register number there cost 1.5 GB per lookup).
+  FrameBuilder b(CfiFormat::kEhFrame);
+  const uint32_t bad_ra = b.cie(kInitial, 146);
+  b.fde(bad_ra, 0x1000, 0x10, {});
+  b.fde(b.cie(kInitial), 0x1010, 0x10, {});
+  REQUIRE(b.index().rejected_fdes.size() == 1);
+  const auto image = test::build_elf_image({
+      {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, std::vector<uint8_t>(0x20, 0x90)},
+      {".eh_frame", SHT_PROGBITS, SHF_ALLOC, kSectionAddress, b.bytes()},
+  });
+  auto module = CfiModule::open_image(image);
+  REQUIRE(module.has_value());
+  CHECK((*module)->integrity().rejected_fdes == 1);
+  CHECK_FALSE((*module)->find_rule(0x1000).has_value());
+  CHECK_FALSE((*module)->find_rule(0x100f).has_value());
+  // The FDE after it is still reached by libdw's scan of the copy.
+  const auto rule = (*module)->find_rule(0x1010);
+  REQUIRE(rule.has_value());
+  CHECK(rule->cfa_offset == 8);
 }
 
 TEST_CASE("deep remember_state nesting, unknown opcodes and cut operands are invalid") {
@@ -213,7 +240,7 @@ TEST_CASE("entries whose length leaves the section end the walk") {
   const uint32_t c_cie = c.cie(kInitial);
   const uint32_t first = c.fde(c_cie, 0x1000, 0x10, {});
   c.fde(first, 0x1010, 0x10, {});
-  CHECK(c.index().invalid_fdes == 1);
+  CHECK(c.index().rejected_fdes.size() == 1);
 }
 
 // .eh_frame_hdr bytes for `eh_frame` at kSectionAddress, the header at kHdrAddress.

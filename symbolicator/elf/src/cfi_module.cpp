@@ -194,11 +194,11 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
     hdr_problem = detail::eh_frame_hdr_problem(
         {section_data(hdr.scn, true), hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, index);
   }
-  if (index.invalid_fdes == 0 && index.dropped_instructions.empty() && hdr_problem.empty()) {
+  if (index.rejected_fdes.empty() && index.dropped_instructions.empty() && hdr_problem.empty()) {
     return dwarf_getcfi_elf(elf);
   }
 
-  integrity.rejected_fdes = static_cast<uint32_t>(index.invalid_fdes);
+  integrity.rejected_fdes = static_cast<uint32_t>(index.rejected_fdes.size());
   integrity.dropped_rules = static_cast<uint32_t>(index.dropped_instructions.size());
   integrity.eh_frame_hdr_rejected = !hdr_problem.empty();
   integrity.first_problem = !hdr_problem.empty()        ? hdr_problem
@@ -207,8 +207,8 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
   if (!hdr_problem.empty()) {
     log::warn(name + ": " + hdr_problem + "; unwinding scans .eh_frame instead of its table");
   }
-  if (index.invalid_fdes != 0) {
-    log::warn(name + ": " + std::to_string(index.invalid_fdes) +
+  if (!index.rejected_fdes.empty()) {
+    log::warn(name + ": " + std::to_string(index.rejected_fdes.size()) +
               " FDE(s) in .eh_frame are not used for unwinding; the first: " +
               index.first_problem);
   }
@@ -240,7 +240,7 @@ Dwarf_CFI* CfiModule::Impl::checked_debug_frame(Elf* elf, Dwarf* dw) {
          detail::dwarf_register_count(ehdr.e_machine)});
     // No repaired copy is made of .debug_frame (libdw reads it through the file's Dwarf), so
     // any finding sets the whole section aside.
-    if (index.invalid_fdes != 0 || !index.dropped_instructions.empty()) {
+    if (!index.rejected_fdes.empty() || !index.dropped_instructions.empty()) {
       const std::string& problem =
           index.first_problem.empty() ? index.first_dropped : index.first_problem;
       integrity.debug_frame_rejected = true;

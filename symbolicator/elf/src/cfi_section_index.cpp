@@ -307,7 +307,6 @@ std::optional<FdeEntry> parse_fde(const CfiSection& section, const Entry& e, con
   const bool eh = section.format == CfiFormat::kEhFrame;
   const uint8_t encoding = eh ? cie.fde_encoding : kPeAbsptr;
   const auto begin = read_encoded_value(e.body, pos, encoding, cie.address_size, body_address, 0);
-  fde.range_field_offset = e.body_offset + pos;
   const auto range =
       read_encoded_value(e.body, pos, encoding & kPeFormatMask, cie.address_size, 0, 0);
   if (!begin || !range) {
@@ -316,9 +315,6 @@ std::optional<FdeEntry> parse_fde(const CfiSection& section, const Entry& e, con
   }
   fde.pc_begin = *begin;
   fde.pc_range = *range;
-  fde.range_field_size = static_cast<uint8_t>(e.body_offset + pos - fde.range_field_offset);
-  fde.range_is_leb128 = (encoding & kPeFormatMask) == kPeUleb128 ||
-                        (encoding & kPeFormatMask) == kPeSleb128;
   if (!cie.valid) {
     problem = cie.problem;
     return fde;
@@ -429,7 +425,7 @@ CfiSectionIndex index_cfi_section(const CfiSection& section) {
     if (auto fde = parse_fde(section, e, found->second, checked)) index.fdes.push_back(*fde);
     auto where = [&] { return "FDE at offset " + hex(e.offset) + " "; };
     if (!checked.problem.empty()) {
-      ++index.invalid_fdes;
+      index.rejected_fdes.push_back({{e.body_offset, e.body.size()}, e.dwarf64});
       if (index.first_problem.empty()) index.first_problem = where() + checked.problem;
     } else {
       index.dropped_instructions.insert(index.dropped_instructions.end(), checked.dropped.begin(),

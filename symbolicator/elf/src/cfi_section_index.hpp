@@ -13,9 +13,11 @@
 // Register numbers are checked against the machine's DWARF register count. An instruction that
 // only gives the rule of a register the machine lacks describes nothing real, so it is dropped
 // (the copy turns it into DW_CFA_nop) and the rest of the FDE still unwinds. An FDE is invalid
-// (the copy makes it cover no address) when a register it needs is missing (the CFA's base, the
-// source of DW_CFA_register, the CIE's return address column), when remember_state nests
-// deeper than a compiler ever does, or when an opcode is unknown or an operand leaves the entry.
+// (the copy turns it into a CIE that no FDE references, so libdw's scan skips it whatever the
+// encoding of its fields) when a register it needs is missing (the CFA's base, the source of
+// DW_CFA_register, the CIE's return address column), when remember_state nests deeper than a
+// compiler ever does, when an opcode is unknown or an operand leaves the entry, or when its
+// range does not decode.
 //
 // Formats: DWARF 5 section 6.4 (.debug_frame, CIE id all ones, CIE pointer = section offset);
 // LSB 5.0 "Exception Frames" (.eh_frame: CIE id 0, CIE pointer = distance back from the field,
@@ -42,29 +44,32 @@ struct CfiSection {
   uint32_t register_count = 0;  // see dwarf_register_count
 };
 
-struct FdeEntry {
-  uint64_t offset = 0;    // of the FDE's length field in the section
-  uint64_t pc_begin = 0;  // SVMA of the first byte covered
-  uint64_t pc_range = 0;  // bytes covered
-  // Where pc_range is stored, so that a copy of the section can make the FDE cover nothing.
-  uint64_t range_field_offset = 0;
-  uint8_t range_field_size = 0;
-  bool range_is_leb128 = false;
-  bool valid = false;  // its CIE and both instruction sequences passed the checks
-  // Its CIE decoded and passed the checks, so the range was read with the encoding the CIE
-  // states (whatever the FDE's own instructions hold).
-  bool cie_valid = false;
-};
-
 // Bytes of the section.
 struct SectionSpan {
   uint64_t offset = 0;
   uint64_t size = 0;
 };
 
+struct FdeEntry {
+  uint64_t offset = 0;    // of the FDE's length field in the section
+  uint64_t pc_begin = 0;  // SVMA of the first byte covered
+  uint64_t pc_range = 0;  // bytes covered
+  bool valid = false;  // its CIE and both instruction sequences passed the checks
+  // Its CIE decoded and passed the checks, so the range was read with the encoding the CIE
+  // states (whatever the FDE's own instructions hold).
+  bool cie_valid = false;
+};
+
+struct RejectedFde {
+  SectionSpan body;  // after the length field, from the CIE pointer on
+  bool dwarf64 = false;  // 64-bit lengths: the CIE pointer is 8 bytes
+};
+
 struct CfiSectionIndex {
   std::vector<FdeEntry> fdes;  // in section order (sorted by offset)
-  size_t invalid_fdes = 0;
+  // Every FDE that is not valid, including those whose range does not decode: a copy of the
+  // section for libdw turns each into an unreferenced CIE.
+  std::vector<RejectedFde> rejected_fdes;
   std::string first_problem;  // what made the first invalid FDE invalid; empty when none
   // Instructions of valid FDEs (or of their CIEs) that only describe a register the machine
   // lacks, to be replaced by DW_CFA_nop.

@@ -36,7 +36,7 @@ Result<EhFrameFunctions> read_eh_frame_functions(const std::string& path) {
       out.functions.push_back(FunctionRange{fde.pc_begin, fde.pc_begin + fde.pc_range});
     }
   }
-  out.skipped_fdes += index.invalid_fdes - indexed_invalid;
+  out.skipped_fdes += index.rejected_fdes.size() - indexed_invalid;
   std::sort(out.functions.begin(), out.functions.end(),
             [](const FunctionRange& a, const FunctionRange& b) { return a.begin < b.begin; });
   return out;

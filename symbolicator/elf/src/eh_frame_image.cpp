@@ -1,5 +1,6 @@
 #include "eh_frame_image.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -14,15 +15,18 @@ size_t align8(size_t n) { return (n + 7) / 8 * 8; }
 
 // DW_CFA_nop is 0, so clearing an instruction's bytes drops it (libdw skips each nop).
 
-// Makes the FDE cover nothing: its pc_range becomes 0 in the field's own format.
-void clear_range(std::span<uint8_t> eh_frame, const FdeEntry& fde) {
-  if (fde.range_field_size == 0 || fde.range_field_offset + fde.range_field_size > eh_frame.size()) {
-    return;
-  }
-  auto field = eh_frame.subspan(fde.range_field_offset, fde.range_field_size);
-  std::memset(field.data(), 0, field.size());
-  // A LEB128 zero spread over the field's bytes keeps the instructions after it in place.
-  if (fde.range_is_leb128) std::memset(field.data(), 0x80, field.size() - 1);
+// Turns a rejected FDE's body into a CIE that no FDE points at: CIE id 0 (4 or 8 bytes), version
+// 1, no augmentation, code alignment 1, data alignment -8, return address column 16, then
+// DW_CFA_nop. libdw's scan for an address skips CIEs, so it never decodes the old fields, whose
+// encoding sprof may not know (the FDE's CIE may be the broken part). A body too short for all
+// of that keeps what fits: still a CIE by its id, so never run as an FDE.
+void make_unreferenced_cie(std::span<uint8_t> body, bool dwarf64) {
+  static constexpr uint8_t kAfterId[] = {1, 0, 1, 0x78, 16};
+  std::memset(body.data(), 0, body.size());
+  const size_t id_size = dwarf64 ? 8 : 4;
+  if (body.size() <= id_size) return;
+  const auto rest = body.subspan(id_size);
+  std::memcpy(rest.data(), kAfterId, std::min(rest.size(), sizeof kAfterId));
 }
 
 }  // namespace
@@ -53,8 +57,10 @@ std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
   // An empty section's span has no data pointer, and memcpy from null is undefined even for
   // zero bytes.
   if (!eh_frame.empty()) std::memcpy(copy.data(), eh_frame.data(), eh_frame.size());
-  for (const FdeEntry& fde : index.fdes) {
-    if (!fde.valid) clear_range(copy, fde);
+  for (const RejectedFde& fde : index.rejected_fdes) {
+    if (fde.body.offset + fde.body.size <= copy.size()) {
+      make_unreferenced_cie(copy.subspan(fde.body.offset, fde.body.size), fde.dwarf64);
+    }
   }
   for (const SectionSpan& span : index.dropped_instructions) {
     if (span.offset + span.size <= copy.size()) std::memset(copy.data() + span.offset, 0, span.size);

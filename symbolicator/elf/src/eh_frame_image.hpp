@@ -4,8 +4,8 @@
 // address, for libdw to read CFI from when the module's own sections cannot be trusted as they
 // are. libdw (dwarf_getcfi_elf) finds .eh_frame and .eh_frame_hdr by section name; this image
 // has no .eh_frame_hdr, so libdw scans .eh_frame itself; in the copy every FDE the index found
-// invalid covers no address, so libdw never runs its instructions, and every instruction the
-// index dropped is DW_CFA_nop. PC-relative pointers
+// invalid is an unreferenced CIE, so libdw never runs its instructions, and every instruction
+// the index dropped is DW_CFA_nop. PC-relative pointers
 // stay right because the section keeps its address. ELF64 only (the class sprof unwinds).
 #pragma once
 
