@@ -4,11 +4,15 @@
 #
 #   scripts/fuzz.sh [options] [SECONDS] [TARGET...]     (no TARGET: every target)
 #     --runs N            stop a target after N executions if SECONDS have not passed yet
+#     --seed N            libFuzzer's random seed (default: a new one per run); ctest's short
+#                         runs use a fixed seed so that CI repeats what was checked before landing
 #     -o, --summary FILE  also write the table (Markdown) to FILE
 #                         (default: <build dir>/fuzz/summary.md; none with --quiet)
 #     --build-dir DIR     the fuzz build (default: build-fuzz, configured by the `fuzz` preset)
 #     --no-build          do not configure and build first
 #     --quiet             only the rows, and a target's libFuzzer log when it fails (for ctest)
+#     --scratch-corpus    start from the seeds alone, in a temporary working corpus deleted
+#                         afterwards (ctest: a run here starts where CI's run starts)
 #
 # Each target fuzzes a working corpus, <build dir>/fuzz/corpus/<target>, which keeps what earlier
 # runs found, seeded from tests/fuzz/corpus/<target> (committed) and
@@ -22,6 +26,8 @@ source_dir=$PWD
 
 seconds=60
 runs=""
+seed=""
+scratch=0
 build_dir=build-fuzz
 build=1
 quiet=0
@@ -32,9 +38,11 @@ while (($#)); do
     -o | --summary) summary=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
     --no-build) build=0; shift ;;
     --quiet) quiet=1; shift ;;
-    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    --scratch-corpus) scratch=1; shift ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *)
       if ((${#targets[@]} == 0)) && [[ $1 =~ ^[0-9]+$ ]]; then seconds=$1; else targets+=("$1"); fi
@@ -84,6 +92,7 @@ for target in "${targets[@]}"; do
     continue
   fi
   corpus=$work/corpus/$target
+  ((scratch)) && corpus=$(mktemp -d)
   artifacts=$work/artifacts/$target
   log=$work/logs/$target.log
   mkdir -p "$corpus" "$artifacts"
@@ -94,6 +103,7 @@ for target in "${targets[@]}"; do
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$artifacts/")
   [ -n "$runs" ] && options+=(-runs="$runs")
+  [ -n "$seed" ] && options+=(-seed="$seed")
   [ -f "$source_dir/tests/fuzz/dict/$target.dict" ] &&
     options+=(-dict="$source_dir/tests/fuzz/dict/$target.dict")
 
@@ -112,6 +122,7 @@ for target in "${targets[@]}"; do
   ooms=$(count "$artifacts" oom "$marker")
   leaks=$(count "$artifacts" leak "$marker")
   rm -f "$marker"
+  ((scratch)) && rm -rf "$corpus"
   result=ok
   if ((status != 0 || crashes + timeouts + ooms + leaks > 0)); then
     result="FAILED (exit $status; log: $log)"
