@@ -36,20 +36,18 @@ std::optional<uint32_t> Thread::find_string(std::string_view s) const { return s
 
 uint32_t Thread::intern_frame(std::string_view location, Category category) {
   const uint32_t location_index = intern_string(location);
-  const std::pair<uint64_t, uint64_t> key{location_index, static_cast<uint64_t>(category)};
-  if (auto it = frame_index_.find(key); it != frame_index_.end()) return it->second;
+  const auto category_key = static_cast<uint64_t>(category);
+  if (auto found = frame_index_.find(location_index, category_key)) return *found;
   const auto index = static_cast<uint32_t>(frames_.size());
   frames_.push_back(FrameEntry{location_index, category});
-  frame_index_.emplace(key, index);
+  frame_index_.insert(location_index, category_key, index);
   return index;
 }
 
 uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
   // The hot path of conversion: the cache skips formatting the hex string for known addresses.
-  const std::pair<uint64_t, uint64_t> key{address, static_cast<uint64_t>(category)};
-  if (auto it = address_frame_index_.find(key); it != address_frame_index_.end()) {
-    return it->second;
-  }
+  const auto category_key = static_cast<uint64_t>(category);
+  if (auto found = address_frame_index_.find(address, category_key)) return *found;
   // Lowercase "0x" and hex digits: the front end tests `startsWith('0x')` and parses the rest
   // with BigInt (contract §2.8).
   char text[2 + 16];
@@ -58,7 +56,7 @@ uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
   const auto [end, ec] = std::to_chars(text + 2, text + sizeof text, address, 16);
   const uint32_t index = intern_frame(std::string_view(text, static_cast<size_t>(end - text)),
                                       category);
-  address_frame_index_.emplace(key, index);
+  address_frame_index_.insert(address, category_key, index);
   return index;
 }
 
@@ -70,34 +68,32 @@ void Thread::recategorize_address_frames(
     uint32_t frame;
   };
   std::vector<Move> moves;  // collected first: the index is rekeyed below
-  for (const auto& [key, frame] : address_frame_index_) {
-    const auto from = static_cast<Category>(key.second);
-    if (const auto to = pick(key.first, from); to && *to != from) {
-      moves.push_back(Move{key.first, from, *to, frame});
+  address_frame_index_.for_each([&](uint64_t address, uint64_t category, uint32_t frame) {
+    const auto from = static_cast<Category>(category);
+    if (const auto to = pick(address, from); to && *to != from) {
+      moves.push_back(Move{address, from, *to, frame});
     }
-  }
+  });
   for (const Move& m : moves) {
     FrameEntry& entry = frames_[m.frame];
     entry.category = m.to;
-    address_frame_index_.erase({m.address, static_cast<uint64_t>(m.from)});
-    frame_index_.erase({entry.location, static_cast<uint64_t>(m.from)});
+    address_frame_index_.erase(m.address, static_cast<uint64_t>(m.from));
+    frame_index_.erase(entry.location, static_cast<uint64_t>(m.from));
     // Should (address, new category) already exist, both frames stay (equal rows); the index
     // keeps the older one.
-    address_frame_index_.emplace(std::pair<uint64_t, uint64_t>{m.address, static_cast<uint64_t>(m.to)},
-                                 m.frame);
-    frame_index_.emplace(std::pair<uint64_t, uint64_t>{entry.location, static_cast<uint64_t>(m.to)},
-                         m.frame);
+    address_frame_index_.insert(m.address, static_cast<uint64_t>(m.to), m.frame);
+    frame_index_.insert(entry.location, static_cast<uint64_t>(m.to), m.frame);
   }
 }
 
 uint32_t Thread::intern_stack(std::optional<uint32_t> prefix, uint32_t frame) {
   assert(!prefix || *prefix < stacks_.size());
   assert(frame < frames_.size());
-  const std::pair<uint64_t, uint64_t> key{prefix ? uint64_t{*prefix} + 1 : 0, frame};
-  if (auto it = stack_index_.find(key); it != stack_index_.end()) return it->second;
+  const uint64_t prefix_key = prefix ? uint64_t{*prefix} + 1 : 0;
+  if (auto found = stack_index_.find(prefix_key, frame)) return *found;
   const auto index = static_cast<uint32_t>(stacks_.size());
   stacks_.push_back(StackEntry{prefix, frame});
-  stack_index_.emplace(key, index);
+  stack_index_.insert(prefix_key, frame, index);
   return index;
 }
 

@@ -6,19 +6,16 @@
 
 #include "sprof/convert/unwind/sigreturn_frame.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/core/pair_index.hpp"
 
 namespace sprof::convert::unwind {
 namespace {
 
 constexpr uint32_t kNoRule = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kSigreturn = kNoRule - 1;
-// Bounds the per-PC map of one module (16 bytes an entry plus hash overhead); past it the map
+// Bounds the per-PC map of one module (24 bytes a slot, at most half full); past it the map
 // restarts and refills from the range cache.
 constexpr size_t kMaxCachedPcs = size_t{1} << 20;
-
-uint64_t pc_key(uint64_t svma, bool is_return_address) {
-  return (svma << 1) | (is_return_address ? 1 : 0);
-}
 
 }  // namespace
 
@@ -26,7 +23,7 @@ struct CfiRuleCache::ModuleEntry {
   std::unique_ptr<elf::CfiModule> cfi;  // null when the file could not be opened
   std::vector<elf::FrameRule> rules;
   std::map<uint64_t, uint32_t> rule_by_range_start;  // rows read from CFI, by pc_start
-  std::unordered_map<uint64_t, uint32_t> by_pc;     // pc_key -> rule index or kNoRule/kSigreturn
+  PairIndex by_pc;  // (svma, is_return_address) -> rule index or kNoRule/kSigreturn
 
   bool is_sigreturn(uint64_t svma, bool is_return_address) const {
     std::array<uint8_t, kSigreturnCode.size()> code{};
@@ -48,7 +45,9 @@ CfiRuleCache::CfiRuleCache(HostFiles& files) : files_(files) {}
 CfiRuleCache::~CfiRuleCache() = default;
 
 CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
-  if (last_entry_ != nullptr && last_path_ == module.path) return *last_entry_;
+  for (const Recent& r : recent_) {
+    if (r.entry != nullptr && r.path == module.path) return *r.entry;
+  }
   auto& slot = modules_[module.path];
   if (!slot) {
     slot = std::make_unique<ModuleEntry>();
@@ -62,8 +61,8 @@ CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
       log::debug("unwind: no CFI for " + module.path + ": " + opened.error().message);
     }
   }
-  last_path_ = module.path;
-  last_entry_ = slot.get();
+  recent_[next_recent_] = Recent{module.path, slot.get()};
+  next_recent_ = (next_recent_ + 1) % recent_.size();
   return *slot;
 }
 
@@ -71,15 +70,14 @@ CodeLookup CfiRuleCache::lookup(const MappedFile& module, uint64_t svma, bool is
   ++stats_.lookups;
   ModuleEntry& entry = entry_for(module);
   if (!entry.cfi) return {};
-  const uint64_t key = pc_key(svma, is_return_address);
   uint32_t index = kNoRule;
-  if (auto it = entry.by_pc.find(key); it != entry.by_pc.end()) {
+  if (auto found = entry.by_pc.find(svma, is_return_address ? 1 : 0)) {
     ++stats_.pc_hits;
-    index = it->second;
+    index = *found;
   } else {
     index = resolve(entry, svma, is_return_address);
     if (entry.by_pc.size() >= kMaxCachedPcs) entry.by_pc.clear();
-    entry.by_pc.emplace(key, index);
+    entry.by_pc.insert(svma, is_return_address ? 1 : 0, index);
   }
   if (index == kNoRule) return {};
   if (index == kSigreturn) return {CodeLookup::Kind::kSigreturn, nullptr};

@@ -21,10 +21,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <variant>
 #include <vector>
 
+#include "sprof/core/pair_index.hpp"
 #include "sprof/profile/string_table.hpp"
 
 namespace sprof::profile {
@@ -182,18 +182,13 @@ class Thread {
   const std::vector<NativeAllocation>& native_allocations() const { return native_allocations_; }
 
  private:
-  struct PairHash {
-    size_t operator()(const std::pair<uint64_t, uint64_t>& p) const noexcept {
-      return std::hash<uint64_t>{}(p.first * 0x9E3779B97F4A7C15ULL ^ p.second);
-    }
-  };
-
   StringTable strings_;
   std::vector<FrameEntry> frames_;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> frame_index_;   // (location, category)
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> address_frame_index_;  // (address, category)
+  // Flat tables, not std::unordered_map: they are looked up for each new frame of each sample.
+  PairIndex frame_index_;          // (location, category) -> frame
+  PairIndex address_frame_index_;  // (address, category) -> frame
   std::vector<StackEntry> stacks_;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, uint32_t, PairHash> stack_index_;  // (prefix+1, frame)
+  PairIndex stack_index_;  // (prefix+1, frame) -> stack
   std::vector<Sample> samples_;
   std::vector<Marker> markers_;
   std::vector<NativeAllocation> native_allocations_;

@@ -11,6 +11,7 @@
 // Threading: single-threaded, like the unwinder that owns it.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,9 +47,14 @@ class CfiRuleCache final : public RuleSource {
 
   HostFiles& files_;
   std::unordered_map<std::string, std::unique_ptr<ModuleEntry>> modules_;
-  // Consecutive frames and samples mostly hit the same module: remember the last one.
-  std::string last_path_;
-  ModuleEntry* last_entry_ = nullptr;
+  // A stack's frames alternate between a few modules (the program, libc, libstdc++, libm...):
+  // the last ones found are compared by path before hashing it. Replaced round-robin.
+  struct Recent {
+    std::string path;
+    ModuleEntry* entry = nullptr;
+  };
+  std::array<Recent, 8> recent_;
+  size_t next_recent_ = 0;
   CfiCacheStats stats_;
 };
 
