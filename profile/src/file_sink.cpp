@@ -1,9 +1,8 @@
 #include "file_sink.hpp"
 
-#include <zlib.h>
-
 #include <optional>
 
+#include "parallel_gzip.hpp"
 #include "sprof/core/replacing_file.hpp"
 
 namespace sprof::profile::detail {
@@ -16,11 +15,7 @@ class PlainFileSink : public FileSink {
 
   void write(std::string_view chunk) override {
     if (error_) return;
-    if (auto r = file_.write(chunk); !r) {
-      error_ = r.error();
-      return;
-    }
-    bytes_ += chunk.size();
+    if (auto written = write_bytes(chunk); !written) error_ = written.error();
   }
 
   // After a failure the temporary file goes with `file_`; the target was never touched.
@@ -33,64 +28,48 @@ class PlainFileSink : public FileSink {
   }
 
  protected:
+  Result<void> write_bytes(std::string_view bytes) {
+    SPROF_TRY_VOID(file_.write(bytes));
+    bytes_ += bytes.size();
+    return ok();
+  }
+
   ReplacingFile file_;
   std::string path_;
   std::optional<Error> error_;
   uint64_t bytes_ = 0;
 };
 
+// Level 1 (ParallelGzip's default): a profile is written on the way to its first view (record's
+// exit-to-URL time, all of import's output), and on profile JSON it deflates about 4x faster
+// than the default level 6 for about 15 % more bytes (docs/benchmarks.md, "Import"). The blocks
+// are compressed on several threads (parallel_gzip.hpp); the gzip header has no name and mtime 0,
+// so the same JSON always gives the same bytes.
 class GzipFileSink : public PlainFileSink {
  public:
-  explicit GzipFileSink(ReplacingFile file) : PlainFileSink(std::move(file)) {}
-  ~GzipFileSink() override {
-    if (initialized_) deflateEnd(&stream_);
-  }
+  explicit GzipFileSink(ReplacingFile file)
+      : PlainFileSink(std::move(file)),
+        gzip_([this](std::string_view bytes) { return write_bytes(bytes); }) {}
 
-  Result<void> init() {
-    // windowBits 15 + 16 selects the gzip wrapper. No header fields are set, so the mtime is 0
-    // and the same JSON always gives the same bytes. Level 1: a profile is written on the way to
-    // its first view (record's exit-to-URL time, all of import's output), and on profile JSON
-    // it deflates about 4x faster than the default level 6 for about 15 % more bytes
-    // (docs/benchmarks.md, "Import").
-    if (deflateInit2(&stream_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK) {
-      return fail(Errc::kInternal, "deflateInit2 failed for " + path_);
-    }
-    initialized_ = true;
-    return ok();
+  void write(std::string_view chunk) override {
+    if (error_) return;
+    if (auto written = gzip_.write(chunk); !written) keep(written.error());
   }
-
-  void write(std::string_view chunk) override { deflate_chunk(chunk, Z_NO_FLUSH); }
 
   Result<uint64_t> finish() override {
-    deflate_chunk({}, Z_FINISH);
+    if (!error_) {
+      if (auto finished = gzip_.finish(); !finished) keep(finished.error());
+    }
     return PlainFileSink::finish();
   }
 
  private:
-  void deflate_chunk(std::string_view chunk, int flush) {
-    if (error_) return;
-    // zlib's API takes a non-const pointer but does not modify the input.
-    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(chunk.data()));
-    stream_.avail_in = static_cast<uInt>(chunk.size());
-    int rc = Z_OK;
-    do {
-      stream_.next_out = out_;
-      stream_.avail_out = sizeof out_;
-      rc = deflate(&stream_, flush);
-      if (rc == Z_STREAM_ERROR) {
-        error_ = Error{Errc::kInternal, "deflate failed for " + path_, 0};
-        return;
-      }
-      PlainFileSink::write(std::string_view(reinterpret_cast<const char*>(out_),
-                                            sizeof out_ - stream_.avail_out));
-      if (error_) return;
-    } while (stream_.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  // Write errors name the file already; zlib's (kInternal) do not.
+  void keep(const Error& error) {
+    error_ = error.code == Errc::kInternal ? error.with_context("compressing " + path_) : error;
   }
 
-  z_stream stream_{};
-  bool initialized_ = false;
-  Bytef out_[1 << 16];
+  ParallelGzip gzip_;
 };
 
 }  // namespace
@@ -98,9 +77,7 @@ class GzipFileSink : public PlainFileSink {
 Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip) {
   SPROF_TRY(ReplacingFile file, ReplacingFile::create(path));
   if (!gzip) return std::unique_ptr<FileSink>(std::make_unique<PlainFileSink>(std::move(file)));
-  auto sink = std::make_unique<GzipFileSink>(std::move(file));
-  SPROF_TRY_VOID(sink->init());
-  return std::unique_ptr<FileSink>(std::move(sink));
+  return std::unique_ptr<FileSink>(std::make_unique<GzipFileSink>(std::move(file)));
 }
 
 }  // namespace sprof::profile::detail
