@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -86,18 +85,6 @@ FileMapping& FileMapping::operator=(FileMapping&& other) noexcept {
 
 FileMapping::~FileMapping() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
-
-void FileMapping::populate(size_t offset, size_t length) const {
-#ifndef MADV_POPULATE_READ
-  constexpr int MADV_POPULATE_READ = 22;  // <linux/mman.h>, Linux 5.14; older headers lack it
-#endif
-  if (offset >= size_) return;
-  length = std::min(length, size_ - offset);
-  // madvise wants a page-aligned start; the mapping's own start is one.
-  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t start = offset / page * page;
-  (void)::madvise(const_cast<uint8_t*>(data_) + start, offset + length - start, MADV_POPULATE_READ);
 }
 
 Result<FileMapping> map_untrusted_file(const UntrustedFile& file) {

@@ -2,7 +2,6 @@
 
 #include <linux/perf_event.h>
 
-#include <algorithm>
 #include <cstring>
 
 #include "sprof/core/byte_reader.hpp"
@@ -15,9 +14,6 @@ namespace {
 // perf_event_header::size is a u16: no record is larger, so a chunk of this much more than the
 // chunk size always holds a whole record.
 constexpr size_t kMaxRecordBytes = 65535;
-// How much of a mapped data section is made ready at a time, ahead of the records being read
-// (see read_available): few calls, and a bounded part of a file larger than memory.
-constexpr size_t kPopulateBytes = size_t{32} << 20;
 
 }  // namespace
 
@@ -118,21 +114,8 @@ bool DataSectionSource::on_user_record(std::span<const uint8_t> record, uint32_t
   }
 }
 
-void DataSectionSource::populate_ahead() {
-  // Mapping the pages before reading them costs less CPU than faulting them in on first touch:
-  // on a 0.9 GB file, 0.03 s less user time (reading each page's first bytes no longer stalls)
-  // for 0.02 s more system time (docs/benchmarks.md, "Import").
-  const size_t from = std::max(populated_, cursor_);
-  const size_t to = std::min(filled_, from + kPopulateBytes);
-  bytes_.will_read(data_.offset + from, to - from);
-  populated_ = to;
-}
-
 bool DataSectionSource::read_available(const convert::perf::RecordSink& sink) {
   while (!done_) {
-    if (in_place_ && populated_ < filled_ && cursor_ + kMaxRecordBytes > populated_) {
-      populate_ahead();
-    }
     if (!ensure(sizeof(perf_event_header))) {
       if (!done_ && filled_ != cursor_) {
         stop(position(), "the data section ends inside a record header at byte " +

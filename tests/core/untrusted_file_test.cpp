@@ -112,27 +112,6 @@ TEST_CASE("a file above the limit is refused from its size without reading it") 
   CHECK(read_small_file(exact, 63).error().code == Errc::kTooLarge);
 }
 
-TEST_CASE("populating parts of a mapping, inside it or past its end, leaves its bytes as they are") {
-  TempDir dir;
-  REQUIRE(dir.valid());
-  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::string content(3 * page + 100, '\0');
-  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('a' + i % 23);
-  const std::string path = dir.write_file("perf.data", content);
-  auto file = open_untrusted_file(path);
-  REQUIRE(file.has_value());
-  auto mapping = map_untrusted_file(*file);
-  REQUIRE(mapping.has_value());
-  REQUIRE(mapping->bytes().size() == content.size());
-  mapping->populate(page + 7, page);             // unaligned start: rounded down to its page
-  mapping->populate(2 * page, 10 * page);        // runs past the end: clipped
-  mapping->populate(content.size(), page);       // starts at the end: nothing
-  mapping->populate(content.size() + page, 1);   // starts past the end: nothing
-  mapping->populate(0, 0);
-  const auto bytes = mapping->bytes();
-  CHECK(std::string(bytes.begin(), bytes.end()) == content);
-}
-
 TEST_CASE("proc files, which report size 0, are read to their end") {
   const auto cmdline = read_small_file("/proc/self/cmdline", 1 << 20);
   REQUIRE(cmdline.has_value());

@@ -58,11 +58,6 @@ class FileMapping {
   ~FileMapping();
 
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
-  // Maps the pages of [offset, offset + length) now (MADV_POPULATE_READ), before they are
-  // read: one call does in the kernel what first touches would do one fault at a time, and the
-  // reads that follow find their pages ready. Only a hint: nothing happens on kernels without
-  // it (before 5.14) or on failure; the range is clipped to the mapping.
-  void populate(size_t offset, size_t length) const;
 
  private:
   friend Result<FileMapping> map_untrusted_file(const UntrustedFile& file);

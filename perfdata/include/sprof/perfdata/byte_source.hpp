@@ -32,9 +32,6 @@ class ByteSource {
   // All `size()` bytes in memory (or mapped), for readers that look at them in place instead of
   // copying; nullptr when they must be `read`.
   virtual const uint8_t* data() const { return nullptr; }
-  // Says that `size` bytes of `data()` from `offset` are about to be read, so a mapping can
-  // make them ready in one go (FileMapping::populate). Nothing else changes.
-  virtual void will_read(uint64_t /*offset*/, uint64_t /*size*/) {}
 };
 
 class MemoryBytes final : public ByteSource {
@@ -67,9 +64,6 @@ class FileBytes final : public ByteSource {
   std::string name() const override { return path_; }
   const uint8_t* data() const override {
     return mapping_.bytes().empty() ? nullptr : mapping_.bytes().data();
-  }
-  void will_read(uint64_t offset, uint64_t size) override {
-    mapping_.populate(static_cast<size_t>(offset), static_cast<size_t>(size));
   }
 
  private:

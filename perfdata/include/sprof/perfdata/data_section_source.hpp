@@ -73,8 +73,6 @@ class DataSectionSource final : public convert::RecordSource {
   // Handles one of perf's own records (types >= 64); true when it ends a round.
   bool on_user_record(std::span<const uint8_t> record, uint32_t type);
   void skip_aux_data(uint64_t payload_bytes);
-  // In place: asks the byte source to make the next part of the section ready.
-  void populate_ahead();
   uint64_t position() const { return buffer_offset_ + cursor_; }
 
   ByteSource& bytes_;
@@ -90,7 +88,6 @@ class DataSectionSource final : public convert::RecordSource {
   uint64_t buffer_offset_ = 0;  // file offset of window_[0]
   size_t filled_ = 0;           // valid bytes at window_
   size_t cursor_ = 0;           // next record in window_
-  size_t populated_ = 0;        // in place: window_ bytes made ready so far (populate_ahead)
   uint64_t round_bytes_ = 0;
   bool done_ = false;
   std::vector<int64_t> thread_map_;
