@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <vector>
 #include <simdjson.h>
 
 #include "sprof/profile/profile_file.hpp"
@@ -153,12 +155,44 @@ const ProcessView* find_process_named(const ProfileView& profile, const std::str
   return nullptr;
 }
 
+namespace {
+
+// The directories make_temp_dir created in this test process, removed when it exits (each ctest
+// test is its own process; std::exit, which the skip path takes, still runs this). A test that
+// crashes leaves its directory for a look; SPROF_KEEP_TEST_DIRS=1 keeps all of them.
+class TempDirRegistry {
+ public:
+  void add(const std::filesystem::path& dir) {
+    std::lock_guard lock(mutex_);
+    dirs_.push_back(dir);
+  }
+  ~TempDirRegistry() {
+    // A forked child that exits normally must not take the parent's directories with it.
+    if (getpid() != owner_ || std::getenv("SPROF_KEEP_TEST_DIRS") != nullptr) return;
+    std::error_code ignored;
+    for (const auto& dir : dirs_) std::filesystem::remove_all(dir, ignored);
+  }
+
+ private:
+  const pid_t owner_ = getpid();
+  std::mutex mutex_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+TempDirRegistry& temp_dirs() {
+  static TempDirRegistry registry;
+  return registry;
+}
+
+}  // namespace
+
 std::string make_temp_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
   auto dir = std::filesystem::temp_directory_path() /
              ("sprof-it-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  temp_dirs().add(dir);
   return dir.string();
 }
 
