@@ -127,3 +127,16 @@ TEST_CASE("proc readers take a fake /proc root and report missing processes") {
   CHECK(missing.error().code == sprof::Errc::kNotFound);
   std::filesystem::remove_all(root);
 }
+
+TEST_CASE("a /proc file that fails to read is an error, not an exception") {
+  // A thread that exits while its comm or maps is read makes read(2) fail (ESRCH); libstdc++'s
+  // filebuf throws on a failed read, which aborted an attach recording. A directory where the
+  // file should be fails the same way, deterministically.
+  const auto root = std::filesystem::temp_directory_path() /
+                    ("sprof-fake-proc-unreadable-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "42" / "task" / "45" / "comm");
+  std::filesystem::create_directories(root / "42" / "maps");
+  CHECK_FALSE(sprof::recorder::read_comm(42, 45, root.string()).has_value());
+  CHECK_FALSE(sprof::recorder::read_maps(42, root.string()).has_value());
+  std::filesystem::remove_all(root);
+}

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <iterator>
 
 #include "sprof/core/jit_symbol_file.hpp"  // read_small_file
 #include "sprof/core/text_lines.hpp"
@@ -79,13 +77,13 @@ bool parse_line(std::string_view line, MapsEntry& e) {
   return e.start <= e.end;
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return unexpected(Error::from_errno("open " + path));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return unexpected(Error::from_errno("read " + path));
-  return text;
-}
+// /proc files are read with read(2) (read_small_file), never through a stream: when the process
+// or thread exits mid-read, read fails with ESRCH, which libstdc++'s filebuf turns into an
+// exception that istreambuf_iterator does not catch (an attach recording of short-lived threads
+// aborted on it). Bounds: a maps file of a process with a million mappings is ~100 MB; a comm is
+// at most 16 bytes.
+constexpr size_t kMaxMapsBytes = size_t{512} << 20;
+constexpr size_t kMaxCommBytes = 4096;
 
 }  // namespace
 
@@ -108,13 +106,15 @@ std::vector<MapsEntry> parse_maps(std::string_view text, size_t* malformed_lines
 
 Result<std::vector<MapsEntry>> read_maps(pid_t pid, std::string_view proc_root) {
   SPROF_TRY(std::string text,
-            read_text_file(std::string(proc_root) + "/" + std::to_string(pid) + "/maps"));
+            read_small_file(std::string(proc_root) + "/" + std::to_string(pid) + "/maps",
+                           kMaxMapsBytes));
   return parse_maps(text);
 }
 
 Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root) {
-  SPROF_TRY(std::string text, read_text_file(std::string(proc_root) + "/" + std::to_string(pid) +
-                                             "/task/" + std::to_string(tid) + "/comm"));
+  SPROF_TRY(std::string text, read_small_file(std::string(proc_root) + "/" + std::to_string(pid) +
+                                                 "/task/" + std::to_string(tid) + "/comm",
+                                             kMaxCommBytes));
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
