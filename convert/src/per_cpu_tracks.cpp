@@ -75,8 +75,7 @@ void PerCpuTracks::switched_out(uint32_t cpu, const Task& task, uint64_t time_ns
 
 uint32_t PerCpuTracks::copy_stack(Track& t, const Task& task, const profile::Thread& thread,
                                   uint32_t stack) {
-  const auto key = std::pair{task.track_key, stack};
-  if (const auto it = t.stacks.find(key); it != t.stacks.end()) return it->second;
+  if (const auto found = t.stacks.find(task.track_key, stack)) return *found;
   chain_.clear();
   for (std::optional<uint32_t> s = stack; s && *s < thread.stacks().size();
        s = thread.stacks()[*s].prefix) {
@@ -91,7 +90,7 @@ uint32_t PerCpuTracks::copy_stack(Track& t, const Task& task, const profile::Thr
     copied = out.intern_stack(
         copied, out.intern_frame(thread.strings()[frame.location], frame.category));
   }
-  t.stacks.emplace(key, *copied);
+  t.stacks.insert(task.track_key, stack, *copied);
   return *copied;
 }
 

@@ -23,9 +23,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/core/pair_index.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
@@ -69,15 +69,10 @@ class PerCpuTracks {
     std::string thread;  // label, for the marker
     uint64_t since_ns = 0;
   };
-  struct PairHash {
-    size_t operator()(const std::pair<uint64_t, uint32_t>& p) const noexcept {
-      return std::hash<uint64_t>{}(p.first * 0x9E3779B97F4A7C15ULL ^ p.second);
-    }
-  };
   struct Track {
     profile::Thread thread;
     // (thread's track_key, its stack) -> the same stack in this track.
-    std::unordered_map<std::pair<uint64_t, uint32_t>, uint32_t, PairHash> stacks;
+    PairIndex stacks;
     std::optional<Stretch> stretch;
   };
 
