@@ -1,13 +1,12 @@
 #include "import_command.hpp"
 
-#include <time.h>
-
 #include <cstdio>
 
 #include "console.hpp"
 #include "exit_codes.hpp"
 #include "import_summary.hpp"
 #include "self_contained.hpp"
+#include "sprof/core/clock.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/perfdata/perf_data_import.hpp"
@@ -18,12 +17,6 @@
 namespace sprof::cli {
 
 namespace {
-
-uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // As for `sprof load`: a file that is missing or not one sprof reads is a usage error.
 int exit_code_for(const Error& e) {
@@ -66,14 +59,14 @@ int run_import_command(const ImportCommandOptions& options) {
   perfdata::ImportOptions import_options;
   import_options.pids = options.pids;
   import_options.names = options.names;
-  const uint64_t cpu_start = thread_cpu_ns();
+  const uint64_t cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   auto imported = perfdata::import_perf_data(*bytes, local, import_options);
   if (!imported) {
     std::fprintf(stderr, "sprof: cannot import %s: %s\n", options.perf_data_path.c_str(),
                  imported.error().message.c_str());
     return exit_code_for(imported.error());
   }
-  imported->stats.reader_cpu_ns = thread_cpu_ns() - cpu_start;
+  imported->stats.reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
 
   auto written = profile::write_gecko_file(imported->profile, options.output);
   if (!written) {

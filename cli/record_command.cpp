@@ -1,7 +1,6 @@
 #include "record_command.hpp"
 
 #include <signal.h>
-#include <time.h>
 
 #include <cstdio>
 #include <optional>
@@ -13,6 +12,7 @@
 #include "serve.hpp"
 #include "signals.hpp"
 #include "sprof/convert/process_name.hpp"
+#include "sprof/core/clock.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/recorder/session.hpp"
@@ -22,12 +22,6 @@
 namespace sprof::cli {
 
 namespace {
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // What was recorded, for the summary: the command line, the pids, or the system.
 std::string target_description(const recorder::RecordOptions& o) {
@@ -165,7 +159,7 @@ int run_record_command(const RecordCommandOptions& options) {
     return kExitFailure;
   }
   const double write_latency_ms =
-      static_cast<double>(monotonic_ns() - recording.child_exit_monotonic_ns) / 1e6;
+      static_cast<double>(clock_ns(CLOCK_MONOTONIC) - recording.child_exit_monotonic_ns) / 1e6;
   const auto facts =
       facts_from(recording, target_description(options.record), options.output, *written);
   const bool command_ended = !options.record.command.empty() &&

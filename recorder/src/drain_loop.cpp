@@ -1,14 +1,8 @@
 #include "drain_loop.hpp"
 
-#include <time.h>
+#include "sprof/core/clock.hpp"
 
 namespace sprof::recorder {
-
-uint64_t monotonic_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 int poll_timeout_ms(uint64_t now_ns, uint64_t deadline_ns, int max_ms) {
   if (deadline_ns == 0) return max_ms;
@@ -24,7 +18,7 @@ Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::Rec
     if (limits.stop_requests && limits.stop_requests->load() >= limits.stop_at) {
       return StopCause::kStopRequested;
     }
-    const uint64_t now = monotonic_now_ns();
+    const uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (limits.deadline_ns != 0 && now >= limits.deadline_ns) return StopCause::kDuration;
 
     // A signal interrupts the poll (EINTR), so a stop request is seen at once.

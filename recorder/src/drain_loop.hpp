@@ -39,6 +39,4 @@ Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::Rec
 // How long the next poll may sleep: up to `max_ms`, but not past the deadline (0: none).
 int poll_timeout_ms(uint64_t now_ns, uint64_t deadline_ns, int max_ms);
 
-uint64_t monotonic_now_ns();
-
 }  // namespace sprof::recorder

@@ -22,6 +22,7 @@
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
+#include "sprof/core/clock.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/elf/kernel_image.hpp"
 #include "sprof/recorder/local_files.hpp"
@@ -35,12 +36,6 @@ constexpr int kPollIntervalMs = 50;
 // With --heap: the allocation ring has no wakeup, and its 8 MiB fill in about 130 ms at 2,000
 // samples a second with 32 KiB stacks (docs/heap.md), so it is read more often.
 constexpr int kHeapPollIntervalMs = 10;
-
-uint64_t clock_ns(clockid_t clock) {
-  timespec ts{};
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 std::string basename_of(const std::string& path) {
   const auto slash = path.rfind('/');

@@ -4,6 +4,7 @@
 
 #include "drain_loop.hpp"
 #include "heap/heap_records.hpp"
+#include "sprof/core/clock.hpp"
 
 namespace sprof::recorder {
 
@@ -43,7 +44,7 @@ convert::HeapDescription HeapRingInput::description() const {
 
 void HeapRingInput::read_round(const std::function<void(convert::perf::Record&&)>& add) {
   heap::DrainOptions options;
-  options.now_ns = monotonic_now_ns();
+  options.now_ns = clock_ns(CLOCK_MONOTONIC);
   options.final = final_;
   reader_.drain(options, [&](const heap::DrainedRecord& r) { add(heap_record(r.event)); });
 }
