@@ -174,7 +174,7 @@ void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
   tree->scopes.reserve(read.scopes.size());
   for (const elf::DwarfScope& s : read.scopes) {
     Tree::Scope& scope = tree->scopes.emplace_back();
-    scope.name = s.name;
+    scope.name = names_.intern(s.name);
     scope.call_file = s.call_file < unit.file_slots.size() ? unit.file_slots[s.call_file]
                                                            : elf::kNoFile;
     scope.call_line = s.call_line;
@@ -188,7 +188,6 @@ void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
     ranges.push_back({r.begin - base_, r.end - base_, read.scopes[r.scope].depth, r.scope});
   }
   tree->index = ScopeIndex::build(std::move(ranges));
-  tree->demangled = DemangledNames(tree->scopes.size());
   function.tree = std::move(tree);
 }
 
@@ -209,10 +208,10 @@ DwarfLookup::Location DwarfLookup::compose(const Unit& unit, const Function* fun
        s = tree->scopes[static_cast<size_t>(s)].parent) {
     const auto index = static_cast<size_t>(s);
     const Tree::Scope& scope = tree->scopes[index];
-    const std::string& name = tree->demangled.get(index, scope.name);
+    const std::string& name = scope.name->demangled();
     if (!scope.inlined) {
       OuterFunction outer;
-      outer.name = scope.name;
+      outer.name = scope.name->spelled();
       outer.demangled = &name;
       for (uint32_t i = 0; i < function->range_count; ++i) {
         const elf::DwarfRange& r = unit.function_ranges[function->first_range + i];

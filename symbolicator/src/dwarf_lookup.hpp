@@ -30,7 +30,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "demangled_names.hpp"
+#include "demangled_name_pool.hpp"
 #include "line_table.hpp"
 #include "scope_index.hpp"
 #include "sprof/core/result.hpp"
@@ -74,7 +74,7 @@ class DwarfLookup {
  private:
   struct Tree {
     struct Scope {
-      std::string_view name;           // points into the DWARF (elf::DwarfReader)
+      const PooledName* name = nullptr;  // in names_
       uint32_t call_file = elf::kNoFile;  // index into the unit's files
       uint32_t call_line = 0;
       int32_t parent = -1;             // index into scopes
@@ -82,7 +82,6 @@ class DwarfLookup {
     };
     std::vector<Scope> scopes;  // scopes[0] is the function
     ScopeIndex index;           // values: indexes into scopes
-    DemangledNames demangled;   // by index into scopes
   };
   struct Function {
     uint64_t offset = 0;        // of its DIE
@@ -116,6 +115,8 @@ class DwarfLookup {
   size_t concurrency_;
   std::vector<Unit> units_;  // sized once at open
   ScopeIndex unit_index_;    // values: indexes into units_
+
+  DemangledNamePool names_;  // of the trees' scopes
 
   std::mutex files_mutex_;
   std::unordered_set<std::string> file_names_;  // nodes never move: units point at them

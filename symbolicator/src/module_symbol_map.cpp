@@ -153,12 +153,16 @@ std::string_view ModuleSymbolMap::outer_name(
     const std::optional<SymbolTable::Symbol>& symbol) const {
   const std::string& dwarf_name = *root.demangled;
   if (!symbol) return dwarf_name;
-  const std::string& symbol_name = demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  // The symbol's name is demangled only where it is used: kept for the map's life once
+  // demangled, it would double the names held for every C++ function looked up.
+  const auto symbol_name = [&]() -> const std::string& {
+    return demangled_symbol_names_.get(symbol->name_index, symbol->name);
+  };
   // A thunk ("non-virtual thunk to C::~C()") is its own entry point; GCC describes its code as
   // part of the function it adjusts `this` for.
   if (symbol->name.starts_with("_ZTh") || symbol->name.starts_with("_ZTv") ||
       symbol->name.starts_with("_ZTc")) {
-    return symbol_name;
+    return symbol_name();
   }
   // A mangled linkage name already spells the function fully.
   if (root.name.starts_with("_Z") || root.name.starts_with("_R")) return dwarf_name;
@@ -168,7 +172,7 @@ std::string_view ModuleSymbolMap::outer_name(
   // function starts names the same code, qualified and by its preferred (exported) alias;
   // GCC's clone suffix is dropped so that a function's .cold part joins the function.
   if (root.range_end > root.range_begin && root.range_begin == symbol->start) {
-    return without_clone_suffix(symbol_name);
+    return without_clone_suffix(symbol_name());
   }
   return dwarf_name;
 }
