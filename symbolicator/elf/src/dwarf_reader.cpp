@@ -109,7 +109,7 @@ struct DwarfReader::Impl {
       file.drop_mapped_pages();
     }
   }
-  static constexpr uint64_t kDroppedEvery = 16 << 20;
+  static constexpr uint64_t kDroppedEvery = 1 << 20;
 
   ElfFile file;
   std::vector<std::pair<uint64_t, uint64_t>> unit_ends;  // (unit DIE offset, bytes to the next)
