@@ -56,11 +56,11 @@ uint64_t relative(const profile::Library& lib, uint64_t avma) {
 
 TEST_CASE("jit code between real libs gets one lib per run, and nothing overlapping them") {
   const std::vector<JitSymbol> symbols = {
-      {0x7f0000001000, 0x100, "a"},
-      {0x7f0000001100, 0x100, "b"},
-      {0x7f0000003000, 0x10, "c"},   // after a gap with no real lib: same run
-      {0x7f0000010000, 0x10, "d"},   // beyond the real lib: new run
-      {0x7f0000008100, 0x10, "inside a real lib"},
+      {0x7f0000001000, 0x100, "a", {}},
+      {0x7f0000001100, 0x100, "b", {}},
+      {0x7f0000003000, 0x10, "c", {}},   // after a gap with no real lib: same run
+      {0x7f0000010000, 0x10, "d", {}},   // beyond the real lib: new run
+      {0x7f0000008100, 0x10, "inside a real lib", {}},
   };
   const auto libs = jit_libraries_for(symbols, "/tmp/perf-1.map", 0x1234,
                                       {real_lib(0x7f0000008000, 0x7f0000009000)});
@@ -83,8 +83,8 @@ TEST_CASE("jit code between real libs gets one lib per run, and nothing overlapp
 }
 
 TEST_CASE("jit code spread over more than 4 GiB gets one base per window") {
-  const std::vector<JitSymbol> symbols = {{0x100000000000, 0x10, "low"},
-                                          {0x100200000000, 0x10, "high"}};
+  const std::vector<JitSymbol> symbols = {{0x100000000000, 0x10, "low", {}},
+                                          {0x100200000000, 0x10, "high", {}}};
   const auto libs = jit_libraries_for(symbols, "/x/jit-5.dump", 1, {});
   REQUIRE(libs.size() == 2);
   CHECK(libs[0].breakpad_id != libs[1].breakpad_id);
