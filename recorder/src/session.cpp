@@ -1,6 +1,5 @@
 #include "sprof/recorder/session.hpp"
 
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -19,6 +18,7 @@
 #include "process/proc_access.hpp"
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
+#include "reader_priority.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
@@ -59,36 +59,6 @@ std::optional<profile::Library> kernel_library() {
   lib.breakpad_id = image->build_id.empty() ? std::string(33, '0') : image->build_id.breakpad_id();
   lib.code_id = image->build_id.code_id();
   return lib;
-}
-
-// The reading thread competes for CPU with the target, which usually keeps every CPU busy. When it
-// is not scheduled for a while the rings fill and the kernel drops samples (measured: ~15 % lost
-// at 10 kHz with 32 KiB stacks on 2 busy CPUs at equal priority, none at nice -10). Only this
-// thread is raised (Linux nice values are per thread), after the child was forked, so the target
-// keeps its own priority. Without CAP_SYS_NICE this fails quietly and sprof runs as before.
-//
-// Nice -10 is not enough when the target has many runnable threads: against 1,000 nice-0 threads
-// per CPU it weighs about 1 %, less than reading needs, and 2,000 busy threads lost 3 % of their
-// samples (docs/benchmarks.md). So where allowed the reader also takes SCHED_FIFO at the lowest
-// real-time priority: it runs as soon as a ring wakes it, and blocks in poll otherwise (the
-// kernel's RT throttling still bounds it). SCHED_RESET_ON_FORK keeps that policy from the
-// commands and helper threads it starts. Recording ends with lower_reader_priority.
-void raise_reader_priority() {
-  constexpr int kReaderNice = -10;
-  if (setpriority(PRIO_PROCESS, 0, kReaderNice) != 0) {
-    log::debug("could not raise the reader's priority; samples may be lost at high rates");
-  }
-  sched_param param{};
-  param.sched_priority = 1;
-  if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &param) != 0) {
-    log::debug("could not make the reader real-time; samples may be lost with many threads");
-  }
-}
-
-// Writing and serving the profile need no real-time priority.
-void lower_reader_priority() {
-  sched_param param{};
-  if (sched_getscheduler(0) != SCHED_OTHER) (void)sched_setscheduler(0, SCHED_OTHER, &param);
 }
 
 // What every sampling event of a recording shares, whatever its target.
@@ -372,6 +342,11 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
           (void)child->send_signal(sig);
         }
       }
+      // Reaping runs the kernel's /proc cleanup for the command: not at real-time priority
+      // (reader_priority.hpp). The check before it does not reap.
+      SPROF_TRY(const bool exited, child->has_exited());
+      if (!exited) return false;
+      const OrdinaryScheduling ordinary;
       SPROF_TRY(status, child->try_wait());
       return status.has_value();
     };
@@ -390,6 +365,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
       recording.status = convert::ExitStatus{};  // stopped by request, not by the command: exit 0
       if (options.kill_on_stop || cause == StopCause::kStopRequested) {
         recording.terminated_pid = child->pid();
+        const OrdinaryScheduling ordinary;  // it ends in a reap
         SPROF_TRY(recording.terminated_status, terminate_child(*child, kTerminateGrace));
       } else {
         recording.left_running.push_back(child->pid());  // released: never killed nor awaited

@@ -31,6 +31,32 @@ TEST_CASE("launched child waits for release, then execs and reports its exit cod
   CHECK(child->wait_for_exit()->code == 7);
 }
 
+TEST_CASE("has_exited tells that the child exited without reaping it") {
+  auto child = Launcher::spawn({"/bin/sh", "-c", "exit 3"});
+  REQUIRE(child.has_value());
+  auto running = child->has_exited();
+  REQUIRE(running.has_value());
+  CHECK_FALSE(*running);  // not released yet: still our fork, waiting
+  REQUIRE(child->release().has_value());
+  bool exited = false;
+  for (int i = 0; i < 1000 && !exited; ++i) {
+    auto r = child->has_exited();
+    REQUIRE(r.has_value());
+    exited = *r;
+    if (!exited) usleep(1000);
+  }
+  REQUIRE(exited);
+  // Still a zombie for us to reap: a WNOHANG wait finds it, with its status.
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, static_cast<id_t>(child->pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0);
+  CHECK(info.si_pid == child->pid());
+  auto status = child->try_wait();
+  REQUIRE(status.has_value());
+  REQUIRE(status->has_value());
+  CHECK((*status)->code == 3);
+  CHECK(*child->has_exited());  // known from the cached status once reaped
+}
+
 TEST_CASE("release reports a program that cannot be executed") {
   auto child = Launcher::spawn({"sprof-no-such-program-xyz", "arg"});
   REQUIRE(child.has_value());

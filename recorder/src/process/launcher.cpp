@@ -206,6 +206,17 @@ Result<std::optional<convert::ExitStatus>> LaunchedChild::try_wait() {
   return std::optional<convert::ExitStatus>(*exit_status_);
 }
 
+Result<bool> LaunchedChild::has_exited() const {
+  if (exit_status_) return true;
+  siginfo_t info{};
+  int r;
+  do {
+    r = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) return unexpected(Error::from_errno("waitid(" + std::to_string(pid_) + ", WNOWAIT)"));
+  return info.si_pid == pid_;  // 0 while the child runs (waitid(2))
+}
+
 Result<void> LaunchedChild::send_signal(int sig) {
   if (exit_status_ || pid_ <= 0) return ok();
   if (::kill(pid_, sig) != 0) {

@@ -46,6 +46,9 @@ class LaunchedChild {
   Result<convert::ExitStatus> wait_for_exit();
   // Non-blocking: the status if the child has exited, nullopt while it runs.
   Result<std::optional<convert::ExitStatus>> try_wait();
+  // Non-blocking, and leaves the child to be reaped (waitid WNOWAIT): whether it has exited, so
+  // that the caller decides how the reaping runs.
+  Result<bool> has_exited() const;
   // kill(pid, sig), e.g. to forward SIGINT/SIGTERM. A no-op once the child is reaped.
   Result<void> send_signal(int sig);
 
