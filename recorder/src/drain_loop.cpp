@@ -23,7 +23,8 @@ Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::Rec
 
     // A signal interrupts the poll (EINTR), so a stop request is seen at once.
     SPROF_TRY(perf::PollStatus polled,
-              events.poll(poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms)));
+              events.poll(poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms),
+                          limits.exit_fd));
     events.read_available(sink);
     if (limits.after_round) limits.after_round();
     if (targets_ended) {

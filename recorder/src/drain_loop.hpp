@@ -24,6 +24,9 @@ struct DrainLimits {
   int max_poll_interval_ms = 50;
   // Called after every read round (e.g. to report progress); may be empty.
   std::function<void()> after_round;
+  // A descriptor that becomes readable when the targets end (the command's pidfd), so the loop
+  // wakes at once then rather than at its next interval; -1 for none.
+  int exit_fd = -1;
 };
 
 // Called after every read round: true once the targets have ended (launch mode: the command was

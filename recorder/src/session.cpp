@@ -330,7 +330,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
                                               const RunControl& control) {
   // The command gets the user's first request (the terminal sends it the signal too, and
   // pending_signal forwards one sent to sprof alone); a second one means it ignores it.
-  const DrainLimits limits = drain_limits(control, converter, 2);
+  DrainLimits limits = drain_limits(control, converter, 2);
   Recording recording;
   recording.iterations = 0;
   uint64_t end_ns = 0;
@@ -350,6 +350,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
       SPROF_TRY(status, child->try_wait());
       return status.has_value();
     };
+    limits.exit_fd = child->exit_fd();
     SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, child_ended));
     end_ns = clock_ns(CLOCK_MONOTONIC);
     // The command is gone (or -d is over): stop sampling what is left and drain the buffers.

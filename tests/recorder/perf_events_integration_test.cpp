@@ -2,7 +2,10 @@
 // perf_event_open is unavailable (paranoid level, container, seccomp).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -113,6 +116,51 @@ TEST_CASE("perf events on a launched child deliver COMM, MMAP2 and SAMPLE record
                            return perf::record_time(a) < perf::record_time(b);
                          }));
   }
+}
+
+TEST_CASE("an event that hung up is not polled again: poll then waits for the exit fd or the timeout") {
+  // The command exits and is left unreaped, so its event has hung up for good. poll(2) reports
+  // a hang-up at once, every time: a loop that kept polling that event spun (100,000 polls in
+  // one recording) until the command was reaped.
+  const std::string exe = std::string(sprof::test::kTargetsDir) + "/recorder_busy_loop";
+  auto child = Launcher::spawn({exe, "20"});
+  if (!child) FAIL(child.error().message);
+  perf::EventConfig config;
+  config.pid = child->pid();
+  auto events = perf::PerfEvents::open(config);
+  if (!events) {
+    MESSAGE("skipped: perf_event_open unavailable: " << events.error().message);
+    return;
+  }
+  REQUIRE(child->release().has_value());
+  const perf::RecordSink sink = [](perf::Record&&) {};
+  bool hung_up = false;
+  for (int polls = 0; !hung_up; ++polls) {
+    REQUIRE(polls < 600);  // 600 polls of up to 100 ms: a minute for a 20 ms program
+    auto polled = events->poll(100);
+    REQUIRE(polled.has_value());
+    events->read_available(sink);
+    hung_up = polled->all_hung_up;
+  }
+  // Only the hung-up event and an idle pipe: nothing can end this poll before its timeout.
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto polled = events->poll(200, pipe_fds[0]);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  REQUIRE(polled.has_value());
+  CHECK(polled->all_hung_up);
+  CHECK_FALSE(polled->exit_fd_readable);
+  CHECK(waited >= std::chrono::milliseconds(150));  // poll never returns early (it did: 0 ms)
+  // With nothing at all left to wait for, it says so at once.
+  auto without_exit_fd = events->poll(200);
+  REQUIRE(without_exit_fd.has_value());
+  CHECK(without_exit_fd->all_hung_up);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  auto status = child->wait_for_exit();
+  REQUIRE(status.has_value());
+  CHECK(status->code == 0);
 }
 
 TEST_CASE("the sample attr derives the layout the parser reads") {

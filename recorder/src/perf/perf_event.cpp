@@ -417,12 +417,23 @@ Result<void> PerfEvents::disable() {
   return ok();
 }
 
-Result<PollStatus> PerfEvents::poll(int timeout_ms) {
+Result<PollStatus> PerfEvents::poll(int timeout_ms, int exit_fd) {
   std::vector<pollfd> fds;
+  size_t events = 0;
   for (const auto& r : rings_) {
-    for (const auto& fd : r.fds) fds.push_back(pollfd{fd.get(), POLLIN, 0});
+    for (const auto& fd : r.fds) {
+      // poll(2) skips negative descriptors (revents 0): a hung-up event stays in the list.
+      fds.push_back(pollfd{hung_up_.contains(fd.get()) ? -1 : fd.get(), POLLIN, 0});
+      ++events;
+    }
   }
+  if (exit_fd >= 0) fds.push_back(pollfd{exit_fd, POLLIN, 0});
   PollStatus status;
+  const bool all_hung_up_before = events > 0 && hung_up_.size() >= events;
+  if (all_hung_up_before && exit_fd < 0) {
+    status.all_hung_up = true;  // nothing left to wait for
+    return status;
+  }
   const int n = ::poll(fds.data(), fds.size(), timeout_ms);
   if (n < 0) {
     if (errno == EINTR) {
@@ -432,11 +443,14 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms) {
     return unexpected(Error::from_errno("poll(perf fds=" + std::to_string(fds.size()) + ")"));
   }
   // POLLHUP on a per-task event means the task and every inherited child have exited.
-  status.all_hung_up = !fds.empty();
-  for (const auto& p : fds) {
-    if (p.revents & POLLIN) status.readable = true;
-    if (!(p.revents & POLLHUP)) status.all_hung_up = false;
+  for (size_t i = 0; i < events; ++i) {
+    if (fds[i].revents & POLLIN) status.readable = true;
+    if (fds[i].revents & POLLHUP) hung_up_.insert(fds[i].fd);
   }
+  if (exit_fd >= 0 && (fds[events].revents & (POLLIN | POLLHUP | POLLERR))) {
+    status.exit_fd_readable = true;
+  }
+  status.all_hung_up = events > 0 && hung_up_.size() >= events;
   return status;
 }
 

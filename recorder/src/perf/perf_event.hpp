@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "perf/ring_buffer.hpp"
@@ -96,6 +97,7 @@ perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr);
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark
   bool all_hung_up = false;  // every event reported POLLHUP: all sampled tasks have exited
+  bool exit_fd_readable = false;  // the `exit_fd` given to poll became readable
   bool interrupted = false;  // a signal interrupted poll (EINTR)
 };
 
@@ -129,8 +131,14 @@ class PerfEvents final : public convert::RecordSource {
   Result<void> enable();
   Result<void> disable();
 
-  // Waits up to `timeout_ms` (-1: forever) for any ring to wake us or any event to hang up.
-  Result<PollStatus> poll(int timeout_ms);
+  // Waits up to `timeout_ms` (-1: forever) for any ring to wake us, any event to hang up, or
+  // `exit_fd` (if >= 0; a pidfd of the command) to become readable. An event that has hung up
+  // (its task and every inherited child have exited) is not waited on again: poll(2) would
+  // report the hang-up at once every time, and while the rest of the command's tasks exited the
+  // caller's loop would spin. At SCHED_FIFO that spin kept the exiting tasks off its CPU: one
+  // recording of 1,600 samples made 104,000 polls (30 without the spin) and printed 90 us of CPU
+  // per sample instead of 13. Hung-up events' rings are still read after every poll.
+  Result<PollStatus> poll(int timeout_ms, int exit_fd = -1);
 
   // One read round: drains every ring, parses, and emits through `sink` (in time order) what the
   // merger can release. Cheap when nothing is pending; call after every poll. Always true.
@@ -177,6 +185,7 @@ class PerfEvents final : public convert::RecordSource {
   // resized after `open`, and moving it (with this object) keeps its storage.
   RingRecordSource reader_;
   bool off_cpu_ = false;
+  std::unordered_set<int> hung_up_;  // descriptors of events that reported POLLHUP
 };
 
 }  // namespace sprof::recorder::perf

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,6 +124,7 @@ LaunchedChild::LaunchedChild(LaunchedChild&& o) noexcept
       program_(std::move(o.program_)),
       release_fd_(std::move(o.release_fd_)),
       error_fd_(std::move(o.error_fd_)),
+      pid_fd_(std::move(o.pid_fd_)),
       released_(o.released_),
       exit_status_(o.exit_status_) {}
 
@@ -133,6 +135,7 @@ LaunchedChild& LaunchedChild::operator=(LaunchedChild&& o) noexcept {
     program_ = std::move(o.program_);
     release_fd_ = std::move(o.release_fd_);
     error_fd_ = std::move(o.error_fd_);
+    pid_fd_ = std::move(o.pid_fd_);
     released_ = o.released_;
     exit_status_ = o.exit_status_;
   }
@@ -204,6 +207,13 @@ Result<std::optional<convert::ExitStatus>> LaunchedChild::try_wait() {
   if (r == 0) return std::optional<convert::ExitStatus>();
   exit_status_ = decode_wait_status(status);
   return std::optional<convert::ExitStatus>(*exit_status_);
+}
+
+UniqueFd LaunchedChild::open_pidfd(pid_t pid) {
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) return UniqueFd();
+  // pidfd_open sets close-on-exec itself (pidfd_open(2)); no command sprof starts inherits it.
+  return UniqueFd(static_cast<int>(fd));
 }
 
 Result<bool> LaunchedChild::has_exited() const {

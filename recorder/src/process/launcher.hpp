@@ -49,6 +49,9 @@ class LaunchedChild {
   // Non-blocking, and leaves the child to be reaped (waitid WNOWAIT): whether it has exited, so
   // that the caller decides how the reaping runs.
   Result<bool> has_exited() const;
+  // A pidfd of the child (pidfd_open(2)): readable once it has exited, so a poll can wait for
+  // that; -1 where the kernel has none (before 5.3).
+  int exit_fd() const { return pid_fd_.get(); }
   // kill(pid, sig), e.g. to forward SIGINT/SIGTERM. A no-op once the child is reaped.
   Result<void> send_signal(int sig);
 
@@ -58,13 +61,16 @@ class LaunchedChild {
       : pid_(pid),
         program_(std::move(program)),
         release_fd_(std::move(release_fd)),
-        error_fd_(std::move(error_fd)) {}
+        error_fd_(std::move(error_fd)),
+        pid_fd_(open_pidfd(pid)) {}
+  static UniqueFd open_pidfd(pid_t pid);
   void reap_if_unreleased();
 
   pid_t pid_ = -1;
   std::string program_;
   UniqueFd release_fd_;  // write end: one byte releases the child; close without it = abort
   UniqueFd error_fd_;    // read end: EOF = exec happened, 4 bytes = exec's errno
+  UniqueFd pid_fd_;      // exit_fd()
   bool released_ = false;
   std::optional<convert::ExitStatus> exit_status_;
 };
