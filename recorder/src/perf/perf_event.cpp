@@ -431,7 +431,12 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms, int exit_fd) {
   PollStatus status;
   const bool all_hung_up_before = events > 0 && hung_up_.size() >= events;
   if (all_hung_up_before && exit_fd < 0) {
-    status.all_hung_up = true;  // nothing left to wait for
+    // Nothing left to wait for. A caller that still waits for a reap (no pidfd: a kernel
+    // before 5.3) calls again at once; the pause keeps that from spinning.
+    constexpr int kHungUpPauseMs = 1;
+    const int pause_ms = timeout_ms < 0 ? kHungUpPauseMs : std::min(timeout_ms, kHungUpPauseMs);
+    (void)::poll(nullptr, 0, pause_ms);
+    status.all_hung_up = true;
     return status;
   }
   const int n = ::poll(fds.data(), fds.size(), timeout_ms);
