@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "drain_loop.hpp"
 #include "heap/heap_records.hpp"
 #include "sprof/core/clock.hpp"
 
