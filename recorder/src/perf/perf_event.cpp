@@ -429,8 +429,7 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms, int exit_fd) {
   }
   if (exit_fd >= 0) fds.push_back(pollfd{exit_fd, POLLIN, 0});
   PollStatus status;
-  const bool all_hung_up_before = events > 0 && hung_up_.size() >= events;
-  if (all_hung_up_before && exit_fd < 0) {
+  if (every_event_hung_up(events) && exit_fd < 0) {
     // Nothing left to wait for. A caller that still waits for a reap (no pidfd: a kernel
     // before 5.3) calls again at once; the pause keeps that from spinning.
     constexpr int kHungUpPauseMs = 1;
@@ -455,7 +454,7 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms, int exit_fd) {
   if (exit_fd >= 0 && (fds[events].revents & (POLLIN | POLLHUP | POLLERR))) {
     status.exit_fd_readable = true;
   }
-  status.all_hung_up = events > 0 && hung_up_.size() >= events;
+  status.all_hung_up = every_event_hung_up(events);
   return status;
 }
 

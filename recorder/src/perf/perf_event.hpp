@@ -186,6 +186,8 @@ class PerfEvents final : public convert::RecordSource {
   RingRecordSource reader_;
   bool off_cpu_ = false;
   std::unordered_set<int> hung_up_;  // descriptors of events that reported POLLHUP
+  // Whether all `events` open events are in hung_up_ (descriptors are never closed early).
+  bool every_event_hung_up(size_t events) const { return events > 0 && hung_up_.size() >= events; }
 };
 
 }  // namespace sprof::recorder::perf
