@@ -113,6 +113,11 @@ std::span<const uint8_t> section_data(Elf_Scn* scn, bool raw) {
   return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
 }
 
+// dwarf_begin_elf inflates every compressed debug section of the file up front (libc's debug
+// file: tens of MB), and sprof opens a file's DWARF here only for its .debug_frame. Most files
+// have none (x86-64 toolchains emit .eh_frame), so look for the section first.
+bool has_debug_frame(Elf* elf) { return find_section(elf, ".debug_frame").scn != nullptr; }
+
 // The index checks multi-byte fields in host byte order; other files are left to libdw as is.
 bool checkable(const GElf_Ehdr& ehdr) {
   const bool host_little = std::endian::native == std::endian::little;
@@ -169,6 +174,7 @@ void CfiModule::Impl::index_code_sections() {
 
 void CfiModule::Impl::load_cfi() {
   eh_frame.reset(checked_eh_frame());
+  if (!has_debug_frame(file.elf.get())) return;
   dwarf.reset(dwarf_begin_elf(file.elf.get(), DWARF_C_READ, nullptr));
   if (dwarf) debug_frame = checked_debug_frame(file.elf.get(), dwarf.get());
 }
@@ -265,6 +271,7 @@ void CfiModule::Impl::load_debug_file() {
   auto opened = open_elf_file(path);
   if (!opened) return;
   debug_file = std::move(*opened);
+  if (!has_debug_frame(debug_file.elf.get())) return;
   debug_dwarf.reset(dwarf_begin_elf(debug_file.elf.get(), DWARF_C_READ, nullptr));
   if (debug_dwarf) debug_file_frame = checked_debug_frame(debug_file.elf.get(), debug_dwarf.get());
 }
