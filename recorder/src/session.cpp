@@ -12,6 +12,7 @@
 #include "attach/attach_targets.hpp"
 #include "drain_loop.hpp"
 #include "heap/heap_ring_input.hpp"
+#include "kernel_image_cache.hpp"
 #include "perf/perf_event.hpp"
 #include "process/launcher.hpp"
 #include "process/marker_directory.hpp"
@@ -45,7 +46,9 @@ std::string basename_of(const std::string& path) {
 // The "[kernel.kallsyms]" lib every process gets (contract section 3.5, option A): kernel
 // frames stay addresses and the symbol server resolves them from /proc/kallsyms.
 std::optional<profile::Library> kernel_library() {
-  auto image = elf::read_kernel_image();
+  KernelImageSources sources;
+  sources.cache = default_kernel_image_cache_path();
+  auto image = cached_kernel_image(sources);
   if (!image.has_value()) {
     log::info("no kernel lib: " + image.error().message);
     return std::nullopt;
@@ -397,8 +400,9 @@ Result<Recording> Session::run(const RunControl& control) {
   convert::ProfileConverter converter(std::move(converter_options), s.modules);
   const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 
-  // Describing the kernel lib means reading all of /proc/kallsyms (~40 ms of kernel time here);
-  // do it beside the recording instead of delaying the first ring read by that much.
+  // Describing the kernel lib means reading all of /proc/kallsyms (~30-40 ms of kernel time
+  // here) in the first recording of a boot (kernel_image_cache.hpp); do it beside the recording
+  // instead of delaying the first ring read by that much.
   // Without CPU samples (--no-cpu) there are no kernel frames, and reading kallsyms would only
   // take CPU from the program being recorded.
   std::future<std::optional<profile::Library>> kernel_lib;
