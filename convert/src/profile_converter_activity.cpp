@@ -45,6 +45,17 @@ void ProfileConverter::keep_switch_sample(ThreadState& ts, const perf::SampleRec
   // record that follows (perf_event_task_sched_out samples first, then writes the record).
   cpu_.running(s.id.tid, s.id.time);
   ts.off_cpu.pending = s;
+  if (s.stack_user.borrowed()) borrowed_pending_.push_back(s.id.tid);
+}
+
+void ProfileConverter::own_kept_stacks() {
+  // Most pending samples met their switch record in the same batch and are gone already.
+  for (const uint32_t tid : borrowed_pending_) {
+    if (auto it = threads_.find(tid); it != threads_.end() && it->second.off_cpu.pending) {
+      it->second.off_cpu.pending->stack_user.own();
+    }
+  }
+  borrowed_pending_.clear();
 }
 
 void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> stack,

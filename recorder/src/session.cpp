@@ -121,6 +121,11 @@ struct Session::Impl {
   }
   // Spawns the command stopped before exec and opens its events (enabled at exec).
   Result<void> spawn_iteration();
+  // The converter keeps some samples past consume (OffCpuState::pending); their stack bytes
+  // borrow the rings', so it copies them before the rings' space is reused.
+  void lend_ring_bytes(convert::ProfileConverter& converter) {
+    events->set_before_release([&converter] { converter.own_kept_stacks(); });
+  }
   // How this recording's records are made, for the converter's options and the profile's meta.
   convert::SourceDescription describe() const;
   // /proc of this machine; system-wide, with the snapshot for processes that are gone.
@@ -312,6 +317,7 @@ Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& convert
   }
   // Nothing of ours gets the user's signal: the first request stops the recording.
   const DrainLimits limits = drain_limits(control, converter, 1);
+  lend_ring_bytes(converter);
   // Without a TargetsEnded check the events' hang-up ends the recording: every attached thread
   // and all it created exited. System-wide events never hang up.
   SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, {}));
@@ -354,6 +360,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
       return status.has_value();
     };
     limits.exit_fd = child->exit_fd();
+    lend_ring_bytes(converter);  // each iteration has events of its own
     SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, child_ended));
     end_ns = clock_ns(CLOCK_MONOTONIC);
     // The command is gone (or -d is over): stop sampling what is left and drain the buffers.

@@ -47,6 +47,20 @@ void RecordMerger::flush(const RecordSink& sink) {
   round_max_time_ = 0;
 }
 
+size_t RecordMerger::own_stacks_added_before(uint64_t sequence) {
+  size_t owned = 0;
+  for (const Entry& entry : heap_) {
+    if (entry.sequence >= sequence) continue;
+    if (auto* sample = std::get_if<SampleRecord>(&slots_[entry.slot])) {
+      if (sample->stack_user.borrowed()) {
+        sample->stack_user.own();
+        ++owned;
+      }
+    }
+  }
+  return owned;
+}
+
 void RecordMerger::emit_up_to(uint64_t watermark, const RecordSink& sink) {
   while (!heap_.empty() && heap_.front().time <= watermark) {
     std::pop_heap(heap_.begin(), heap_.end(), later<Entry>);

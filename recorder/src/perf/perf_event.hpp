@@ -149,6 +149,10 @@ class PerfEvents final : public convert::RecordSource {
 
   // Reads `input` in the same rounds as the rings (RingRecordSource::add_round_input).
   void add_round_input(RoundInput& input) { reader_.add_round_input(input); }
+  // Runs before ring space goes back to the kernel (RingRecordSource::set_before_release).
+  void set_before_release(std::function<void()> hook) {
+    reader_.set_before_release(std::move(hook));
+  }
 
   ReaderStats stats() const { return reader_.stats(); }
   // True when context-switch events are open (off-CPU stacks will arrive).

@@ -30,15 +30,21 @@ void store_tail_release(perf_event_mmap_page* control, uint64_t tail) {
 }  // namespace
 
 RingBuffer::RingBuffer(perf_event_mmap_page* control, std::span<uint8_t> data)
-    : control_(control), data_(data) {}
+    : control_(control), data_(data), read_position_(control->data_tail) {}
 
-bool RingBuffer::has_data() const {
-  return load_head_acquire(control_) != control_->data_tail;
-}
+bool RingBuffer::has_data() const { return load_head_acquire(control_) != read_position_; }
 
 size_t RingBuffer::drain(const std::function<void(convert::perf::RawRecord)>& visit) {
+  const size_t visited = read(visit);
+  release_to(read_position_);
+  return visited;
+}
+
+void RingBuffer::release_to(uint64_t position) { store_tail_release(control_, position); }
+
+size_t RingBuffer::read(const std::function<void(convert::perf::RawRecord)>& visit) {
   const uint64_t head = load_head_acquire(control_);
-  uint64_t tail = control_->data_tail;  // only this reader writes data_tail
+  uint64_t tail = read_position_;
   const uint64_t size = data_.size();
   const uint64_t mask = size - 1;
 
@@ -52,7 +58,8 @@ size_t RingBuffer::drain(const std::function<void(convert::perf::RawRecord)>& vi
 
   size_t visited = 0;
   // With a PROT_WRITE mapping the kernel never publishes more than one buffer ahead of
-  // data_tail; more than that means the control page is not what we think.
+  // data_tail (which is at or before our read position); more than that means the control page
+  // is not what we think.
   if (head - tail > size) {
     ++corruptions_;
     tail = head;
@@ -87,7 +94,7 @@ size_t RingBuffer::drain(const std::function<void(convert::perf::RawRecord)>& vi
     ++visited;
     tail += h.size;
   }
-  store_tail_release(control_, tail);
+  read_position_ = tail;
   return visited;
 }
 

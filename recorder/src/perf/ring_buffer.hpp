@@ -39,7 +39,20 @@ class RingBuffer {
   // jumps to the head) and `corruptions()` grows by one.
   size_t drain(const std::function<void(convert::perf::RawRecord)>& visit);
 
-  // True when the kernel has published data we have not consumed.
+  // `drain` in two steps, for a reader that parses records in place and keeps them past the
+  // visit: `read` visits every record from where the last `read` stopped up to data_head without
+  // handing any space back; `release_to` hands back everything before `position` (a
+  // `read_position()` from earlier), after which the kernel may overwrite it. Records that wrap
+  // the end of the data area are still visited from the scratch copy (`in_ring` tells).
+  size_t read(const std::function<void(convert::perf::RawRecord)>& visit);
+  uint64_t read_position() const { return read_position_; }
+  void release_to(uint64_t position);
+  // True when `bytes` lie in the ring's data area (false for the scratch copy of a wrapped record).
+  bool in_ring(std::span<const uint8_t> bytes) const {
+    return bytes.data() >= data_.data() && bytes.data() + bytes.size() <= data_.data() + data_.size();
+  }
+
+  // True when the kernel has published data we have not read.
   bool has_data() const;
 
   uint64_t corruptions() const { return corruptions_; }
@@ -49,6 +62,7 @@ class RingBuffer {
   perf_event_mmap_page* control_;
   std::span<uint8_t> data_;
   std::vector<uint8_t> scratch_;  // reassembly buffer for records that wrap the end
+  uint64_t read_position_ = 0;    // counter up to which records were visited; >= data_tail
   uint64_t corruptions_ = 0;
 };
 

@@ -2,24 +2,48 @@
 
 namespace sprof::recorder::perf {
 
-void RingRecordSource::drain_round() {
+RingRecordSource::RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events)
+    : rings_(std::move(rings)), stream_(std::move(events)) {
+  for (const Ring& r : rings_) round_marks_.push_back(r.ring->read_position());
+}
+
+void RingRecordSource::read_round() {
   for (const Ring& r : rings_) {
-    r.ring->drain([this](convert::perf::RawRecord raw) { stream_.add(raw); });
+    RingBuffer& ring = *r.ring;
+    ring.read([this, &ring](convert::perf::RawRecord raw) {
+      // A record that wraps the end of the ring is visited from a scratch copy reused for the
+      // next one: only records in the ring can lend their bytes.
+      stream_.add(raw, ring.in_ring(raw.bytes) ? convert::perf::StackCopy::kBorrow
+                                               : convert::perf::StackCopy::kCopy);
+    });
   }
   for (RoundInput* input : inputs_) {
     input->read_round([this](convert::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
   }
 }
 
+void RingRecordSource::release(bool everything) {
+  stream_.own_stacks_added_before(everything ? stream_.next_sequence() : round_mark_sequence_);
+  if (before_release_) before_release_();
+  for (size_t i = 0; i < rings_.size(); ++i) {
+    RingBuffer& ring = *rings_[i].ring;
+    ring.release_to(everything ? ring.read_position() : round_marks_[i]);
+    round_marks_[i] = ring.read_position();
+  }
+  round_mark_sequence_ = stream_.next_sequence();
+}
+
 bool RingRecordSource::read_available(const convert::perf::RecordSink& sink) {
-  drain_round();
+  read_round();
   stream_.end_round(sink);
+  release(false);
   return true;
 }
 
 void RingRecordSource::flush_all(const convert::perf::RecordSink& sink) {
-  drain_round();
+  read_round();
   stream_.flush(sink);
+  release(true);
 }
 
 ReaderStats RingRecordSource::stats() const {

@@ -1,10 +1,18 @@
 // recorder/src/perf/ring_record_source.hpp
 //
 // The live record source: the per-CPU ring buffers of a recording, read in rounds. Each
-// `read_available` drains every ring once into a `RecordStream` (decoded with the layout of the
+// `read_available` reads every ring once into a `RecordStream` (decoded with the layout of the
 // event that wrote each record, merged across CPUs) and emits what the merge can release;
-// `flush_all` drains once more and emits the rest. Pure over the rings' memory, so tests run it
+// `flush_all` reads once more and emits the rest. Pure over the rings' memory, so tests run it
 // on heap rings.
+//
+// Samples are parsed in place: their stack copies (16 KiB each by default) borrow the ring's
+// bytes instead of being copied out, and a ring's space goes back to the kernel one round late.
+// The merge emits every record of a round by the end of the next one (RecordMerger), so when
+// round N ends, what round N-1 read is handed back. Before that, anything that still holds
+// those bytes makes a copy of its own: records the merger still buffers (none with today's
+// merge; kept as a safety net) and, through `set_before_release`, records the sink kept (the
+// converter's context-switch sample waiting for its switch record).
 //
 // Threading: the reading thread only, like the rings.
 #pragma once
@@ -45,8 +53,7 @@ class RingRecordSource final : public convert::RecordSource {
     uint32_t cpu = 0;
     RingBuffer* ring = nullptr;  // not owned; outlives the source
   };
-  RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events)
-      : rings_(std::move(rings)), stream_(std::move(events)) {}
+  RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events);
 
   // One round over every ring. Always true: the rings end when the recording does.
   bool read_available(const convert::perf::RecordSink& sink) override;
@@ -54,6 +61,8 @@ class RingRecordSource final : public convert::RecordSource {
 
   // Also reads `input` (not owned; it outlives the source) in every round.
   void add_round_input(RoundInput& input) { inputs_.push_back(&input); }
+  // Runs before ring space is handed back to the kernel; see the file comment.
+  void set_before_release(std::function<void()> hook) { before_release_ = std::move(hook); }
 
   // Which event wrote a record: ids of events opened later are added here.
   convert::perf::EventTable& events() { return stream_.events(); }
@@ -61,11 +70,16 @@ class RingRecordSource final : public convert::RecordSource {
   ReaderStats stats() const;
 
  private:
-  void drain_round();
+  void read_round();
+  // Hands back what was read before the previous round's end (all of it when `everything`).
+  void release(bool everything);
 
   std::vector<Ring> rings_;
   std::vector<RoundInput*> inputs_;
   convert::perf::RecordStream stream_;
+  std::function<void()> before_release_;
+  std::vector<uint64_t> round_marks_;  // per ring: its read position when the last round ended
+  uint64_t round_mark_sequence_ = 0;   // the stream's next record number then
 };
 
 }  // namespace sprof::recorder::perf

@@ -96,6 +96,9 @@ class ProfileConverter {
   // How the root process ended, when the caller knows (it launched it); call before `finish`.
   void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
+  // Makes the records the converter keeps past `consume` own their stack bytes. A source whose
+  // records borrow bytes it will reuse (live rings, StackCopy::kBorrow) calls this first.
+  void own_kept_stacks();
 
  private:
   // The frames of a thread's previous stack (root first) and the stack index of each prefix:
@@ -185,6 +188,8 @@ class ProfileConverter {
   RecordingStats stats_;
   std::unordered_map<uint32_t, ProcessState> processes_;
   std::unordered_map<uint32_t, ThreadState> threads_;
+  // Threads (by tid) whose pending switch sample may borrow its stack bytes (own_kept_stacks).
+  std::vector<uint32_t> borrowed_pending_;
   std::vector<std::pair<uint64_t, profile::Category>> frames_;  // scratch, leaf first
   unwind::UnwindResult unwind_result_;
   CpuAccounting cpu_;

@@ -43,6 +43,11 @@ class RecordMerger {
   void flush(const RecordSink& sink);
 
   size_t buffered() const { return heap_.size(); }
+  // Records are numbered in the order they are added; the next one gets this number.
+  uint64_t next_sequence() const { return next_sequence_; }
+  // Makes every buffered record numbered below `sequence` own its stack copy (a source that
+  // lent the bytes is about to reuse them). Returns how many had borrowed bytes.
+  size_t own_stacks_added_before(uint64_t sequence);
   // Records that arrived older than records already emitted; they were emitted, out of order.
   uint64_t late_records() const { return late_records_; }
 

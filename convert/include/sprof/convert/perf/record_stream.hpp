@@ -41,6 +41,14 @@ class RecordStream {
   // Emits everything still buffered, in time order.
   void flush(const RecordSink& sink) { merger_.flush(sink); }
 
+  // The merger's numbering of added records, and its copy-out of borrowed stacks
+  // (RecordMerger::own_stacks_added_before): a source that lends its bytes (kBorrow) marks where
+  // a round ends and, before reusing that round's bytes, makes what is still buffered own them.
+  uint64_t next_sequence() const { return merger_.next_sequence(); }
+  size_t own_stacks_added_before(uint64_t sequence) {
+    return merger_.own_stacks_added_before(sequence);
+  }
+
   EventTable& events() { return events_; }
   const EventTable& events() const { return events_; }
   Stats stats() const;

@@ -54,6 +54,10 @@ class StackBytes {
   auto begin() const { return bytes().begin(); }
   auto end() const { return bytes().end(); }
   bool borrowed() const { return is_borrowed_; }
+  // Copies borrowed bytes into storage of its own, before what they borrow from is reused.
+  void own() {
+    if (is_borrowed_) assign_owned(std::vector<uint8_t>(borrowed_.begin(), borrowed_.end()));
+  }
 
   friend bool operator==(const StackBytes& a, const StackBytes& b) {
     const auto x = a.bytes(), y = b.bytes();
