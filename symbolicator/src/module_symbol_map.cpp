@@ -6,6 +6,8 @@
 #include "sprof/core/log.hpp"
 #include "sprof/elf/eh_frame_functions.hpp"
 #include "sprof/elf/elf_symbols.hpp"
+#include "sprof/elf/plt_stubs.hpp"
+#include "sprof/symbolicator/demangle.hpp"
 #include "sprof/symbolicator/function_name.hpp"
 
 namespace sprof::symbolicator::detail {
@@ -39,6 +41,24 @@ void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable
   }
 }
 
+// "sqrt@plt" for each stub that calls another module's function (plt_stubs.hpp). Demangled
+// here, since "@plt" would stop the demangler later; the lowest rank, as nothing else should be
+// at a stub's address.
+void add_plt_stubs(const std::string& path, uint64_t base,
+                   std::vector<SymbolTable::Candidate>& out) {
+  auto stubs = elf::read_plt_stubs(path);
+  if (!stubs) {
+    log::debug("PLT of " + path + ": " + stubs.error().message);
+    return;
+  }
+  for (const elf::PltStub& stub : *stubs) {
+    if (stub.address < base) continue;
+    std::string name = demangle(stub.symbol);
+    if (const size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
+    out.push_back(SymbolTable::Candidate{stub.address - base, stub.size, name + "@plt", 0});
+  }
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
@@ -56,6 +76,9 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
   if (!located.binary_path.empty() && located.binary_path != located.symbols_path) {
     add_symbols(located.binary_path, base, candidates);  // .dynsym of a stripped binary
   }
+  // A separate debug file's .plt is NOBITS: the stubs are read from the binary.
+  add_plt_stubs(located.binary_path.empty() ? located.symbols_path : located.binary_path, base,
+                candidates);
   map->symbols_ = SymbolTable::build(std::move(candidates));
 
   if (!located.debug_path.empty()) {

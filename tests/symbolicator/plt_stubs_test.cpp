@@ -1,0 +1,92 @@
+// PLT stubs get the "name@plt" names perf and objdump give them (sprof/elf/plt_stubs.hpp), in
+// the unstripped symbols target and in its copy stripped down to .dynsym and .eh_frame. objdump,
+// which names stubs with its own decoder, is the reference.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "sprof/elf/plt_stubs.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "symbols_test_support.hpp"
+
+namespace sprof::symbolicator {
+namespace {
+
+const std::string kModule = "sprof_symbols_target";
+
+// Stub address -> called symbol, from `objdump -d` of the stub sections ("1040 <printf@plt>:").
+// Empty when objdump cannot be run.
+std::map<uint64_t, std::string> objdump_stubs(const std::string& path) {
+  std::map<uint64_t, std::string> stubs;
+  const std::string command =
+      "objdump -d -j .plt -j .plt.sec -j .plt.got '" + path + "' 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return stubs;
+  const std::regex label("^([0-9a-f]+) <(.+)@plt>:$");
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    std::string text(line);
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    std::smatch m;
+    if (std::regex_match(text, m, label)) stubs[std::stoull(m[1], nullptr, 16)] = m[2];
+  }
+  ::pclose(pipe);
+  return stubs;
+}
+
+TEST_CASE("PLT stubs are read with the symbol each one calls, as objdump names them") {
+  const std::string path = test::target_path(kModule);
+  const auto expected = objdump_stubs(path);
+  if (expected.empty()) {
+    MESSAGE("objdump gave no stubs; skipped");
+    return;
+  }
+  const auto stubs = elf::read_plt_stubs(path);
+  REQUIRE(stubs.has_value());
+  std::map<uint64_t, std::string> read;
+  for (const elf::PltStub& stub : *stubs) {
+    CHECK((stub.size == 8 || stub.size == 16));
+    read[stub.address] = stub.symbol;
+  }
+  CHECK(read == expected);
+  // The target calls printf and the shared library through .plt, and __cxa_finalize through
+  // .plt.got.
+  bool printf_seen = false;
+  for (const auto& [address, name] : read) printf_seen |= name == "printf";
+  CHECK(printf_seen);
+}
+
+TEST_CASE("an address in a stub is named name@plt, also where only .dynsym is left") {
+  const std::string unstripped = test::target_path(kModule);
+  const auto expected = objdump_stubs(unstripped);
+  if (expected.empty()) {
+    MESSAGE("objdump gave no stubs; skipped");
+    return;
+  }
+  for (const std::string relative : {kModule, "symbols/stripped/" + kModule}) {
+    CAPTURE(relative);
+    const std::string path = test::target_path(relative);
+    const auto identity = test::identity_of(path);
+    SymbolicatorOptions options;
+    options.debug_roots.clear();
+    Symbolicator symbolicator(std::move(options));
+    symbolicator.add_hint(ModuleHint{kModule, identity.breakpad_id(), path});
+    auto map = symbolicator.module(kModule, identity.breakpad_id());
+    REQUIRE(map.has_value());
+    for (const auto& [address, name] : expected) {
+      const uint64_t relative_address = address - identity.base_vaddr;
+      for (const uint64_t offset : {0, 5}) {
+        auto info = (*map)->lookup(RelativeAddress{relative_address + offset});
+        REQUIRE(info.has_value());
+        CHECK(info->function == name + "@plt");
+        CHECK(info->function_start == relative_address);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sprof::symbolicator
