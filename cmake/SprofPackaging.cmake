@@ -2,8 +2,8 @@
 # build/sprof_<version>_<arch>.deb with what `cmake --install` installs (the binary, the marker
 # header, libsprof-heap.so, the man page and the shell completions) under /usr. Its Depends are
 # computed by dpkg-shlibdeps from the shared libraries the binaries link (libdw1, libelf1,
-# libdebuginfod1, libcapstone4, libsimdjson14, zlib1g, libstdc++6, libc6 on Debian 12), so they
-# follow whatever the build links. tests/package installs it into a clean Debian 12 root.
+# libcapstone4, libsimdjson14, zlib1g, libstdc++6, libc6 on Debian 12), so they follow whatever
+# the build links, plus libdebuginfod1, which sprof loads at run time. tests/package installs it into a clean Debian 12 root.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME sprof)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
@@ -20,6 +20,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # sprof_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Loaded with dlopen at the first debuginfod query (elf/src/debuginfod_client.cpp), so
+# dpkg-shlibdeps cannot see it; CPack puts what it finds after this.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libdebuginfod1")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # The build keeps debug info (sprof symbolicates itself in tests); the package does not need it.
 set(CPACK_STRIP_FILES ON)
