@@ -37,13 +37,17 @@ std::map<uint64_t, std::string> objdump_stubs(const std::string& path) {
   return stubs;
 }
 
+// objdump's stubs of the symbols target; empty (and the test skipped) without objdump.
+std::map<uint64_t, std::string> reference_stubs() {
+  auto stubs = objdump_stubs(test::target_path(kModule));
+  if (stubs.empty()) MESSAGE("objdump gave no stubs; skipped");
+  return stubs;
+}
+
 TEST_CASE("PLT stubs are read with the symbol each one calls, as objdump names them") {
+  const auto expected = reference_stubs();
+  if (expected.empty()) return;
   const std::string path = test::target_path(kModule);
-  const auto expected = objdump_stubs(path);
-  if (expected.empty()) {
-    MESSAGE("objdump gave no stubs; skipped");
-    return;
-  }
   const auto stubs = elf::read_plt_stubs(path);
   REQUIRE(stubs.has_value());
   std::map<uint64_t, std::string> read;
@@ -60,12 +64,8 @@ TEST_CASE("PLT stubs are read with the symbol each one calls, as objdump names t
 }
 
 TEST_CASE("an address in a stub is named name@plt, also where only .dynsym is left") {
-  const std::string unstripped = test::target_path(kModule);
-  const auto expected = objdump_stubs(unstripped);
-  if (expected.empty()) {
-    MESSAGE("objdump gave no stubs; skipped");
-    return;
-  }
+  const auto expected = reference_stubs();
+  if (expected.empty()) return;
   for (const std::string relative : {kModule, "symbols/stripped/" + kModule}) {
     CAPTURE(relative);
     const std::string path = test::target_path(relative);
