@@ -66,7 +66,7 @@ TEST_CASE("PLT stubs are read with the symbol each one calls, as objdump names t
 TEST_CASE("an address in a stub is named name@plt, also where only .dynsym is left") {
   const auto expected = reference_stubs();
   if (expected.empty()) return;
-  for (const std::string relative : {kModule, "symbols/stripped/" + kModule}) {
+  for (const std::string& relative : {kModule, "symbols/stripped/" + kModule}) {
     CAPTURE(relative);
     const std::string path = test::target_path(relative);
     const auto identity = test::identity_of(path);
