@@ -5,8 +5,9 @@
 
 #include <cstdio>
 #include <map>
-#include <regex>
+#include <cstring>
 #include <string>
+#include <string_view>
 
 #include "sprof/elf/plt_stubs.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -25,13 +26,17 @@ std::map<uint64_t, std::string> objdump_stubs(const std::string& path) {
       "objdump -d -j .plt -j .plt.sec -j .plt.got '" + path + "' 2>/dev/null";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return stubs;
-  const std::regex label("^([0-9a-f]+) <(.+)@plt>:$");
   char line[512];
   while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    std::string text(line);
-    if (!text.empty() && text.back() == '\n') text.pop_back();
-    std::smatch m;
-    if (std::regex_match(text, m, label)) stubs[std::stoull(m[1], nullptr, 16)] = m[2];
+    // A stub's label line: "<hex address> <name@plt>:".
+    const std::string_view text = std::string_view(line).substr(0, std::strcspn(line, "\n"));
+    const size_t space = text.find(" <");
+    if (space == 0 || space == std::string_view::npos || !text.ends_with("@plt>:") ||
+        text.find_first_not_of("0123456789abcdef") != space) {
+      continue;
+    }
+    const std::string_view name = text.substr(space + 2, text.size() - space - 2 - 6);
+    stubs[std::stoull(std::string(text.substr(0, space)), nullptr, 16)] = std::string(name);
   }
   ::pclose(pipe);
   return stubs;
