@@ -62,21 +62,38 @@ std::optional<std::string> read_own_file(const std::string& path) {
   return text;
 }
 
-// mkdir -m 0700 for the cache directory and, if missing, its parent (~/.cache).
-bool make_cache_directory(const std::string& file_path) {
-  const size_t slash = file_path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return false;
-  const std::string dir = file_path.substr(0, slash);
-  if (const size_t up = dir.rfind('/'); up != std::string::npos && up > 0) {
-    (void)::mkdir(dir.substr(0, up).c_str(), 0700);
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? std::string() : path.substr(0, slash);
+}
+
+// mkdir -m 0700 `dir`, but only inside a directory of this user's: root under a sudo that kept
+// the user's HOME must not leave a root-owned ~/.cache behind.
+bool make_own_directory(const std::string& dir) {
+  const std::string parent = parent_of(dir);
+  struct stat st {};
+  if (parent.empty() || ::stat(parent.c_str(), &st) != 0 || st.st_uid != ::geteuid()) {
+    return false;
   }
   return ::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+// The cache directory and, if missing, its parent (~/.cache).
+bool make_cache_directory(const std::string& file_path) {
+  const std::string dir = parent_of(file_path);
+  if (dir.empty()) return false;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
+  const std::string cache_root = parent_of(dir);
+  if (!cache_root.empty() && ::stat(cache_root.c_str(), &st) != 0) make_own_directory(cache_root);
+  return make_own_directory(dir);
 }
 
 void store(const std::string& path, std::string_view boot_id, const elf::KernelImage& image) {
   auto written = [&]() -> Result<void> {
     if (!make_cache_directory(path)) {
-      return unexpected(Error::from_errno("mkdir for " + path));
+      return fail(Errc::kPermissionDenied,
+                  "no cache directory of this user's for " + path);
     }
     SPROF_TRY(ReplacingFile file, ReplacingFile::create(path, 0600));
     SPROF_TRY_VOID(file.write(format_kernel_image_cache(boot_id, image)));

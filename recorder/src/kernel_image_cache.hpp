@@ -13,6 +13,8 @@
 // nobody else can write it (a root run under sudo that kept the user's HOME leaves a root-owned
 // file the user neither reads nor trusts), and only when its boot id and build-id match the
 // running kernel's. Anything else is a miss: kallsyms is read as before and the file replaced.
+// The directories are created (0700) only inside directories of the same user, so a root run
+// never leaves a root-owned ~/.cache in someone's home.
 #pragma once
 
 #include <optional>

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -66,6 +67,22 @@ TEST_CASE("the first recording of a boot reads kallsyms and caches the range; la
     std::filesystem::remove(kernel.sources.kallsyms);
     CHECK(cached_kernel_image(kernel.sources).has_value());
   }
+}
+
+TEST_CASE("the cache directory is made only inside a directory of this user's") {
+  FakeKernel kernel;
+  REQUIRE(kernel.dir.valid());
+  // A home that belongs to someone else, as when root runs under a sudo that kept HOME.
+  const auto home = kernel.dir.path() / "home";
+  std::filesystem::create_directory(home);
+  const uid_t other = ::geteuid() == 0 ? 65534 : ::geteuid() + 1;
+  if (::chown(home.c_str(), other, static_cast<gid_t>(-1)) != 0) {
+    MESSAGE("cannot give a directory to another user here (not root); skipped");
+    return;
+  }
+  kernel.sources.cache = (home / ".cache" / "sprof" / "kernel-image").string();
+  REQUIRE(cached_kernel_image(kernel.sources).has_value());  // still read from kallsyms
+  CHECK_FALSE(std::filesystem::exists(home / ".cache"));
 }
 
 TEST_CASE("without a cache path or a boot id kallsyms is read every time") {
