@@ -26,15 +26,16 @@ std::vector<uint8_t> comm_record(const perf::SampleLayout& layout, uint32_t tid,
   return RecordBuilder(layout).comm(c);
 }
 
-// Drains the ring and parses every record back into COMM records.
+// Reads the ring, parses every record back into COMM records, and hands all the space back.
 std::vector<perf::CommRecord> drain_comms(perf::RingBuffer& ring,
                                           const perf::SampleLayout& layout) {
   std::vector<perf::CommRecord> out;
-  ring.drain([&](perf::RawRecord raw) {
+  ring.read([&](perf::RawRecord raw) {
     auto rec = perf::parse_record(raw, layout);
     if (!rec) FAIL(rec.error().message);
     out.push_back(std::get<perf::CommRecord>(*rec));
   });
+  ring.release_to(ring.read_position());
   return out;
 }
 

@@ -34,12 +34,6 @@ RingBuffer::RingBuffer(perf_event_mmap_page* control, std::span<uint8_t> data)
 
 bool RingBuffer::has_data() const { return load_head_acquire(control_) != read_position_; }
 
-size_t RingBuffer::drain(const std::function<void(convert::perf::RawRecord)>& visit) {
-  const size_t visited = read(visit);
-  release_to(read_position_);
-  return visited;
-}
-
 void RingBuffer::release_to(uint64_t position) { store_tail_release(control_, position); }
 
 size_t RingBuffer::read(const std::function<void(convert::perf::RawRecord)>& visit) {

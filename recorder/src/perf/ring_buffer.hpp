@@ -29,21 +29,17 @@ class RingBuffer {
   // `data.size()` must be a power of two (the kernel's data area always is).
   RingBuffer(perf_event_mmap_page* control, std::span<uint8_t> data);
 
-  // Calls `visit` for every complete record between data_tail and data_head, in ring order, then
-  // hands the space back to the kernel. The `RawRecord` views either the ring itself or, for a
-  // record that wraps the end of the data area, a scratch copy; either way it is valid only
-  // during the call. Returns the number of records visited.
+  // Calls `visit` for every complete record from where the last `read` stopped (at first:
+  // data_tail) up to data_head, in ring order, and returns how many it visited. No space goes
+  // back to the kernel: the reader parses records in place and may keep them past the visit, so
+  // it hands the space back itself with `release_to(position)` (a `read_position()` from
+  // earlier), after which the kernel may overwrite everything before `position`. The `RawRecord`
+  // views the ring itself or, for a record that wraps the end of the data area, a scratch copy
+  // valid only during the call (`in_ring` tells which).
   //
   // A header whose size is 0, not u64-aligned, larger than the data area or larger than what the
-  // kernel published cannot be walked past: the rest of the published data is dropped (the tail
-  // jumps to the head) and `corruptions()` grows by one.
-  size_t drain(const std::function<void(convert::perf::RawRecord)>& visit);
-
-  // `drain` in two steps, for a reader that parses records in place and keeps them past the
-  // visit: `read` visits every record from where the last `read` stopped up to data_head without
-  // handing any space back; `release_to` hands back everything before `position` (a
-  // `read_position()` from earlier), after which the kernel may overwrite it. Records that wrap
-  // the end of the data area are still visited from the scratch copy (`in_ring` tells).
+  // kernel published cannot be walked past: the rest of the published data is skipped (the read
+  // position jumps to the head) and `corruptions()` grows by one.
   size_t read(const std::function<void(convert::perf::RawRecord)>& visit);
   uint64_t read_position() const { return read_position_; }
   void release_to(uint64_t position);
