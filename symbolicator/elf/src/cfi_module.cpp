@@ -18,6 +18,7 @@
 #include "cfi_section_index.hpp"
 #include "eh_frame_hdr_check.hpp"
 #include "eh_frame_image.hpp"
+#include "elf_file.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/unique_fd.hpp"
 #include "sprof/core/untrusted_file.hpp"
@@ -84,10 +85,6 @@ FrameRule plt_rule(uint64_t start, uint64_t end) {
   rule.rule(DwarfReg::kRip) = {RegisterRule::Kind::kOffset, 0, -8, {}};
   rule.rule(DwarfReg::kRsp) = {RegisterRule::Kind::kValOffset, 0, 0, {}};
   return rule;
-}
-
-bool is_plt_section(std::string_view name) {
-  return name == ".plt" || name == ".plt.sec" || name == ".plt.got" || name == ".iplt";
 }
 
 // The first section called `name` and its index, as libdw's getcfi_shdr finds them.

@@ -64,4 +64,11 @@ class ElfFile {
   std::span<const uint8_t> read_only_mapping_;  // the whole file, when libelf mapped it so
 };
 
+// The sections of x86-64 PLT stubs: lazy-binding `.plt`, IBT's `.plt.sec`, `.plt.got` for calls
+// bound at load time, and `.iplt` (IFUNC calls in static binaries). The unwinder gives them a
+// synthesized frame rule, the symbolicator names their stubs.
+inline bool is_plt_section(std::string_view name) {
+  return name == ".plt" || name == ".plt.sec" || name == ".plt.got" || name == ".iplt";
+}
+
 }  // namespace sprof::elf

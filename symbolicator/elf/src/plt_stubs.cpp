@@ -10,10 +10,6 @@
 namespace sprof::elf {
 namespace {
 
-bool is_stub_section(std::string_view name) {
-  return name == ".plt" || name == ".plt.sec" || name == ".plt.got";
-}
-
 // GOT slot address -> name of the symbol its dynamic relocation resolves, from every SHT_RELA
 // section whose relocations are R_X86_64_JUMP_SLOT or R_X86_64_GLOB_DAT.
 std::unordered_map<uint64_t, std::string> got_slot_symbols(Elf* elf) {
@@ -84,7 +80,7 @@ Result<std::vector<PltStub>> read_plt_stubs(const std::string& path) {
     GElf_Shdr shdr;
     if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_PROGBITS) continue;
     const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
-    if (name == nullptr || !is_stub_section(name)) continue;
+    if (name == nullptr || !is_plt_section(name)) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (data == nullptr || data->d_buf == nullptr) continue;
     if (!slots_read) {
