@@ -25,6 +25,12 @@ uint32_t preference(const elf::ElfSymbol& s) {
          static_cast<uint32_t>(s.binding) + 1;
 }
 
+// .symtab spells versioned definitions "name@VERSION" / "name@@VERSION" (.symver); the version
+// is not part of the function's name.
+void drop_symbol_version(std::string& name) {
+  if (const size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
+}
+
 void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable::Candidate>& out) {
   auto symbols = elf::read_symbols(path);
   if (!symbols) {
@@ -33,9 +39,7 @@ void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable
   }
   for (elf::ElfSymbol& s : *symbols) {
     if (s.address < base) continue;
-    // .symtab spells versioned definitions "name@VERSION" / "name@@VERSION" (.symver); the
-    // version is not part of the function's name.
-    if (const size_t at = s.name.find('@'); at != std::string::npos && at > 0) s.name.resize(at);
+    drop_symbol_version(s.name);
     const uint32_t rank = preference(s);
     out.push_back(SymbolTable::Candidate{s.address - base, s.size, std::move(s.name), rank});
   }
@@ -51,11 +55,11 @@ void add_plt_stubs(const std::string& path, uint64_t base,
     log::debug("PLT of " + path + ": " + stubs.error().message);
     return;
   }
-  for (const elf::PltStub& stub : *stubs) {
+  for (elf::PltStub& stub : *stubs) {
     if (stub.address < base) continue;
-    std::string name = demangle(stub.symbol);
-    if (const size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
-    out.push_back(SymbolTable::Candidate{stub.address - base, stub.size, name + "@plt", 0});
+    drop_symbol_version(stub.symbol);
+    out.push_back(
+        SymbolTable::Candidate{stub.address - base, stub.size, demangle(stub.symbol) + "@plt", 0});
   }
 }
 
