@@ -159,7 +159,10 @@ Result<elf::KernelImage> cached_kernel_image(const KernelImageSources& sources) 
   if (const auto text = read_own_file(sources.cache)) {
     if (auto image = parse_kernel_image_cache(*text, boot_id, id)) return std::move(*image);
   }
-  SPROF_TRY(elf::KernelImage image, elf::read_kernel_image(sources.kallsyms, sources.notes));
+  // The build-id is known already: only kallsyms is left to read.
+  SPROF_TRY(const std::string kallsyms, elf::read_text_file(sources.kallsyms));
+  SPROF_TRY(elf::KernelImage image,
+            elf::kernel_image_from(elf::KernelSymbols::parse(kallsyms), id));
   store(sources.cache, boot_id, image);
   return image;
 }
