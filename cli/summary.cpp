@@ -73,6 +73,14 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
                          ? std::string("sprof: no CPU samples (--no-cpu)")
                          : "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
   if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
+  if (s.cpu_stalls) {
+    char stalls[128];
+    std::snprintf(stalls, sizeof stalls,
+                  ", CPUs stalled %llu times for %.1f ms (VM steal; not counted as thread CPU)",
+                  static_cast<unsigned long long>(s.cpu_stalls),
+                  static_cast<double>(s.cpu_stalled_ns) / 1e6);
+    line += stalls;
+  }
   if (s.malformed_records) line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
   if (s.unwound_samples) {
     char pct[32];

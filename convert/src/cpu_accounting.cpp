@@ -1,6 +1,7 @@
 #include "sprof/convert/cpu_accounting.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace sprof::convert {
 
@@ -30,6 +31,7 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns) {
   // the first one is not known to be on CPU, so it restarts here.
   t.on_cpu_since = switch_in_time(tid, time_ns);
   t.picked_at.reset();
+  t.ticking_on.reset();
 }
 
 uint64_t CpuAccounting::switch_in_time(uint32_t tid, uint64_t record_ns) const {
@@ -53,23 +55,45 @@ void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) t.unreported_ns += time_ns - *t.on_cpu_since;
   t.on_cpu_since.reset();
   t.off_cpu_since = std::max(t.off_cpu_since, time_ns);
+  t.ticking_on.reset();
 }
 
-CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns) {
+uint64_t CpuAccounting::timer_slack_ns(uint64_t period_ns) {
+  // Half a period, but never under 0.5 ms: at high rates the latency, not the period, dominates.
+  return std::max<uint64_t>(period_ns / 2, 500'000);
+}
+
+CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
+                                         std::optional<ClockTick> tick) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
+  // Only a tick on the CPU of the previous one, with no switch since, bounds the interval.
+  const std::optional<uint32_t> ran_on =
+      std::exchange(t.ticking_on, tick ? std::optional<uint32_t>(tick->cpu) : std::nullopt);
   if (created) {
     t.on_cpu_since = time_ns;
     return Taken{std::nullopt, time_ns};
   }
+  uint64_t stalled_ns = 0;
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
-    t.unreported_ns += time_ns - *t.on_cpu_since;
+    uint64_t ran_ns = time_ns - *t.on_cpu_since;
+    if (tick && tick->period_ns > 0 && ran_on == tick->cpu) {
+      const uint64_t longest = tick->period_ns + timer_slack_ns(tick->period_ns);
+      if (ran_ns > longest) stalled_ns = ran_ns - longest;
+      ran_ns -= stalled_ns;
+    }
+    t.unreported_ns += ran_ns;
     t.on_cpu_since = time_ns;
   }
-  Taken taken{t.unreported_ns, t.reported_until};
+  if (!t.on_cpu_since) t.ticking_on.reset();  // not known to run: nothing to bound next time
+  Taken taken{t.unreported_ns, t.reported_until, stalled_ns};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
   return taken;
+}
+
+void CpuAccounting::forget_ticks() {
+  for (auto& [tid, t] : threads_) t.ticking_on.reset();
 }
 
 std::optional<uint64_t> CpuAccounting::last_seen(uint32_t tid) const {

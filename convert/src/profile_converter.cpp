@@ -178,6 +178,7 @@ void ProfileConverter::consume(const perf::Record& record) {
           on_exit(r);
         } else if constexpr (std::is_same_v<T, perf::LostRecord>) {
           stats_.lost_records += r.lost;
+          cpu_.forget_ticks();  // lost samples leave gaps that are not stalls
           profile::Marker m;
           m.name = "Lost samples";
           m.start_ms = to_ms(r.id.time);
@@ -186,9 +187,11 @@ void ProfileConverter::consume(const perf::Record& record) {
           add_marker_to_root(std::move(m));
         } else if constexpr (std::is_same_v<T, perf::LostSamplesRecord>) {
           stats_.lost_samples += r.lost;
+          cpu_.forget_ticks();
         } else if constexpr (std::is_same_v<T, perf::ThrottleRecord>) {
           if (r.throttled) {
             ++stats_.throttle_events;
+            cpu_.forget_ticks();  // the thread runs on without samples until unthrottled
             profile::Marker m;
             m.name = "Throttled";
             m.start_ms = to_ms(r.id.time);

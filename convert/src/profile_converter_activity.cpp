@@ -60,12 +60,19 @@ void ProfileConverter::own_kept_stacks() {
 
 void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> stack,
                                      const perf::SampleRecord& s) {
-  const CpuAccounting::Taken taken = cpu_.take(s.id.tid, s.id.time);
-  ts.off_cpu.last_on_cpu_stack = stack;
   // What the sample's period says of CPU time: the clock events count it; cycles and the other
   // events do not.
   const std::optional<uint64_t> period_cpu_ns =
       options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt;
+  const CpuAccounting::Taken taken =
+      cpu_.take(s.id.tid, s.id.time,
+                period_cpu_ns ? std::optional(CpuAccounting::ClockTick{s.id.cpu, *period_cpu_ns})
+                              : std::nullopt);
+  if (taken.stalled_ns > 0) {
+    ++stats_.cpu_stalls;
+    stats_.cpu_stalled_ns += taken.stalled_ns;
+  }
+  ts.off_cpu.last_on_cpu_stack = stack;
   if (options_.switch_records && taken.cpu_ns) {
     add_thread_sample(ts, stack, s.id.time, taken.cpu_ns, taken.since_ns);
   } else {

@@ -78,6 +78,68 @@ TEST_CASE("cpu accounting forgets exited threads so a reused tid starts fresh") 
   CHECK_FALSE(cpu.take(4, 100).cpu_ns.has_value());
 }
 
+namespace {
+constexpr uint64_t kMs = 1'000'000;
+constexpr CpuAccounting::ClockTick kTickOnCpu0{0, kMs};  // cpu-clock at 1 kHz, on CPU 0
+}  // namespace
+
+TEST_CASE("a clock tick far after the previous one, with no switch between, credits one period") {
+  CpuAccounting cpu;
+  cpu.switched_in(8, 0);
+  CHECK(cpu.take(8, 1 * kMs, kTickOnCpu0).cpu_ns == kMs);
+  CHECK(cpu.take(8, 2 * kMs, kTickOnCpu0).cpu_ns == kMs);
+  // The timer fires each 1 ms the thread runs: 8.4 ms without a tick or a switch means the CPU
+  // itself stopped (a VM's steal) for all but about one period of it.
+  const auto stalled = cpu.take(8, 10'400'000, kTickOnCpu0);
+  const uint64_t longest = kMs + CpuAccounting::timer_slack_ns(kMs);
+  CHECK(stalled.cpu_ns == longest);
+  CHECK(stalled.stalled_ns == 8'400'000 - longest);
+  CHECK(stalled.since_ns == 2 * kMs);
+  // Timer latency within the slack is the thread's: nothing is taken away.
+  const auto late = cpu.take(8, 10'400'000 + kMs + 300'000, kTickOnCpu0);
+  CHECK(late.cpu_ns == kMs + 300'000);
+  CHECK(late.stalled_ns == 0u);
+}
+
+TEST_CASE("a long gap between clock ticks is the thread's CPU when anything else explains it") {
+  const uint64_t gap = 8 * kMs;
+  SUBCASE("a switch between them: the switch records measured the interval") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTickOnCpu0).cpu_ns == kMs);
+    cpu.switched_out(8, 2 * kMs);
+    cpu.switched_in(8, 3 * kMs);
+    const auto taken = cpu.take(8, kMs + gap, kTickOnCpu0);
+    CHECK(taken.cpu_ns == gap - kMs);
+    CHECK(taken.stalled_ns == 0u);
+  }
+  SUBCASE("the previous tick came from another CPU's timer") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, CpuAccounting::ClockTick{1, kMs}).cpu_ns == kMs);
+    CHECK(cpu.take(8, kMs + gap, kTickOnCpu0).cpu_ns == gap);
+  }
+  SUBCASE("the previous sample was not a tick (an off-CPU or exit sample)") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs).cpu_ns == kMs);
+    CHECK(cpu.take(8, kMs + gap, kTickOnCpu0).cpu_ns == gap);
+  }
+  SUBCASE("records were lost or sampling throttled in between") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTickOnCpu0).cpu_ns == kMs);
+    cpu.forget_ticks();
+    CHECK(cpu.take(8, kMs + gap, kTickOnCpu0).cpu_ns == gap);
+  }
+  SUBCASE("the event's period is not known") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, CpuAccounting::ClockTick{0, 0}).cpu_ns == kMs);
+    CHECK(cpu.take(8, kMs + gap, CpuAccounting::ClockTick{0, 0}).cpu_ns == gap);
+  }
+}
+
 TEST_CASE("off-CPU samples fall on the sampling grid inside the blocked interval") {
   const SampleGrid grid{1'000'000'000, 1'000'000};  // 1 ms interval
   std::vector<uint64_t> times;

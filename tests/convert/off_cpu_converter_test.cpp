@@ -18,6 +18,7 @@ constexpr uint64_t kOrigin = 1'000'000'000;
 using test::kContextKernel;
 using test::kContextUser;
 constexpr uint32_t kPid = 50;
+constexpr uint64_t kPeriodNs = 999'999;
 
 uint64_t at_us(uint64_t us) { return kOrigin + us * 1000; }
 
@@ -28,8 +29,9 @@ perf::CommRecord exec_comm(uint64_t us) {
 }
 
 perf::SampleRecord sample(uint32_t tid, uint64_t us, std::vector<uint64_t> chain) {
-  // A period that must not be used when switch records give the CPU time.
-  return test::sample_record(kPid, tid, at_us(us), std::move(chain), 999);
+  // The samples' period: 1 kHz cpu-clock, but 1 ns short, so that a check sees whether it or the
+  // switch records gave a CPU delta (the converter bounds a long gap between ticks by it).
+  return test::sample_record(kPid, tid, at_us(us), std::move(chain), kPeriodNs);
 }
 
 perf::SampleRecord on_cpu(uint32_t tid, uint64_t us) {
@@ -215,6 +217,55 @@ TEST_CASE("converter caps the off-CPU samples of a long sleep") {
   for (size_t i = 1; i < samples.size(); ++i) CHECK(samples[i].time_ms >= samples[i - 1].time_ms);
 }
 
+namespace {
+// A thread that runs on one CPU with no switch: ticks at 1 and 2 ms, then none for 8.4 ms.
+// `between` is fed after the second tick.
+struct StallRun {
+  profile::Profile profile;
+  RecordingStats stats;
+};
+StallRun run_with_gap(const std::vector<perf::Record>& between) {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(options(), cache);
+  c.consume(exec_comm(0));
+  c.consume(on_cpu(kPid, 1000));
+  c.consume(on_cpu(kPid, 2000));
+  for (const perf::Record& r : between) c.consume(r);
+  c.consume(on_cpu(kPid, 10'400));
+  c.consume(on_cpu(kPid, 11'400));
+  auto p = c.finish(at_us(11'400));
+  return StallRun{std::move(p), c.stats()};
+}
+}  // namespace
+
+TEST_CASE("converter leaves a stalled CPU's time out of a running thread's deltas") {
+  const StallRun run = run_with_gap({});
+  const auto& s = run.profile.processes.at(0).threads.at(0).samples();
+  REQUIRE(s.size() == 5);  // a 0-CPU lead sample at exec, then the four ticks
+  // The timer fires each period the thread runs: it could not fire, so the CPU was stopped.
+  const uint64_t longest = kPeriodNs + CpuAccounting::timer_slack_ns(kPeriodNs);
+  CHECK(s[3].cpu_delta_ns == longest);
+  CHECK(s[4].cpu_delta_ns == 1'000'000u);
+  CHECK(run.stats.cpu_stalls == 1u);
+  CHECK(run.stats.cpu_stalled_ns == 8'400'000u - longest);
+}
+
+TEST_CASE("converter credits a gap between ticks as CPU when sampling was throttled or lost") {
+  perf::ThrottleRecord throttle;
+  throttle.id = id(kPid, 2500);
+  perf::LostRecord lost;
+  lost.id = id(kPid, 2500);
+  lost.lost = 7;
+  for (const perf::Record& r : {perf::Record{throttle}, perf::Record{lost}}) {
+    const StallRun run = run_with_gap({r});
+    const auto& s = run.profile.processes.at(0).threads.at(0).samples();
+    REQUIRE(s.size() == 5);
+    CHECK(s[3].cpu_delta_ns == 8'400'000u);  // the thread ran on without samples
+    CHECK(run.stats.cpu_stalls == 0u);
+  }
+}
+
 TEST_CASE("converter uses the sample period when no switch records are recorded") {
   test::FakeHostFiles files;
   ModuleCache cache(files);
@@ -227,8 +278,8 @@ TEST_CASE("converter uses the sample period when no switch records are recorded"
   auto p = c.finish(at_us(3000));
   const auto& s = p.processes.at(0).threads.at(0).samples();
   REQUIRE(s.size() == 2);
-  CHECK(s[0].cpu_delta_ns == 999u);
-  CHECK(s[1].cpu_delta_ns == 999u);
+  CHECK(s[0].cpu_delta_ns == kPeriodNs);
+  CHECK(s[1].cpu_delta_ns == kPeriodNs);
 }
 
 TEST_CASE("converter falls back to the period for a thread whose start it did not see") {
@@ -240,7 +291,7 @@ TEST_CASE("converter falls back to the period for a thread whose start it did no
   auto p = c.finish(at_us(3000));
   const auto& s = p.processes.at(0).threads.at(0).samples();
   REQUIRE(s.size() == 2);
-  CHECK(s[0].cpu_delta_ns == 999u);
+  CHECK(s[0].cpu_delta_ns == kPeriodNs);
   CHECK(s[1].cpu_delta_ns == 1'000'000u);
 }
 
