@@ -64,9 +64,11 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
   // events do not.
   const std::optional<uint64_t> period_cpu_ns =
       options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt;
+  // Without switch records a gap between ticks may be time off CPU: only with them is it a stall.
+  const bool bounds_stalls = period_cpu_ns && options_.switch_records;
   const CpuAccounting::Taken taken =
       cpu_.take(s.id.tid, s.id.time,
-                period_cpu_ns ? std::optional(CpuAccounting::ClockTick{s.id.cpu, *period_cpu_ns})
+                bounds_stalls ? std::optional(CpuAccounting::ClockTick{s.id.cpu, *period_cpu_ns})
                               : std::nullopt);
   if (taken.stalled_ns > 0) {
     ++stats_.cpu_stalls;

@@ -224,10 +224,12 @@ struct StallRun {
   profile::Profile profile;
   RecordingStats stats;
 };
-StallRun run_with_gap(const std::vector<perf::Record>& between) {
+StallRun run_with_gap(const std::vector<perf::Record>& between, bool switch_records = true) {
   test::FakeHostFiles files;
   ModuleCache cache(files);
-  ProfileConverter c(options(), cache);
+  ConverterOptions o = options();
+  o.switch_records = switch_records;
+  ProfileConverter c(o, cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 1000));
   c.consume(on_cpu(kPid, 2000));
@@ -264,6 +266,15 @@ TEST_CASE("converter credits a gap between ticks as CPU when sampling was thrott
     CHECK(s[3].cpu_delta_ns == 8'400'000u);  // the thread ran on without samples
     CHECK(run.stats.cpu_stalls == 0u);
   }
+}
+
+TEST_CASE("converter sees no stall where no switch records say the thread kept running") {
+  // perf record without --switch-events: the thread may have been off CPU in the gap.
+  const StallRun run = run_with_gap({}, false);
+  const auto& s = run.profile.processes.at(0).threads.at(0).samples();
+  REQUIRE(s.size() == 4);
+  CHECK(s[2].cpu_delta_ns == kPeriodNs);  // the period, as for every sample
+  CHECK(run.stats.cpu_stalls == 0u);
 }
 
 TEST_CASE("converter uses the sample period when no switch records are recorded") {
