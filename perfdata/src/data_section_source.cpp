@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 
 #include <cstring>
+#include <utility>
 
 #include "sprof/core/byte_reader.hpp"
 #include "sprof/perfdata/perf_file_format.hpp"
@@ -18,12 +19,10 @@ constexpr size_t kMaxRecordBytes = 65535;
 }  // namespace
 
 DataSectionSource::DataSectionSource(ByteSource& bytes, FileSection data,
-                                     convert::perf::EventTable events,
-                                     RecordedBuildIds& build_ids, Options options)
+                                     convert::perf::EventTable events, Options options)
     : bytes_(bytes),
       data_(data),
       stream_(std::move(events)),
-      build_ids_(build_ids),
       options_(options),
       buffer_offset_(data.offset) {
   if (bytes.data() != nullptr && range_within(data.offset, data.size, bytes.size())) {
@@ -89,13 +88,13 @@ bool DataSectionSource::on_user_record(std::span<const uint8_t> record, uint32_t
       ++stats_.finished_rounds;
       return true;
     case format::record::kHeaderBuildId:
-      if (auto entry = parse_build_id_entry(record)) build_ids_.add(std::move(*entry));
+      if (auto entry = parse_build_id_entry(record)) side_.build_ids.push_back(std::move(*entry));
       return false;
     case format::record::kThreadMap: {
       const uint64_t nr = r.u64();
-      thread_map_.clear();
+      std::vector<int64_t>& pids = side_.thread_map.emplace();
       for (uint64_t i = 0; i < nr && r.remaining() >= 24; ++i) {
-        thread_map_.push_back(static_cast<int64_t>(r.u64()));
+        pids.push_back(static_cast<int64_t>(r.u64()));
         r.skip(16);  // comm
       }
       return false;
@@ -166,5 +165,9 @@ bool DataSectionSource::read_available(const convert::perf::RecordSink& sink) {
 }
 
 void DataSectionSource::flush_all(const convert::perf::RecordSink& sink) { stream_.flush(sink); }
+
+DataSectionSource::SideRecords DataSectionSource::take_side_records() {
+  return std::exchange(side_, SideRecords{});
+}
 
 }  // namespace sprof::perfdata

@@ -15,6 +15,8 @@
 #include "sprof/perfdata/process_filter.hpp"
 #include "sprof/perfdata/start_snapshot.hpp"
 
+#include "round_reader.hpp"
+
 namespace sprof::perfdata {
 
 namespace perf = convert::perf;
@@ -72,13 +74,19 @@ class Importer {
     for (size_t i = 0; i < file_.events.size(); ++i) {
       for (uint64_t id : file_.events[i].ids) table.add_id(id, chosen.file_index_to_event[i]);
     }
-    DataSectionSource source(bytes_, file_.header.data, std::move(table), build_ids_,
-                             options_.reading);
+    description_.events = table.specs();
+    DataSectionSource source(bytes_, file_.header.data, std::move(table), options_.reading);
     source_ = &source;
-    const perf::RecordSink sink = [this](perf::Record&& r) { on_record(std::move(r)); };
-    while (source.read_available(sink)) {
+    {
+      RoundReader reader(source);
+      for (auto batch = reader.next(); !batch.empty(); batch = reader.next()) {
+        for (RoundReader::Round& round : batch) {
+          for (auto& entry : round.side.build_ids) build_ids_.add(std::move(entry));
+          if (round.side.thread_map) thread_map_ = std::move(*round.side.thread_map);
+          for (perf::Record& r : round.records) on_record(std::move(r));
+        }
+      }
     }
-    source.flush_all(sink);
     if (!converter_) start(pending_.empty() ? 0 : perf::record_time(pending_.front()));
     if (filter_.active() && !kept_any_) {
       return fail(Errc::kNotFound, "no process in " + bytes_.name() + " matches " +
@@ -116,9 +124,8 @@ class Importer {
 
   // Decides the root process and the time origin, makes the converter and feeds it what waited.
   void start(uint64_t origin_ns) {
-    const auto& thread_map = source_->thread_map();
+    const auto& thread_map = thread_map_;
     system_wide_ = is_system_wide(thread_map) && !filter_.active();
-    description_.events = source_->events().specs();
     description_.origin_monotonic_ns = origin_ns;
     description_.origin_wall_ms = wall_ms_at(origin_ns);
     description_.root_pid = system_wide_ ? 0 : root_pid(thread_map);
@@ -245,6 +252,7 @@ class Importer {
   ProcessFilter filter_;
   const ImportOptions& options_;
   DataSectionSource* source_ = nullptr;
+  std::vector<int64_t> thread_map_;  // PERF_RECORD_THREAD_MAP's pids, once read
   convert::SourceDescription description_;
   std::unique_ptr<convert::unwind::Unwinder> unwinder_;
   std::optional<convert::ProfileConverter> converter_;

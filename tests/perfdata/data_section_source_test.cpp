@@ -41,13 +41,21 @@ Read read_all(const std::vector<uint8_t>& bytes, std::vector<perf::EventSpec> sp
     for (uint64_t id : file->events[i].ids) table->add_id(id, i);
   }
   Read out;
-  DataSectionSource data(source, file->header.data, std::move(*table), out.build_ids, options);
+  DataSectionSource data(source, file->header.data, std::move(*table), options);
   const perf::RecordSink sink = [&](perf::Record&& r) { out.records.push_back(std::move(r)); };
-  while (data.read_available(sink)) ++out.reads;
+  const auto take_side_records = [&] {
+    DataSectionSource::SideRecords side = data.take_side_records();
+    for (auto& entry : side.build_ids) out.build_ids.add(std::move(entry));
+    if (side.thread_map) out.thread_map = std::move(*side.thread_map);
+  };
+  while (data.read_available(sink)) {
+    ++out.reads;
+    take_side_records();
+  }
   data.flush_all(sink);
+  take_side_records();
   out.stats = data.stats();
   out.stream = data.stream_stats();
-  out.thread_map = data.thread_map();
   return out;
 }
 

@@ -52,16 +52,26 @@ class DataSectionSource final : public convert::RecordSource {
     uint64_t unread_bytes = 0;
   };
 
+  // What perf's own records said, beside the kernel's records.
+  struct SideRecords {
+    std::vector<RecordedBuildId> build_ids;  // PERF_RECORD_HEADER_BUILD_ID entries
+    // PERF_RECORD_THREAD_MAP's pids (-1: every task, i.e. a CPU-wide recording), when one came.
+    std::optional<std::vector<int64_t>> thread_map;
+  };
+
   // `events` knows every event's ids (the attrs section's; PERF_RECORD_ID_INDEX adds none: its
-  // `idx` numbers perf's ring buffers, not events). `build_ids` receives the build-id records.
+  // `idx` numbers perf's ring buffers, not events).
   DataSectionSource(ByteSource& bytes, FileSection data, convert::perf::EventTable events,
-                    RecordedBuildIds& build_ids, Options options);
+                    Options options);
 
   bool read_available(const convert::perf::RecordSink& sink) override;
   void flush_all(const convert::perf::RecordSink& sink) override;
 
-  // PERF_RECORD_THREAD_MAP's pids (-1: every task, i.e. a CPU-wide recording), once read.
-  const std::vector<int64_t>& thread_map() const { return thread_map_; }
+  // The side records read since the last call. Whoever applies them does so before handling the
+  // records of the same `read_available`, so it sees them in the order reading met them (the
+  // records a round emits were read before its side records, or in the round before). The
+  // source keeps no shared state, so it can read on a thread of its own (RoundReader).
+  SideRecords take_side_records();
   const Stats& stats() const { return stats_; }
   convert::perf::RecordStream::Stats stream_stats() const { return stream_.stats(); }
   const convert::perf::EventTable& events() const { return stream_.events(); }
@@ -78,7 +88,6 @@ class DataSectionSource final : public convert::RecordSource {
   ByteSource& bytes_;
   FileSection data_;
   convert::perf::RecordStream stream_;
-  RecordedBuildIds& build_ids_;
   Options options_;
   // The section's bytes at hand: the source's own (in memory: all of them) or a chunk read into
   // `buffer_`.
@@ -90,7 +99,7 @@ class DataSectionSource final : public convert::RecordSource {
   size_t cursor_ = 0;           // next record in window_
   uint64_t round_bytes_ = 0;
   bool done_ = false;
-  std::vector<int64_t> thread_map_;
+  SideRecords side_;
   Stats stats_;
 };
 
