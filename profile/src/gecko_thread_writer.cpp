@@ -52,9 +52,9 @@ void write_samples(JsonWriter& w, const Thread& thread) {
   w.field("stack", 0).field("time", 1).field("eventDelay", 2).field("threadCPUDelta", 3);
   w.end_object();
   w.key("data").begin_array();
-  const std::vector<Sample>& samples = thread.samples();
+  const SampleList& samples = thread.samples();
   for (uint32_t i : detail::sample_order(samples)) {
-    const Sample& s = samples[i];
+    const Sample s = samples[i];
     w.begin_array();
     w.value(s.stack);
     w.value(s.time_ms).null();

@@ -94,7 +94,7 @@ class ThreadBuilder {
   void build_samples() {
     const auto& samples = thread_.samples();
     for (const uint32_t i : sample_order(samples)) {
-      const Sample& s = samples[i];
+      const Sample s = samples[i];
       out_.sample_stack.push_back(s.stack && *s.stack < as_leaf_.size() ? as_leaf_[*s.stack]
                                                                         : std::nullopt);
       out_.sample_time.push_back(s.time_ms);

@@ -12,13 +12,13 @@ ThreadProcess thread_process(const Thread& thread, const Process& process) {
           thread.pid == 0 ? process.pid : thread.pid};
 }
 
-std::vector<uint32_t> sample_order(const std::vector<Sample>& samples) {
+std::vector<uint32_t> sample_order(const SampleList& samples) {
   std::vector<uint32_t> order(samples.size());
   std::iota(order.begin(), order.end(), 0U);
-  const bool sorted = std::is_sorted(samples.begin(), samples.end(),
-                                     [](const Sample& a, const Sample& b) {
-                                       return a.time_ms < b.time_ms;
-                                     });
+  bool sorted = true;
+  for (size_t i = 1; i < samples.size() && sorted; ++i) {
+    sorted = !(samples[i].time_ms < samples[i - 1].time_ms);
+  }
   if (!sorted) {
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return samples[a].time_ms < samples[b].time_ms;

@@ -23,7 +23,7 @@ ThreadProcess thread_process(const Thread& thread, const Process& process);
 
 // Sample indexes by time, ties and already-sorted input kept in recording order. The front end
 // bisects the time column, so it must be non-decreasing.
-std::vector<uint32_t> sample_order(const std::vector<Sample>& samples);
+std::vector<uint32_t> sample_order(const SampleList& samples);
 
 // The times a marker row carries: the phase decides which are present (Instant and
 // IntervalStart: start only; IntervalEnd: end only; Interval: both, end >= start). A required

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sprof/core/pair_index.hpp"
+#include "sprof/profile/sample_list.hpp"
 #include "sprof/profile/string_table.hpp"
 
 namespace sprof::profile {
@@ -92,12 +93,6 @@ struct MarkerSchema {
   std::vector<std::string> display;
   std::string tooltip_label, table_label, chart_label;  // optional templates
   std::vector<MarkerSchemaField> data;
-};
-
-struct Sample {
-  std::optional<uint32_t> stack;  // index into the thread's stack table; nullopt = no stack
-  double time_ms = 0;
-  std::optional<uint64_t> cpu_delta_ns;  // CPU time since the previous sample
 };
 
 // One allocation (`bytes` > 0) or free (`bytes` < 0) in a thread's native-allocations table.
@@ -176,8 +171,7 @@ class Thread {
   const std::vector<std::string>& strings() const { return strings_.strings(); }
   const std::vector<FrameEntry>& frames() const { return frames_; }
   const std::vector<StackEntry>& stacks() const { return stacks_; }
-  const std::vector<Sample>& samples() const { return samples_; }
-  std::vector<Sample>& mutable_samples() { return samples_; }
+  const SampleList& samples() const { return samples_; }
   const std::vector<Marker>& markers() const { return markers_; }
   const std::vector<NativeAllocation>& native_allocations() const { return native_allocations_; }
 
@@ -189,7 +183,7 @@ class Thread {
   PairIndex address_frame_index_;  // (address, category) -> frame
   std::vector<StackEntry> stacks_;
   PairIndex stack_index_;  // (prefix+1, frame) -> stack
-  std::vector<Sample> samples_;
+  SampleList samples_;
   std::vector<Marker> markers_;
   std::vector<NativeAllocation> native_allocations_;
 };
