@@ -59,6 +59,7 @@ int run_import_command(const ImportCommandOptions& options) {
   perfdata::ImportOptions import_options;
   import_options.pids = options.pids;
   import_options.names = options.names;
+  import_options.sample_spill = profile::SampleSpill::open_temporary();
   const uint64_t cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   auto imported = perfdata::import_perf_data(*bytes, local, import_options);
   if (!imported) {

@@ -93,6 +93,7 @@ ProfileConverter::ThreadState& ProfileConverter::thread(uint32_t pid, uint32_t t
   t.pid = pid;
   t.tid = tid;
   t.register_time_ms = to_ms(time_ns);
+  t.spill_samples_to(options_.sample_spill);
   t.process_name = p.name.display();
   t.process_type = image.process_type;
   if (tid == pid) {

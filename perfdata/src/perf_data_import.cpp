@@ -143,8 +143,10 @@ class Importer {
       }
       proc = snapshot.proc_access();
     }
-    converter_.emplace(convert::converter_options(description_, std::move(proc), unwinder_.get()),
-                       modules_);
+    convert::ConverterOptions options =
+        convert::converter_options(description_, std::move(proc), unwinder_.get());
+    options.sample_spill = options_.sample_spill;
+    converter_.emplace(std::move(options), modules_);
     if (system_wide_) converter_->seed_process(0, {0});  // first: the top-level process
     for (const auto& r : pending_) {
       if (!system_wide_ || perf::record_time(r) != 0) converter_->consume(r);

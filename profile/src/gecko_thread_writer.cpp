@@ -53,8 +53,9 @@ void write_samples(JsonWriter& w, const Thread& thread) {
   w.end_object();
   w.key("data").begin_array();
   const SampleList& samples = thread.samples();
-  for (uint32_t i : detail::sample_order(samples)) {
-    const Sample s = samples[i];
+  const std::vector<uint32_t> order = detail::sample_order(samples);
+  for (size_t k = 0; k < samples.size(); ++k) {
+    const Sample s = samples[detail::sample_in_order(order, k)];
     w.begin_array();
     w.value(s.stack);
     w.value(s.time_ms).null();

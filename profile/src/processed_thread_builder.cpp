@@ -93,8 +93,9 @@ class ThreadBuilder {
 
   void build_samples() {
     const auto& samples = thread_.samples();
-    for (const uint32_t i : sample_order(samples)) {
-      const Sample s = samples[i];
+    const std::vector<uint32_t> order = sample_order(samples);
+    for (size_t k = 0; k < samples.size(); ++k) {
+      const Sample s = samples[sample_in_order(order, k)];
       out_.sample_stack.push_back(s.stack && *s.stack < as_leaf_.size() ? as_leaf_[*s.stack]
                                                                         : std::nullopt);
       out_.sample_time.push_back(s.time_ms);

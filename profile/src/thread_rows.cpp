@@ -13,16 +13,21 @@ ThreadProcess thread_process(const Thread& thread, const Process& process) {
 }
 
 std::vector<uint32_t> sample_order(const SampleList& samples) {
-  std::vector<uint32_t> order(samples.size());
-  std::iota(order.begin(), order.end(), 0U);
   bool sorted = true;
   for (size_t i = 1; i < samples.size() && sorted; ++i) {
     sorted = !(samples[i].time_ms < samples[i - 1].time_ms);
   }
+  std::vector<uint32_t> order;
   if (!sorted) {
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return samples[a].time_ms < samples[b].time_ms;
-    });
+    // The times read once, in order: the samples may be in a spill file, where reading them in
+    // the sort's order would read a block per comparison.
+    std::vector<double> times;
+    times.reserve(samples.size());
+    for (const Sample& s : samples) times.push_back(s.time_ms);
+    order.resize(samples.size());
+    std::iota(order.begin(), order.end(), 0U);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return times[a] < times[b]; });
   }
   return order;
 }

@@ -22,8 +22,13 @@ struct ThreadProcess {
 ThreadProcess thread_process(const Thread& thread, const Process& process);
 
 // Sample indexes by time, ties and already-sorted input kept in recording order. The front end
-// bisects the time column, so it must be non-decreasing.
+// bisects the time column, so it must be non-decreasing. Empty when the samples are in time
+// order already (nearly always): no index per sample to hold while writing a long recording.
 std::vector<uint32_t> sample_order(const SampleList& samples);
+// The `k`th sample's index in time order, given `sample_order`'s answer.
+inline uint32_t sample_in_order(const std::vector<uint32_t>& order, size_t k) {
+  return order.empty() ? static_cast<uint32_t>(k) : order[k];
+}
 
 // The times a marker row carries: the phase decides which are present (Instant and
 // IntervalStart: start only; IntervalEnd: end only; Interval: both, end >= start). A required

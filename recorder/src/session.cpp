@@ -404,6 +404,7 @@ Result<Recording> Session::run(const RunControl& control) {
   converter_options.process_name_args = s.options.process_name_args;
   converter_options.per_cpu_threads = s.options.per_cpu_threads;
   converter_options.cswitch_markers = s.options.cswitch_markers;
+  converter_options.sample_spill = profile::SampleSpill::open_temporary();
   convert::ProfileConverter converter(std::move(converter_options), s.modules);
   const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
 

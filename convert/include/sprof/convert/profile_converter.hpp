@@ -39,6 +39,7 @@
 #include "sprof/convert/stats.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/profile/sample_spill.hpp"
 
 namespace sprof::convert {
 
@@ -76,6 +77,10 @@ struct ConverterOptions {
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
   ProcAccess proc;  // /proc of the recorded machine (host.hpp)
   std::optional<HeapOptions> heap;  // set when the records include allocations
+  // Where the threads' full blocks of samples wait for the profile to be written, so memory
+  // stays flat in long recordings (null: in memory). The caller opens it: convert makes no
+  // system calls.
+  std::shared_ptr<profile::SampleSpill> sample_spill;
 };
 
 class ProfileConverter {

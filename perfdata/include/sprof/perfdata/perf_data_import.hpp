@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "sprof/perfdata/byte_source.hpp"
 #include "sprof/perfdata/data_section_source.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/profile/sample_spill.hpp"
 
 namespace sprof::perfdata {
 
@@ -38,6 +40,8 @@ struct ImportOptions {
   std::vector<uint32_t> pids;      // --pid: keep only these processes (with `names`)
   std::vector<std::string> names;  // --name
   DataSectionSource::Options reading;
+  // Where full blocks of samples wait for the profile (ConverterOptions::sample_spill).
+  std::shared_ptr<profile::SampleSpill> sample_spill;
 };
 
 // Where the profile's wall-clock start came from.

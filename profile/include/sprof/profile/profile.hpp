@@ -162,6 +162,8 @@ class Thread {
   std::optional<uint32_t> find_string(std::string_view s) const;
 
   void add_sample(const Sample& s) { samples_.push_back(s); }
+  // Full blocks of this thread's samples go to `spill` from now on (SampleList).
+  void spill_samples_to(std::shared_ptr<SampleSpill> spill) { samples_.spill_to(std::move(spill)); }
   // Also interns the marker's name and its `UniqueString` field values, which the Gecko format
   // stores as indexes into this thread's string table.
   void add_marker(Marker m);

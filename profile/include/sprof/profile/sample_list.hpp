@@ -7,17 +7,22 @@
 // deltas of 4.29 s and more, which only a thread sampled very rarely has, go to a side table), in
 // blocks that never move, so adding one never copies the others and the last block's slack is
 // all there is (a thread's first block grows from small, so short threads stay small).
-// Reading gives `Sample` values.
+// Reading gives `Sample` values. With a spill file (sample_spill.hpp), full blocks move there and
+// only each thread's last block stays in memory; reading one back costs a block read per 4,096
+// samples (cached per reading thread).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
 namespace sprof::profile {
+
+class SampleSpill;
 
 struct Sample {
   std::optional<uint32_t> stack;  // index into the thread's stack table; nullopt = no stack
@@ -27,7 +32,11 @@ struct Sample {
 
 class SampleList {
  public:
+  // Blocks filled from now on go to `spill` (nullptr: all stay in memory).
+  void spill_to(std::shared_ptr<SampleSpill> spill) { spill_ = std::move(spill); }
   void push_back(const Sample& s);
+  // How many of the samples are held in memory; the others are in the spill file.
+  size_t samples_in_memory() const;
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Sample operator[](size_t i) const;
@@ -69,8 +78,17 @@ class SampleList {
   static constexpr size_t kBlockShift = 12;  // 4,096 samples (64 KiB) a block
   static constexpr size_t kBlockSize = size_t{1} << kBlockShift;
 
-  std::vector<std::vector<Packed>> blocks_;
+  struct Block {
+    std::vector<Packed> packed;            // empty once spilled
+    std::optional<uint64_t> spilled_at;    // offset in spill_
+  };
+  const Packed& packed_at(size_t i) const;
+  // The packed samples of a spilled block, read into this reading thread's cache.
+  const std::vector<Packed>& read_spilled(uint64_t offset) const;
+
+  std::vector<Block> blocks_;
   std::vector<std::pair<size_t, uint64_t>> large_deltas_;  // (sample index, ns), by index
+  std::shared_ptr<SampleSpill> spill_;
   size_t size_ = 0;
 };
 
