@@ -117,3 +117,29 @@ TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
     CHECK(std::abs(relative_error(front_end_cpu_ns(*t), real.cpu_ns)) < kCpuTolerance);
   }
 }
+
+TEST_CASE("a thread with more samples than fit in memory blocks keeps every one, in order") {
+  // 10 kHz for 1.5 s of CPU: ~15,000 samples, so full blocks of 4,096 go to the spill file
+  // (profile/sample_list.hpp) and come back when the profile is written.
+  skip_without_perf();
+  const auto dir = make_temp_dir("offcpu-spill");
+  const auto out = dir + "/p.json.gz";
+  auto r = sprof_record(out, {"-r", "10000"}, {target_path("offcpu_cpu_threads"), "1", "1500", "0", "0"});
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto measured = measured_threads(r.out);
+  REQUIRE(measured.size() == 1);
+  const auto profile = read_profile(out);
+  const auto& [tid, real] = *measured.begin();
+  const ThreadView* t = thread_with_tid(profile, tid);
+  REQUIRE(t != nullptr);
+  CHECK(t->samples > 3 * 4096);
+  for (size_t i = 1; i < t->times_ms.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(t->times_ms[i] >= t->times_ms[i - 1]);
+  }
+  size_t with_stack = 0;
+  for (const auto& stack : t->stacks) with_stack += stack.empty() ? 0 : 1;
+  CHECK(with_stack >= t->samples - 1);  // the leading sample alone may have none
+  CHECK(std::abs(relative_error(front_end_cpu_ns(*t), real.cpu_ns)) < kCpuTolerance);
+}
