@@ -21,7 +21,10 @@ void CpuAccounting::running(uint32_t tid, uint64_t time_ns) {
   ThreadCpu& t = state(tid, time_ns, created);
   // Running without a switch-in seen: either the thread ran since before we saw it, or a
   // switch-in was lost. Either way it runs from now on; the time before is unknown.
-  if (!t.on_cpu_since) t.on_cpu_since = time_ns;
+  if (!t.on_cpu_since) {
+    t.on_cpu_since = time_ns;
+    t.stretch_bounded = false;
+  }
 }
 
 void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns) {
@@ -31,7 +34,7 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns) {
   // the first one is not known to be on CPU, so it restarts here.
   t.on_cpu_since = switch_in_time(tid, time_ns);
   t.picked_at.reset();
-  t.ticking_on.reset();
+  t.stretch_bounded = true;
 }
 
 uint64_t CpuAccounting::switch_in_time(uint32_t tid, uint64_t record_ns) const {
@@ -55,7 +58,7 @@ void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) t.unreported_ns += time_ns - *t.on_cpu_since;
   t.on_cpu_since.reset();
   t.off_cpu_since = std::max(t.off_cpu_since, time_ns);
-  t.ticking_on.reset();
+  t.stretch_bounded = false;
 }
 
 uint64_t CpuAccounting::timer_slack_ns(uint64_t period_ns) {
@@ -67,9 +70,9 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
                                          std::optional<ClockTick> tick) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
-  // Only a tick on the CPU of the previous one, with no switch since, bounds the interval.
-  const std::optional<uint32_t> ran_on =
-      std::exchange(t.ticking_on, tick ? std::optional<uint32_t>(tick->cpu) : std::nullopt);
+  // A tick ends the open stretch; if a timer was armed at its start, it bounds the stretch.
+  const bool bounded = std::exchange(t.stretch_bounded, tick.has_value()) && tick &&
+                       tick->period_ns > 0;
   if (created) {
     t.on_cpu_since = time_ns;
     return Taken{std::nullopt, time_ns};
@@ -77,7 +80,7 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   uint64_t stalled_ns = 0;
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
     uint64_t ran_ns = time_ns - *t.on_cpu_since;
-    if (tick && tick->period_ns > 0 && ran_on == tick->cpu) {
+    if (bounded) {
       const uint64_t longest = tick->period_ns + timer_slack_ns(tick->period_ns);
       if (ran_ns > longest) stalled_ns = ran_ns - longest;
       ran_ns -= stalled_ns;
@@ -85,7 +88,7 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
     t.unreported_ns += ran_ns;
     t.on_cpu_since = time_ns;
   }
-  if (!t.on_cpu_since) t.ticking_on.reset();  // not known to run: nothing to bound next time
+  if (!t.on_cpu_since) t.stretch_bounded = false;  // not known to run: nothing to bound next time
   Taken taken{t.unreported_ns, t.reported_until, stalled_ns};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
@@ -93,7 +96,7 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
 }
 
 void CpuAccounting::forget_ticks() {
-  for (auto& [tid, t] : threads_) t.ticking_on.reset();
+  for (auto& [tid, t] : threads_) t.stretch_bounded = false;
 }
 
 std::optional<uint64_t> CpuAccounting::last_seen(uint32_t tid) const {

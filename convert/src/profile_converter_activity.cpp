@@ -68,7 +68,7 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
   const bool bounds_stalls = period_cpu_ns && options_.switch_records;
   const CpuAccounting::Taken taken =
       cpu_.take(s.id.tid, s.id.time,
-                bounds_stalls ? std::optional(CpuAccounting::ClockTick{s.id.cpu, *period_cpu_ns})
+                bounds_stalls ? std::optional(CpuAccounting::ClockTick{*period_cpu_ns})
                               : std::nullopt);
   if (taken.stalled_ns > 0) {
     ++stats_.cpu_stalls;

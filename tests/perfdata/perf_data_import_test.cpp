@@ -348,7 +348,9 @@ TEST_CASE("switch records give CPU deltas: the on-CPU time between switch-in and
   out.out = true;
   w.add_record(builder().comm(test::comm_record(kPid, kPid, "app", true, 1'000'000)));
   w.add_record(builder().context_switch(in, false));
-  w.add_record(test::sample_bytes(kPid, kPid, 3'000'000, {test::kContextUser, 0x1000}));
+  // Within one period of the switch-in, as the clock's timer fires (a later first tick would mean
+  // a stalled CPU; cpu_accounting.hpp).
+  w.add_record(test::sample_bytes(kPid, kPid, 2'200'000, {test::kContextUser, 0x1000}));
   w.add_record(builder().context_switch(out, false));
   w.add_record(builder().exit(test::exit_record(kPid, kPid, 9'000'000)));
   test::FakeHostFiles files;

@@ -20,12 +20,17 @@
 // naming the thread as next); without them each end keeps its record's time and the two
 // errors partly cancel (docs/design.md, "CPU deltas").
 //
-// A clock event's samples (cpu-clock, task-clock) say more: its timer fires once per period of
-// the thread's time on that CPU, so a thread that ran on one CPU with no switch between two of
-// its samples ran one period, give or take the timer's latency. A longer gap means the CPU itself
+// A clock event's samples (cpu-clock, task-clock) say more. Whatever timer is armed for a
+// running thread fires within one period: a per-task event's fires after what is left of its
+// period (at most one), a CPU-wide event's each period of the CPU's time. So a stretch on CPU
+// that starts at a switch-in or at a tick and runs to a tick with no switch between lasts at
+// most one period, give or take the timer's latency. A longer stretch means the CPU itself
 // stopped: on a VM the host ran something else (steal). The thread's own clock leaves steal out
-// (paravirt steal accounting) while the switch records cannot see it, so such an interval is
-// credited one period plus the timer's slack, and the rest is counted as stalled.
+// (paravirt steal accounting) while the switch records cannot see it, so such a stretch is
+// credited one period plus the timer's slack, and the rest is counted as stalled. (Only the
+// stretch since the last switch-in is bounded, not the thread's time since its last tick: perf
+// may hand a task's events to a sibling task at a switch, timers included, so a thread's ticks
+// are not its own timer's.)
 //
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
@@ -48,9 +53,8 @@ class CpuAccounting {
     uint64_t since_ns = 0;  // the previous take, or when the thread was first seen
     uint64_t stalled_ns = 0;  // left out of cpu_ns: the CPU was stopped (see above)
   };
-  // A sample of a clock event, taken on `cpu`, whose timer fires every `period_ns`.
+  // A sample of a clock event whose timer fires every `period_ns`.
   struct ClockTick {
-    uint32_t cpu = 0;
     uint64_t period_ns = 0;
   };
   // The longest a clock event's timer fires late on a running CPU: above it, a gap between two
@@ -75,8 +79,8 @@ class CpuAccounting {
   // from `time_ns`.
   // `tick` says that this take is a clock event's sample.
   Taken take(uint32_t tid, uint64_t time_ns, std::optional<ClockTick> tick = std::nullopt);
-  // Records were lost or sampling was throttled: a long gap between two ticks no longer means a
-  // stall, until each thread's next switch.
+  // Records were lost or sampling was throttled: a long stretch to the next tick no longer means
+  // a stall, until each thread's next switch-in.
   void forget_ticks();
   // The latest time `tid` was seen running or switching (nullopt: unknown thread).
   std::optional<uint64_t> last_seen(uint32_t tid) const;
@@ -91,8 +95,8 @@ class CpuAccounting {
     uint64_t last_seen = 0;
     uint64_t off_cpu_since = 0;            // end of the last on-CPU interval
     std::optional<uint64_t> picked_at;     // pick time of the switch-in to come
-    // Set from a clock sample until the thread's next switch: the CPU it has run on since.
-    std::optional<uint32_t> ticking_on;
+    // The open on-CPU stretch began at a switch-in or a tick: a timer was armed at its start.
+    bool stretch_bounded = false;
   };
   // The state of `tid`, created as "first seen at `time_ns`" when new.
   ThreadCpu& state(uint32_t tid, uint64_t time_ns, bool& created);
