@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <sstream>
 
 namespace sprof::test {
@@ -41,6 +42,19 @@ const ThreadView* thread_named(const ProfileView& p, const std::string& name) {
 double relative_error(uint64_t profile_ns, uint64_t real_ns) {
   return (static_cast<double>(profile_ns) - static_cast<double>(real_ns)) /
          static_cast<double>(real_ns);
+}
+
+uint64_t stalled_cpu_ns(const ProfileView& p) {
+  const std::string key = "\"cpuStalledMs\":";
+  const size_t at = p.json.find(key);
+  REQUIRE(at != std::string::npos);
+  return static_cast<uint64_t>(std::strtod(p.json.c_str() + at + key.size(), nullptr) * 1e6);
+}
+
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, uint64_t stalled_ns) {
+  if (real_ns < profile_ns) return relative_error(profile_ns, real_ns);
+  if (real_ns > profile_ns + stalled_ns) return relative_error(profile_ns + stalled_ns, real_ns);
+  return 0;
 }
 
 uint64_t front_end_cpu_ns(const ThreadView& t) {

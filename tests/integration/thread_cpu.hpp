@@ -27,6 +27,16 @@ const ThreadView* thread_named(const ProfileView& p, const std::string& name);
 // (profile - real) / real.
 double relative_error(uint64_t profile_ns, uint64_t real_ns);
 
+// The CPU time the recording left out of the deltas as stalls (meta.sprof.cpuStalledMs): a
+// stretch on CPU longer than a clock timer allows is steal, or a timer interrupt the host
+// delivered late while the thread ran; the records cannot tell which (cpu_accounting.hpp).
+uint64_t stalled_cpu_ns(const ProfileView& p);
+
+// The error of `profile_ns` against the thread's own clock, given that up to `stalled_ns` of the
+// thread's time may have been left out as a stall: 0 when the clock lies between the profile's
+// figure and that figure plus the stalls, else the relative distance to the nearer end.
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, uint64_t stalled_ns);
+
 // The CPU the front end counts: threadCPUDelta[1..] (it ignores delta[0]).
 uint64_t front_end_cpu_ns(const ThreadView& t);
 

@@ -57,8 +57,11 @@ class CpuAccounting {
   struct ClockTick {
     uint64_t period_ns = 0;
   };
-  // The longest a clock event's timer fires late on a running CPU: above it, a gap between two
-  // ticks is a stall. Timer latency measured on this project's VMs stays under 0.2 ms.
+  // The longest a clock event's timer fires late on a running CPU: above it, a stretch to a
+  // tick is a stall. On an idle VM the latency stays under 0.2 ms, but a busy host delivers a
+  // running vCPU's timer interrupt up to ~5 ms late while the thread's clock runs on, so the
+  // slack trades the two errors: a stall is credited at most this much too long, a late timer
+  // at most its lateness less this much too short.
   static uint64_t timer_slack_ns(uint64_t period_ns);
 
   // `tid` is on CPU at `time_ns` (a record from its own context).
