@@ -77,24 +77,27 @@ def record_once(sprof, targets, workload, out):
     return measured(run.stdout), profile_cpu_ns(profile), meta
 
 
-def beyond_stalls(got, cpu_ns, stalled_ns):
-    """The error left once the stalls the profile reports may be the thread's (see
+def beyond_stalls(got, cpu_ns, stalls):
+    """The error left once the stalls the profile reports are taken either way: what it left
+    out may have been the thread's, what it credited may have been steal (see
     tests/integration/thread_cpu.hpp, error_beyond_stalls)."""
-    if cpu_ns < got:
-        return 100.0 * (got - cpu_ns) / cpu_ns
-    if cpu_ns > got + stalled_ns:
-        return 100.0 * (got + stalled_ns - cpu_ns) / cpu_ns
+    left_out, credited = stalls
+    low, high = max(got - credited, 0), got + left_out
+    if cpu_ns < low:
+        return 100.0 * (low - cpu_ns) / cpu_ns
+    if cpu_ns > high:
+        return 100.0 * (high - cpu_ns) / cpu_ns
     return 0.0
 
 
-def errors_of(real, in_profile, stalled_ns=0, beyond=None):
+def errors_of(real, in_profile, stalls=(0, 0), beyond=None):
     long_errors, short_real, short_profile = [], 0, 0
     for tid, (cpu_ns, name) in real.items():
         got = in_profile.get(tid, 0)
         if cpu_ns >= LONG_THREAD_NS:
             long_errors.append((name, 100.0 * (got - cpu_ns) / cpu_ns))
             if beyond is not None:
-                beyond.append(beyond_stalls(got, cpu_ns, stalled_ns))
+                beyond.append(beyond_stalls(got, cpu_ns, stalls))
         else:
             short_real += cpu_ns
             short_profile += got
@@ -140,8 +143,9 @@ def main():
                         real, got, meta = record_once(sprof, targets, WORKLOADS[w],
                                                       os.path.join(tmp, "p.json.gz"))
                         r = results[(b, w)]
-                        stalled_ns = float(meta.get("cpuStalledMs", 0.0)) * 1e6
-                        long_errors, short = errors_of(real, got, stalled_ns, r["beyond"])
+                        stalls = (float(meta.get("cpuStalledMs", 0.0)) * 1e6,
+                                  float(meta.get("cpuStallCreditedMs", 0.0)) * 1e6)
+                        long_errors, short = errors_of(real, got, stalls, r["beyond"])
                         r["long"] += [e for _, e in long_errors]
                         if short is not None and w in SHORT_THREADS:
                             r["short"].append(short)

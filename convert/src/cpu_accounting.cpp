@@ -62,9 +62,8 @@ void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
 }
 
 uint64_t CpuAccounting::timer_slack_ns(uint64_t period_ns) {
-  // Half a period, but never under 2 ms: a loaded host delivers a running vCPU's timer
-  // interrupt up to a few ms late, and that time is the thread's (docs/design.md).
-  return std::max<uint64_t>(period_ns / 2, 2'000'000);
+  // Half a period, but never under 0.5 ms: at high rates the latency, not the period, dominates.
+  return std::max<uint64_t>(period_ns / 2, 500'000);
 }
 
 CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
@@ -79,18 +78,22 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
     return Taken{std::nullopt, time_ns};
   }
   uint64_t stalled_ns = 0;
+  uint64_t stall_credited_ns = 0;
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
     uint64_t ran_ns = time_ns - *t.on_cpu_since;
     if (bounded) {
       const uint64_t longest = tick->period_ns + timer_slack_ns(tick->period_ns);
-      if (ran_ns > longest) stalled_ns = ran_ns - longest;
+      if (ran_ns > longest) {
+        stalled_ns = ran_ns - longest;
+        stall_credited_ns = longest;
+      }
       ran_ns -= stalled_ns;
     }
     t.unreported_ns += ran_ns;
     t.on_cpu_since = time_ns;
   }
   if (!t.on_cpu_since) t.stretch_bounded = false;  // not known to run: nothing to bound next time
-  Taken taken{t.unreported_ns, t.reported_until, stalled_ns};
+  Taken taken{t.unreported_ns, t.reported_until, stalled_ns, stall_credited_ns};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
   return taken;

@@ -73,6 +73,7 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
   if (taken.stalled_ns > 0) {
     ++stats_.cpu_stalls;
     stats_.cpu_stalled_ns += taken.stalled_ns;
+    stats_.cpu_stall_credited_ns += taken.stall_credited_ns;
   }
   ts.off_cpu.last_on_cpu_stack = stack;
   if (options_.switch_records && taken.cpu_ns) {

@@ -101,6 +101,7 @@ void describe_recording(profile::Meta& meta, const SourceDescription& source,
       {"throttleEvents", static_cast<int64_t>(stats.throttle_events)},
       {"cpuStalls", static_cast<int64_t>(stats.cpu_stalls)},
       {"cpuStalledMs", static_cast<double>(stats.cpu_stalled_ns) / 1e6},
+      {"cpuStallCreditedMs", static_cast<double>(stats.cpu_stall_credited_ns) / 1e6},
       {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
   };
   meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));

@@ -94,6 +94,7 @@ TEST_CASE("a clock tick far after the previous one, with no switch between, cred
   const uint64_t longest = kMs + CpuAccounting::timer_slack_ns(kMs);
   CHECK(stalled.cpu_ns == longest);
   CHECK(stalled.stalled_ns == 8'400'000 - longest);
+  CHECK(stalled.stall_credited_ns == longest);  // steal, or the thread's if a timer was late
   CHECK(stalled.since_ns == 2 * kMs);
   // Timer latency within the slack is the thread's: nothing is taken away.
   const auto late = cpu.take(8, 10'400'000 + kMs + 300'000, kTick);

@@ -251,6 +251,7 @@ TEST_CASE("converter leaves a stalled CPU's time out of a running thread's delta
   CHECK(s[4].cpu_delta_ns == 1'000'000u);
   CHECK(run.stats.cpu_stalls == 1u);
   CHECK(run.stats.cpu_stalled_ns == 8'400'000u - longest);
+  CHECK(run.stats.cpu_stall_credited_ns == longest);
 }
 
 TEST_CASE("converter credits a gap between ticks as CPU when sampling was throttled or lost") {

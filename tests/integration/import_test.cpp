@@ -128,7 +128,7 @@ TEST_CASE("context-switch samples become off-CPU samples and switch records give
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
     MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled_cpu_ns(profile))) < 0.02);
+    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile))) < 0.02);
   }
   CHECK(saw_sleeper);
   check_blockers_idle(profile);

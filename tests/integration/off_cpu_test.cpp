@@ -32,7 +32,7 @@ TEST_CASE("CPU deltas add up to each thread's CPU time within 2 %, short-lived t
 
   // What the profile says it left out as stalls (a VM's vCPU stopped) widens the check upward
   // by that much; see error_beyond_stalls.
-  const uint64_t stalled = stalled_cpu_ns(profile);
+  const StatedStalls stalled = stated_stalls(profile);
   uint64_t short_real = 0, short_profile = 0, all_real = 0, all_profile = 0;
   for (const auto& [tid, real] : measured) {
     CAPTURE(real.name);
@@ -74,7 +74,7 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
     MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled_cpu_ns(profile))) <
+    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile))) <
           kCpuTolerance);
   }
 
@@ -119,7 +119,7 @@ TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
     CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
-                                       stalled_cpu_ns(profile))) < kCpuTolerance);
+                                       stated_stalls(profile))) < kCpuTolerance);
   }
 }
 
@@ -147,5 +147,5 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   for (const auto& stack : t->stacks) with_stack += stack.empty() ? 0 : 1;
   CHECK(with_stack >= t->samples - 1);  // the leading sample alone may have none
   CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
-                                     stalled_cpu_ns(profile))) < kCpuTolerance);
+                                     stated_stalls(profile))) < kCpuTolerance);
 }

@@ -44,16 +44,24 @@ double relative_error(uint64_t profile_ns, uint64_t real_ns) {
          static_cast<double>(real_ns);
 }
 
-uint64_t stalled_cpu_ns(const ProfileView& p) {
-  const std::string key = "\"cpuStalledMs\":";
+namespace {
+uint64_t meta_ms_as_ns(const ProfileView& p, const std::string& name) {
+  const std::string key = "\"" + name + "\":";
   const size_t at = p.json.find(key);
-  REQUIRE(at != std::string::npos);
+  REQUIRE_MESSAGE(at != std::string::npos, name);
   return static_cast<uint64_t>(std::strtod(p.json.c_str() + at + key.size(), nullptr) * 1e6);
 }
+}  // namespace
 
-double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, uint64_t stalled_ns) {
-  if (real_ns < profile_ns) return relative_error(profile_ns, real_ns);
-  if (real_ns > profile_ns + stalled_ns) return relative_error(profile_ns + stalled_ns, real_ns);
+StatedStalls stated_stalls(const ProfileView& p) {
+  return {meta_ms_as_ns(p, "cpuStalledMs"), meta_ms_as_ns(p, "cpuStallCreditedMs")};
+}
+
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls) {
+  const uint64_t low = profile_ns > stalls.credited_ns ? profile_ns - stalls.credited_ns : 0;
+  const uint64_t high = profile_ns + stalls.left_out_ns;
+  if (real_ns < low) return relative_error(low, real_ns);
+  if (real_ns > high) return relative_error(high, real_ns);
   return 0;
 }
 

@@ -27,15 +27,21 @@ const ThreadView* thread_named(const ProfileView& p, const std::string& name);
 // (profile - real) / real.
 double relative_error(uint64_t profile_ns, uint64_t real_ns);
 
-// The CPU time the recording left out of the deltas as stalls (meta.sprof.cpuStalledMs): a
-// stretch on CPU longer than a clock timer allows is steal, or a timer interrupt the host
-// delivered late while the thread ran; the records cannot tell which (cpu_accounting.hpp).
-uint64_t stalled_cpu_ns(const ProfileView& p);
+// What a recording says of its stalls (meta.sprof): a stretch on CPU longer than a clock
+// timer allows is steal, or a timer interrupt the host delivered late while the thread ran; the
+// records cannot tell which (cpu_accounting.hpp). The deltas left `left_out_ns` of such
+// stretches out and still count `credited_ns` of them.
+struct StatedStalls {
+  uint64_t left_out_ns = 0;
+  uint64_t credited_ns = 0;
+};
+StatedStalls stated_stalls(const ProfileView& p);
 
-// The error of `profile_ns` against the thread's own clock, given that up to `stalled_ns` of the
-// thread's time may have been left out as a stall: 0 when the clock lies between the profile's
-// figure and that figure plus the stalls, else the relative distance to the nearer end.
-double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, uint64_t stalled_ns);
+// The error of `profile_ns` against the thread's own clock, given the stalls: 0 when the clock
+// lies between the profile's figure less what it credited of stalls (they were steal) and that
+// figure plus what it left out (they were the thread's), else the relative distance to the
+// nearer end.
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls);
 
 // The CPU the front end counts: threadCPUDelta[1..] (it ignores delta[0]).
 uint64_t front_end_cpu_ns(const ThreadView& t);

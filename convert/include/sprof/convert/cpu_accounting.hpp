@@ -52,16 +52,19 @@ class CpuAccounting {
     std::optional<uint64_t> cpu_ns;
     uint64_t since_ns = 0;  // the previous take, or when the thread was first seen
     uint64_t stalled_ns = 0;  // left out of cpu_ns: the CPU was stopped (see above)
+    // Of a stalled stretch, what cpu_ns still counts (a period plus the slack): the thread's
+    // own CPU if a late timer made the stretch long, steal if the CPU stopped.
+    uint64_t stall_credited_ns = 0;
   };
   // A sample of a clock event whose timer fires every `period_ns`.
   struct ClockTick {
     uint64_t period_ns = 0;
   };
   // The longest a clock event's timer fires late on a running CPU: above it, a stretch to a
-  // tick is a stall. On an idle VM the latency stays under 0.2 ms, but a busy host delivers a
-  // running vCPU's timer interrupt up to ~5 ms late while the thread's clock runs on, so the
-  // slack trades the two errors: a stall is credited at most this much too long, a late timer
-  // at most its lateness less this much too short.
+  // tick is a stall. On an idle VM the latency stays under 0.2 ms. A busy host may also deliver
+  // a running vCPU's timer interrupt late (up to ~10 ms seen) while the thread's clock runs
+  // on: the records cannot tell that from a stall, so what the bound leaves out and what it
+  // still credits are both reported (Taken::stalled_ns, stall_credited_ns).
   static uint64_t timer_slack_ns(uint64_t period_ns);
 
   // `tid` is on CPU at `time_ns` (a record from its own context).

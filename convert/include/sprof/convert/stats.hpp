@@ -62,6 +62,7 @@ struct RecordingStats {
   // cpu_accounting.hpp), and the time left out of its CPU deltas for them.
   uint64_t cpu_stalls = 0;
   uint64_t cpu_stalled_ns = 0;
+  uint64_t cpu_stall_credited_ns = 0;  // of those stretches, what the deltas still count
   uint64_t malformed_records = 0; // records that failed to parse (skipped)
   uint64_t unknown_records = 0;   // record types sprof does not use (skipped)
   uint64_t processes = 0;         // distinct pids seen
