@@ -76,7 +76,7 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
   if (s.cpu_stalls) {
     char stalls[128];
     std::snprintf(stalls, sizeof stalls,
-                  ", CPUs stalled %llu times for %.1f ms (VM steal; not counted as thread CPU)",
+                  ", CPUs stalled %llu times for %.1f ms (left out of thread CPU: see README)",
                   static_cast<unsigned long long>(s.cpu_stalls),
                   static_cast<double>(s.cpu_stalled_ns) / 1e6);
     line += stalls;
