@@ -137,6 +137,13 @@ ProfileView read_profile(const std::string& path) {
   for (element p : array(top["processes"])) view.processes.push_back(read_process(p));
   std::string_view event;
   if (top["meta"]["sprof"]["event"].get(event) == simdjson::SUCCESS) view.sprof_meta_event = event;
+  double ms = 0;
+  if (top["meta"]["sprof"]["cpuStalledMs"].get(ms) == simdjson::SUCCESS) {
+    view.sprof_meta_cpu_stalled_ms = ms;
+  }
+  if (top["meta"]["sprof"]["cpuStallCreditedMs"].get(ms) == simdjson::SUCCESS) {
+    view.sprof_meta_cpu_stall_credited_ms = ms;
+  }
   for (element c : array(top["meta"]["categories"])) view.categories.push_back(str(c["name"]));
   return view;
 }

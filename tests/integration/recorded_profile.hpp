@@ -49,6 +49,9 @@ struct ProfileView {
   std::vector<ProcessView> processes;  // [0] is the top level
   std::string json;                    // the whole (gunzipped) document
   std::string sprof_meta_event;
+  // meta.sprof.cpuStalledMs / cpuStallCreditedMs, when present (cpu_accounting.hpp)
+  std::optional<double> sprof_meta_cpu_stalled_ms;
+  std::optional<double> sprof_meta_cpu_stall_credited_ms;
   std::vector<std::string> categories;  // meta.categories[].name
 };
 

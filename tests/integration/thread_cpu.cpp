@@ -2,7 +2,6 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <sstream>
 
 namespace sprof::test {
@@ -44,17 +43,11 @@ double relative_error(uint64_t profile_ns, uint64_t real_ns) {
          static_cast<double>(real_ns);
 }
 
-namespace {
-uint64_t meta_ms_as_ns(const ProfileView& p, const std::string& name) {
-  const std::string key = "\"" + name + "\":";
-  const size_t at = p.json.find(key);
-  REQUIRE_MESSAGE(at != std::string::npos, name);
-  return static_cast<uint64_t>(std::strtod(p.json.c_str() + at + key.size(), nullptr) * 1e6);
-}
-}  // namespace
-
 StatedStalls stated_stalls(const ProfileView& p) {
-  return {meta_ms_as_ns(p, "cpuStalledMs"), meta_ms_as_ns(p, "cpuStallCreditedMs")};
+  REQUIRE(p.sprof_meta_cpu_stalled_ms.has_value());
+  REQUIRE(p.sprof_meta_cpu_stall_credited_ms.has_value());
+  return {static_cast<uint64_t>(*p.sprof_meta_cpu_stalled_ms * 1e6),
+          static_cast<uint64_t>(*p.sprof_meta_cpu_stall_credited_ms * 1e6)};
 }
 
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls) {
