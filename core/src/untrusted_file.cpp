@@ -1,5 +1,7 @@
 #include "sprof/core/untrusted_file.hpp"
 
+#include "sprof/core/fd_io.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -52,23 +54,7 @@ Result<UntrustedFile> open_untrusted_file(const std::string& path, Symlinks syml
 }
 
 Result<void> read_untrusted_at(const UntrustedFile& file, uint64_t offset, std::span<uint8_t> out) {
-  size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::pread(file.fd.get(), out.data() + done, out.size() - done,
-                              static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Error e = Error::from_errno("pread");
-      e.code = Errc::kIo;
-      return e;
-    }
-    if (n == 0) {
-      return fail(Errc::kMalformed, "the file ends at byte " + std::to_string(offset + done) +
-                                        ", before byte " + std::to_string(offset + out.size()));
-    }
-    done += static_cast<size_t>(n);
-  }
-  return ok();
+  return read_exactly_at(file.fd.get(), offset, out);
 }
 
 FileMapping::FileMapping(FileMapping&& other) noexcept

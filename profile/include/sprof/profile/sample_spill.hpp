@@ -15,6 +15,8 @@
 #include <span>
 #include <string>
 
+#include "sprof/core/unique_fd.hpp"
+
 namespace sprof::profile {
 
 class SampleSpill {
@@ -22,9 +24,6 @@ class SampleSpill {
   // A spill file in `directory` (when empty: $TMPDIR, else /var/tmp, else /tmp); nullptr when
   // none can be made (the samples then stay in memory).
   static std::shared_ptr<SampleSpill> open_temporary(std::string directory = {});
-  ~SampleSpill();
-  SampleSpill(const SampleSpill&) = delete;
-  SampleSpill& operator=(const SampleSpill&) = delete;
 
   // Where `bytes` now are; nullopt when they could not be written.
   std::optional<uint64_t> append(std::span<const std::byte> bytes);
@@ -35,8 +34,8 @@ class SampleSpill {
   uint64_t id() const { return id_; }
 
  private:
-  explicit SampleSpill(int fd);
-  int fd_;
+  explicit SampleSpill(UniqueFd fd);
+  UniqueFd fd_;
   uint64_t id_;
   std::atomic<uint64_t> end_{0};
 };
