@@ -1,7 +1,7 @@
 #include "sprof/profile/sample_list.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <span>
 
 #include "sprof/core/log.hpp"
 #include "sprof/profile/sample_spill.hpp"
@@ -16,8 +16,8 @@ void SampleList::push_back(const Sample& s) {
     // allocated whole, once.
     if (blocks_.size() > 1) blocks_.back().packed.reserve(kBlockSize);
   }
+  // A stack index of kNone itself would read back as none; no table has 4 billion stacks.
   Packed p{s.time_ms, s.stack.value_or(kNone), kNone};
-  if (s.stack && *s.stack >= kNone) p.stack = kNone;  // no table has 4 billion stacks
   if (s.cpu_delta_ns) {
     if (*s.cpu_delta_ns < kLarge) {
       p.cpu_delta = static_cast<uint32_t>(*s.cpu_delta_ns);

@@ -14,8 +14,11 @@ ThreadProcess thread_process(const Thread& thread, const Process& process) {
 
 std::vector<uint32_t> sample_order(const SampleList& samples) {
   bool sorted = true;
-  for (size_t i = 1; i < samples.size() && sorted; ++i) {
-    sorted = !(samples[i].time_ms < samples[i - 1].time_ms);
+  double previous_ms = 0;
+  for (size_t i = 0; i < samples.size() && sorted; ++i) {
+    const double time_ms = samples[i].time_ms;
+    sorted = i == 0 || !(time_ms < previous_ms);
+    previous_ms = time_ms;
   }
   std::vector<uint32_t> order;
   if (!sorted) {
