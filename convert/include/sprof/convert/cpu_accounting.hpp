@@ -51,7 +51,7 @@ class CpuAccounting {
     // it used before is unknown too.
     std::optional<uint64_t> cpu_ns;
     uint64_t since_ns = 0;  // the previous take, or when the thread was first seen
-    uint64_t stalled_ns = 0;  // left out of cpu_ns: the CPU was stopped (see above)
+    uint64_t stalled_ns = 0;  // left out of cpu_ns: taken for a stopped CPU (see above)
     // Of a stalled stretch, what cpu_ns still counts (a period plus the slack): the thread's
     // own CPU if a late timer made the stretch long, steal if the CPU stopped.
     uint64_t stall_credited_ns = 0;

@@ -58,8 +58,8 @@ struct RecordingStats {
   uint64_t lost_records = 0;      // PERF_RECORD_LOST: records the kernel dropped (ring full)
   uint64_t lost_samples = 0;      // PERF_RECORD_LOST_SAMPLES
   uint64_t throttle_events = 0;   // PERF_RECORD_THROTTLE: the kernel lowered the rate
-  // Intervals where a thread's CPU stopped between two clock samples (a VM's steal time,
-  // cpu_accounting.hpp), and the time left out of its CPU deltas for them.
+  // Stretches on CPU longer than a clock timer allows (a VM's stalled CPU, or a timer the host
+  // delivered late: cpu_accounting.hpp), and the time left out of the CPU deltas for them.
   uint64_t cpu_stalls = 0;
   uint64_t cpu_stalled_ns = 0;
   uint64_t cpu_stall_credited_ns = 0;  // of those stretches, what the deltas still count
