@@ -113,6 +113,49 @@ TEST_CASE("context-switch samples are marked, and unknown ids belong to the firs
   CHECK_FALSE(std::get<perf::SampleRecord>(records[1]).context_switch_sample);
 }
 
+TEST_CASE("the runtime-count event's samples become runtime records with their count") {
+  const uint64_t sampling_type = PERF_SAMPLE_IDENTIFIER | kCommon | PERF_SAMPLE_CALLCHAIN;
+  perf::EventSpec count = spec(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_CPU | PERF_SAMPLE_READ,
+                               perf::EventRole::kRuntime);
+  count.attr.read_format = PERF_FORMAT_ID;  // a value and its id: the count is the first
+  auto table = perf::EventTable::create({spec(sampling_type), count});
+  REQUIRE(table.has_value());
+  table->add_id(9, 1);
+  SampleSpec s;
+  s.record = sample_at(1);
+  const auto periodic = RecordBuilder(table->event(0).layout, 8).sample(s);
+  s.record = sample_at(2);
+  s.record.id.cpu = 3;
+  s.record.read_value = 4'000'123;
+  const auto counted = RecordBuilder(table->event(1).layout, 9).sample(s);
+
+  perf::RecordStream stream(std::move(*table));
+  const auto records = read_all(stream, {periodic, counted});
+  REQUIRE(records.size() == 2);
+  CHECK(std::holds_alternative<perf::SampleRecord>(records[0]));
+  const auto& runtime = std::get<perf::RuntimeRecord>(records[1]);
+  CHECK(runtime.runtime_ns == 4'000'123u);
+  CHECK(runtime.id.tid == 11u);
+  CHECK(runtime.id.time == 2u);
+  CHECK(runtime.id.cpu == 3u);
+}
+
+TEST_CASE("a runtime-count event whose samples carry no count is refused as malformed") {
+  perf::EventSpec count = spec(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_CPU,
+                               perf::EventRole::kRuntime);
+  auto table = perf::EventTable::create({spec(PERF_SAMPLE_IDENTIFIER | kCommon), count});
+  REQUIRE(table.has_value());
+  table->add_id(9, 1);
+  SampleSpec s;
+  s.record = sample_at(1);
+  const auto counted = RecordBuilder(table->event(1).layout, 9).sample(s);
+  perf::RecordStream stream(std::move(*table));
+  CHECK(read_all(stream, {counted}).empty());
+  CHECK(stream.stats().malformed_records == 1u);
+}
+
 TEST_CASE("PERF_SAMPLE_ID without an identifier is read where each layout puts it") {
   // The id sits at the same place in both events' records (three u64 before it in a sample, the
   // cpu after it in the trailer), but the second event has no tid: its trailers are shorter.

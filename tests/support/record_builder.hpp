@@ -94,11 +94,14 @@ class RecordBuilder {
       const uint64_t rf = l.read_format();
       const bool group = rf & PERF_FORMAT_GROUP;
       const uint64_t values = group ? spec.read_group_nr : 1;
+      // Without a group the value comes first: { value, [enabled], [running], [id], [lost] };
+      // with one { nr, [enabled], [running], { value, [id], [lost] }[nr] }.
       if (group) w.put(values);
+      if (!group) w.put(s.read_value.value_or(kFiller));
       if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) w.put(kFiller);
       if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) w.put(kFiller);
       for (uint64_t i = 0; i < values; ++i) {
-        w.put(kFiller);
+        if (group) w.put(kFiller);
         if (rf & PERF_FORMAT_ID) w.put(kFiller);
         if (rf & PERF_FORMAT_LOST) w.put(kFiller);
       }

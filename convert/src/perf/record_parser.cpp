@@ -93,7 +93,9 @@ Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
       r.skip(l.read_fixed_bytes() - 8);
       skip_items(r, nr, l.read_group_entry_bytes());
     } else {
-      r.skip(l.read_fixed_bytes());
+      // { u64 value; then the optional times, id and lost count }
+      s.read_value = r.u64();
+      r.skip(l.read_fixed_bytes() - 8);
     }
     if (!r.ok()) return malformed(kName, "truncated in read_format");
   }

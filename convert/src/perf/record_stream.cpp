@@ -30,7 +30,16 @@ void RecordStream::add(RawRecord raw, StackCopy stack) {
   auto rec = parse_record(raw, event.layout, stack);
   if (rec) {
     if (auto* sample = std::get_if<SampleRecord>(&*rec)) {
-      sample->context_switch_sample = event.spec.role == EventRole::kContextSwitch;
+      if (event.spec.role == EventRole::kRuntime) {
+        if (!sample->read_value) {
+          ++stats_.malformed_records;
+          log::debug("perf record skipped: a runtime count's sample without its count");
+          return;
+        }
+        *rec = Record{RuntimeRecord{sample->id, *sample->read_value}};
+      } else {
+        sample->context_switch_sample = event.spec.role == EventRole::kContextSwitch;
+      }
     }
     if (switch_side_band_) {
       const auto* sw = std::get_if<SwitchRecord>(&*rec);

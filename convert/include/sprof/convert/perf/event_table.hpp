@@ -33,6 +33,9 @@ enum class EventRole : uint8_t {
   // CPU-wide switch records next to per-task ones, for the pick time of each switch-in
   // (cpu_accounting.hpp); no samples.
   kSwitchSideBand,
+  // The scheduler's count of CPU time per thread and CPU (sched_stat_runtime, counting
+  // nanoseconds): its samples carry the count (PERF_SAMPLE_READ) and become RuntimeRecords.
+  kRuntime,
   // An event whose samples sprof does not convert (a recorded file's page-faults or tracepoint
   // event beside its clock, perf's side-band "dummy"): its samples are counted and skipped, its
   // other records (COMM, MMAP, SWITCH, ...) are used like any other.

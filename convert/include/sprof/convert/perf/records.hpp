@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -49,9 +50,20 @@ struct SampleRecord {
   // PERF_SAMPLE_IDENTIFIER (or PERF_SAMPLE_ID): the id of the event that took the sample; for an
   // inherited event the kernel reports its parent's id (primary_event_id). 0 when absent.
   uint64_t event_id = 0;
+  // PERF_SAMPLE_READ without PERF_FORMAT_GROUP: the event's count when the sample was taken (for
+  // an inherited per-CPU event, this thread's count on this CPU). nullopt when absent.
+  std::optional<uint64_t> read_value;
   // Set from the role of the event that wrote it (RecordStream, not the parser): the sample comes
   // from a context-switch event, i.e. it was taken as this thread was switched out (off-CPU).
   bool context_switch_sample = false;
+};
+
+// A sample of the scheduler's runtime count (EventRole::kRuntime, turned into this record by
+// RecordStream): `runtime_ns` of CPU time counted for `id.tid` on `id.cpu` since the count began,
+// as of `id.time`, taken in the thread's own context (cpu_accounting.hpp).
+struct RuntimeRecord {
+  SampleId id;
+  uint64_t runtime_ns = 0;
 };
 
 // PERF_RECORD_MMAP2 (also used for PERF_RECORD_MMAP, with the missing fields zero).
@@ -155,7 +167,7 @@ struct HeapAttachRecord {
 
 using Record = std::variant<SampleRecord, Mmap2Record, CommRecord, ForkRecord, ExitRecord,
                             LostRecord, LostSamplesRecord, ThrottleRecord, SwitchRecord,
-                            HeapAllocRecord, HeapFreeRecord, HeapAttachRecord>;
+                            RuntimeRecord, HeapAllocRecord, HeapFreeRecord, HeapAttachRecord>;
 
 // The sample_id of a record: the task it names, and the time it sorts by.
 inline const SampleId& record_id(const Record& r) {
