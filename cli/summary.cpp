@@ -73,7 +73,16 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
                          ? std::string("sprof: no CPU samples (--no-cpu)")
                          : "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
   if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
-  if (s.cpu_stalls) {
+  if (s.cpu_counts) {
+    // The scheduler's counts decide thread CPU; stalls the bound saw are settled by them.
+    char counts[160];
+    std::snprintf(counts, sizeof counts,
+                  ", thread CPU from the scheduler's counts (%.1f ms taken out, %.1f ms added "
+                  "to the switch records' times)",
+                  static_cast<double>(s.cpu_count_removed_ns) / 1e6,
+                  static_cast<double>(s.cpu_count_added_ns) / 1e6);
+    line += counts;
+  } else if (s.cpu_stalls) {
     char stalls[128];
     std::snprintf(stalls, sizeof stalls,
                   ", CPUs stalled %llu times for %.1f ms (left out of thread CPU: see README)",

@@ -16,9 +16,26 @@ CpuAccounting::ThreadCpu& CpuAccounting::state(uint32_t tid, uint64_t time_ns, b
   return it->second;
 }
 
-void CpuAccounting::running(uint32_t tid, uint64_t time_ns) {
+void CpuAccounting::credit(ThreadCpu& t, uint64_t ns) {
+  t.unreported_ns += ns;
+  if (t.stretch_cpu != kUnknownCpu) share(t, t.stretch_cpu).credited_ns += ns;
+}
+
+CpuAccounting::CpuShare& CpuAccounting::share(ThreadCpu& t, uint32_t cpu) {
+  for (CpuShare& s : t.shares) {
+    if (s.cpu == cpu) return s;
+  }
+  return t.shares.emplace_back(CpuShare{cpu});
+}
+
+void CpuAccounting::note_cpu(ThreadCpu& t, uint32_t cpu) {
+  if (cpu != kUnknownCpu) t.stretch_cpu = cpu;
+}
+
+void CpuAccounting::running(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
+  note_cpu(t, cpu);
   // Running without a switch-in seen: either the thread ran since before we saw it, or a
   // switch-in was lost. Either way it runs from now on; the time before is unknown.
   if (!t.on_cpu_since) {
@@ -27,9 +44,10 @@ void CpuAccounting::running(uint32_t tid, uint64_t time_ns) {
   }
 }
 
-void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns) {
+void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
+  t.stretch_cpu = cpu;
   // A second switch-in without a switch-out in between means a lost record: the interval since
   // the first one is not known to be on CPU, so it restarts here.
   t.on_cpu_since = switch_in_time(tid, time_ns);
@@ -55,7 +73,7 @@ void CpuAccounting::picked(uint32_t tid, uint64_t time_ns) {
 void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
-  if (t.on_cpu_since && time_ns > *t.on_cpu_since) t.unreported_ns += time_ns - *t.on_cpu_since;
+  if (t.on_cpu_since && time_ns > *t.on_cpu_since) credit(t, time_ns - *t.on_cpu_since);
   t.on_cpu_since.reset();
   t.off_cpu_since = std::max(t.off_cpu_since, time_ns);
   t.stretch_bounded = false;
@@ -67,9 +85,10 @@ uint64_t CpuAccounting::timer_slack_ns(uint64_t period_ns) {
 }
 
 CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
-                                         std::optional<ClockTick> tick) {
+                                         std::optional<ClockTick> tick, uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
+  note_cpu(t, cpu);
   // A tick ends the open stretch; if a timer was armed at its start, it bounds the stretch.
   const bool bounded = std::exchange(t.stretch_bounded, tick.has_value()) && tick &&
                        tick->period_ns > 0;
@@ -89,14 +108,37 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
       }
       ran_ns -= stalled_ns;
     }
-    t.unreported_ns += ran_ns;
+    credit(t, ran_ns);
     t.on_cpu_since = time_ns;
   }
   if (!t.on_cpu_since) t.stretch_bounded = false;  // not known to run: nothing to bound next time
-  Taken taken{t.unreported_ns, t.reported_until, stalled_ns, stall_credited_ns};
+  // What the scheduler's counts said since the previous take; a correction larger than what
+  // this take reports waits for the next ones (a delta is never negative).
+  const int64_t owed = t.discrepancy_ns - t.corrected_ns;
+  const int64_t reported = static_cast<int64_t>(t.unreported_ns);
+  const int64_t corrected = std::min(owed, reported);
+  t.corrected_ns += corrected;
+  Taken taken{static_cast<uint64_t>(reported - corrected), t.reported_until, stalled_ns,
+              stall_credited_ns, corrected};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
   return taken;
+}
+
+void CpuAccounting::counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64_t runtime_ns) {
+  running(tid, time_ns, cpu);
+  ThreadCpu& t = threads_.at(tid);
+  // Close what the open stretch ran so far, as credited: the count below checks exactly that.
+  // The stretch goes on from here with its bound (if any) unchanged: the timer armed at its
+  // start still fires within a period of this point.
+  if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
+    credit(t, time_ns - *t.on_cpu_since);
+    t.on_cpu_since = time_ns;
+  }
+  CpuShare& s = share(t, cpu);
+  const int64_t discrepancy = static_cast<int64_t>(s.credited_ns) - static_cast<int64_t>(runtime_ns);
+  t.discrepancy_ns += discrepancy - s.discrepancy_ns;
+  s.discrepancy_ns = discrepancy;
 }
 
 void CpuAccounting::forget_ticks() {

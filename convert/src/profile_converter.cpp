@@ -169,6 +169,9 @@ void ProfileConverter::consume(const perf::Record& record) {
           on_heap_free(r);
         } else if constexpr (std::is_same_v<T, perf::HeapAttachRecord>) {
           on_heap_attach(r);
+        } else if constexpr (std::is_same_v<T, perf::RuntimeRecord>) {
+          ++stats_.cpu_counts;
+          cpu_.counted(r.id.tid, r.id.cpu, r.id.time, r.runtime_ns);
         } else if constexpr (std::is_same_v<T, perf::Mmap2Record>) {
           on_mmap(r);
         } else if constexpr (std::is_same_v<T, perf::CommRecord>) {

@@ -32,7 +32,7 @@ PerCpuTracks::Task ProfileConverter::cpu_task(const ThreadState& ts) {
 void ProfileConverter::note_running(const perf::SampleId& id) {
   // tid 0 is the idle task, or a record without a sample_id trailer.
   if (id.tid == 0) return;
-  cpu_.running(id.tid, id.time);
+  cpu_.running(id.tid, id.time, id.cpu);
   if (per_cpu_) {
     if (ThreadState* ts = known_thread(id.pid, id.tid)) {
       per_cpu_->running(id.cpu, cpu_task(*ts), id.time);
@@ -43,7 +43,7 @@ void ProfileConverter::note_running(const perf::SampleId& id) {
 void ProfileConverter::keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s) {
   // Not a sample of its own: whether the thread blocks with this stack is said by the switch
   // record that follows (perf_event_task_sched_out samples first, then writes the record).
-  cpu_.running(s.id.tid, s.id.time);
+  cpu_.running(s.id.tid, s.id.time, s.id.cpu);
   ts.off_cpu.pending = s;
   if (s.stack_user.borrowed()) borrowed_pending_.push_back(s.id.tid);
 }
@@ -66,15 +66,10 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
       options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt;
   // Without switch records a gap between ticks may be time off CPU: only with them is it a stall.
   const bool bounds_stalls = period_cpu_ns && options_.switch_records;
-  const CpuAccounting::Taken taken =
-      cpu_.take(s.id.tid, s.id.time,
-                bounds_stalls ? std::optional(CpuAccounting::ClockTick{*period_cpu_ns})
-                              : std::nullopt);
-  if (taken.stalled_ns > 0) {
-    ++stats_.cpu_stalls;
-    stats_.cpu_stalled_ns += taken.stalled_ns;
-    stats_.cpu_stall_credited_ns += taken.stall_credited_ns;
-  }
+  const CpuAccounting::Taken taken = take_cpu(
+      s.id.tid, s.id.time,
+      bounds_stalls ? std::optional(CpuAccounting::ClockTick{*period_cpu_ns}) : std::nullopt,
+      s.id.cpu);
   ts.off_cpu.last_on_cpu_stack = stack;
   if (options_.switch_records && taken.cpu_ns) {
     add_thread_sample(ts, stack, s.id.time, taken.cpu_ns, taken.since_ns);
@@ -88,6 +83,20 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
                          period_cpu_ns);
   }
   ++stats_.samples;
+}
+
+CpuAccounting::Taken ProfileConverter::take_cpu(uint32_t tid, uint64_t time_ns,
+                                               std::optional<CpuAccounting::ClockTick> tick,
+                                               uint32_t cpu) {
+  const CpuAccounting::Taken taken = cpu_.take(tid, time_ns, tick, cpu);
+  if (taken.stalled_ns > 0) {
+    ++stats_.cpu_stalls;
+    stats_.cpu_stalled_ns += taken.stalled_ns;
+    stats_.cpu_stall_credited_ns += taken.stall_credited_ns;
+  }
+  if (taken.corrected_ns > 0) stats_.cpu_count_removed_ns += static_cast<uint64_t>(taken.corrected_ns);
+  if (taken.corrected_ns < 0) stats_.cpu_count_added_ns += static_cast<uint64_t>(-taken.corrected_ns);
+  return taken;
 }
 
 void ProfileConverter::add_thread_sample(ThreadState& ts, std::optional<uint32_t> stack,
@@ -154,7 +163,7 @@ void ProfileConverter::on_switch(const perf::SwitchRecord& r) {
     add_off_cpu_samples(*ts, tid, r.id.time);
     ts->off_cpu.pending.reset();
   }
-  cpu_.switched_in(tid, r.id.time);
+  cpu_.switched_in(tid, r.id.time, r.id.cpu);
 }
 
 void ProfileConverter::add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64_t until_ns) {
@@ -169,7 +178,7 @@ void ProfileConverter::add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64
   for (uint64_t time : off_cpu_times_) {
     // The thread is off CPU: only the first sample can carry CPU, what the thread used between
     // its previous sample and blocking.
-    const CpuAccounting::Taken taken = cpu_.take(tid, time);
+    const CpuAccounting::Taken taken = take_cpu(tid, time);
     add_thread_sample(ts, blocked.stack, time, taken.cpu_ns.value_or(0), taken.since_ns);
     ++stats_.samples;
     ++stats_.off_cpu_samples;
@@ -179,7 +188,7 @@ void ProfileConverter::add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64
 void ProfileConverter::close_thread_activity(ThreadState& ts, uint32_t tid, uint64_t time_ns) {
   add_off_cpu_samples(ts, tid, time_ns);
   if (options_.switch_records) {
-    const CpuAccounting::Taken taken = cpu_.take(tid, time_ns);
+    const CpuAccounting::Taken taken = take_cpu(tid, time_ns);
     if (taken.cpu_ns.value_or(0) > 0) {
       add_thread_sample(ts, ts.off_cpu.last_on_cpu_stack, time_ns, taken.cpu_ns, taken.since_ns);
       ++stats_.samples;

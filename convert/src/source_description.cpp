@@ -102,6 +102,9 @@ void describe_recording(profile::Meta& meta, const SourceDescription& source,
       {"cpuStalls", static_cast<int64_t>(stats.cpu_stalls)},
       {"cpuStalledMs", static_cast<double>(stats.cpu_stalled_ns) / 1e6},
       {"cpuStallCreditedMs", static_cast<double>(stats.cpu_stall_credited_ns) / 1e6},
+      {"cpuCounts", static_cast<int64_t>(stats.cpu_counts)},
+      {"cpuCountRemovedMs", static_cast<double>(stats.cpu_count_removed_ns) / 1e6},
+      {"cpuCountAddedMs", static_cast<double>(stats.cpu_count_added_ns) / 1e6},
       {"malformedRecords", static_cast<int64_t>(stats.malformed_records)},
   };
   meta.extra.emplace_back("offCpuSamples", static_cast<int64_t>(stats.off_cpu_samples));

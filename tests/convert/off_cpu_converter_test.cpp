@@ -254,6 +254,23 @@ TEST_CASE("converter leaves a stalled CPU's time out of a running thread's delta
   CHECK(run.stats.cpu_stall_credited_ns == longest);
 }
 
+TEST_CASE("converter takes a stalled stretch's CPU from the scheduler's count where there is one") {
+  // By 10.3 ms the scheduler counted 3.3 ms for the thread: it ran 2 ms to the last tick and
+  // 1.3 ms since, so the CPU stood still for 7 ms of the 8.3 ms the switch records credit.
+  perf::RuntimeRecord count;
+  count.id = id(kPid, 10'300);
+  count.runtime_ns = 3'300'000;
+  const StallRun run = run_with_gap({count});
+  const auto& s = run.profile.processes.at(0).threads.at(0).samples();
+  REQUIRE(s.size() == 5);
+  CHECK(s[3].cpu_delta_ns == 1'400'000u);  // 1.3 ms to the count, 0.1 ms to the tick
+  CHECK(s[4].cpu_delta_ns == 1'000'000u);
+  CHECK(run.stats.cpu_counts == 1u);
+  CHECK(run.stats.cpu_count_removed_ns == 7'000'000u);
+  CHECK(run.stats.cpu_count_added_ns == 0u);
+  CHECK(run.stats.cpu_stalls == 0u);  // the count settled it before the bound could
+}
+
 TEST_CASE("converter credits a gap between ticks as CPU when sampling was throttled or lost") {
   perf::ThrottleRecord throttle;
   throttle.id = id(kPid, 2500);

@@ -32,6 +32,16 @@
 // may hand a task's events to a sibling task at a switch, timers included, so a thread's ticks
 // are not its own timer's.)
 //
+// Where the scheduler's own count is recorded (the sched_stat_runtime tracepoint counted per
+// thread and CPU: recorder/src/perf/runtime_events.cpp), it settles the question. That count is
+// exactly what the thread's clock adds up (the same `delta_exec` in update_curr, steal left
+// out), but it arrives only now and then: as of a `counted` call, the thread's count on that
+// CPU is exact. So each count is compared with what the switch records credited the thread on
+// that CPU up to the same moment, and the difference (a stall credited, a late timer's time left
+// out, the switch records' own lateness) is taken out of, or added to, the deltas that follow.
+// The deltas then add up to the scheduler's count at every count, and between counts they are
+// the switch records' estimate as above.
+//
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
 //
@@ -41,6 +51,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 namespace sprof::convert {
 
@@ -55,6 +66,9 @@ class CpuAccounting {
     // Of a stalled stretch, what cpu_ns still counts (a period plus the slack): the thread's
     // own CPU if a late timer made the stretch long, steal if the CPU stopped.
     uint64_t stall_credited_ns = 0;
+    // What the scheduler's counts corrected in cpu_ns: positive when the switch records had
+    // credited more than the thread ran (taken out), negative when less (added).
+    int64_t corrected_ns = 0;
   };
   // A sample of a clock event whose timer fires every `period_ns`.
   struct ClockTick {
@@ -67,12 +81,15 @@ class CpuAccounting {
   // still credits are both reported (Taken::stalled_ns, stall_credited_ns).
   static uint64_t timer_slack_ns(uint64_t period_ns);
 
-  // `tid` is on CPU at `time_ns` (a record from its own context).
-  void running(uint32_t tid, uint64_t time_ns);
+  // The CPU a record does not name.
+  static constexpr uint32_t kUnknownCpu = UINT32_MAX;
+
+  // `tid` is on CPU `cpu` at `time_ns` (a record from its own context).
+  void running(uint32_t tid, uint64_t time_ns, uint32_t cpu = kUnknownCpu);
   // PERF_RECORD_SWITCH into / out of `tid`.
   // A switch-in starts at the thread's pick time when `picked` gave one since its last
   // switch-out, else at `time_ns`.
-  void switched_in(uint32_t tid, uint64_t time_ns);
+  void switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu = kUnknownCpu);
   void switched_out(uint32_t tid, uint64_t time_ns);
   // When the switch-in of `tid` recorded at `record_ns` started (what switched_in will use).
   uint64_t switch_in_time(uint32_t tid, uint64_t record_ns) const;
@@ -83,8 +100,14 @@ class CpuAccounting {
   // The CPU time `tid` used since the previous take, up to `time_ns`, and resets it. A running
   // thread counts as running until `time_ns`; an unknown thread starts being tracked as running
   // from `time_ns`.
-  // `tick` says that this take is a clock event's sample.
-  Taken take(uint32_t tid, uint64_t time_ns, std::optional<ClockTick> tick = std::nullopt);
+  // `tick` says that this take is a clock event's sample; `cpu` is where it was taken, when the
+  // thread is running.
+  Taken take(uint32_t tid, uint64_t time_ns, std::optional<ClockTick> tick = std::nullopt,
+             uint32_t cpu = kUnknownCpu);
+  // The scheduler has counted `runtime_ns` of CPU time for `tid` on `cpu`, from the start of
+  // the count to `time_ns`, when the thread is running there (the count's sample is taken in
+  // the thread's own context). Later takes are corrected to agree with it.
+  void counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64_t runtime_ns);
   // Records were lost or sampling was throttled: a long stretch to the next tick no longer means
   // a stall, until each thread's next switch-in.
   void forget_ticks();
@@ -94,6 +117,13 @@ class CpuAccounting {
   void forget(uint32_t tid) { threads_.erase(tid); }
 
  private:
+  // What the switch records credited a thread on one CPU, and how far that was from the
+  // scheduler's count there at its latest `counted` (credited minus counted).
+  struct CpuShare {
+    uint32_t cpu = kUnknownCpu;
+    uint64_t credited_ns = 0;
+    int64_t discrepancy_ns = 0;
+  };
   struct ThreadCpu {
     std::optional<uint64_t> on_cpu_since;  // set while the thread is on CPU
     uint64_t unreported_ns = 0;            // closed on-CPU intervals since the last take
@@ -103,7 +133,16 @@ class CpuAccounting {
     std::optional<uint64_t> picked_at;     // pick time of the switch-in to come
     // The open on-CPU stretch began at a switch-in or a tick: a timer was armed at its start.
     bool stretch_bounded = false;
+    uint32_t stretch_cpu = kUnknownCpu;  // where the open stretch runs, once a record said
+    std::vector<CpuShare> shares;        // per CPU the thread ran on (a few entries)
+    int64_t discrepancy_ns = 0;          // the sum over `shares`
+    int64_t corrected_ns = 0;            // of it, what earlier takes already corrected
   };
+  // Adds `ns` on CPU, in the open stretch's CPU, to what the next take reports.
+  static void credit(ThreadCpu& t, uint64_t ns);
+  static CpuShare& share(ThreadCpu& t, uint32_t cpu);
+  // The open stretch runs on `cpu` (kUnknownCpu: no news).
+  static void note_cpu(ThreadCpu& t, uint32_t cpu);
   // The state of `tid`, created as "first seen at `time_ns`" when new.
   ThreadCpu& state(uint32_t tid, uint64_t time_ns, bool& created);
 

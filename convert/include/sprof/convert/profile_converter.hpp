@@ -172,6 +172,10 @@ class ProfileConverter {
   uint64_t switch_out_time(const ThreadState* ts, uint64_t record_ns) const;
   // Adds an on-CPU sample.
   void record_sample(ThreadState& ts, std::optional<uint32_t> stack, const perf::SampleRecord& s);
+  // cpu_.take, with what it stalled or corrected added to the stats.
+  CpuAccounting::Taken take_cpu(uint32_t tid, uint64_t time_ns,
+                                std::optional<CpuAccounting::ClockTick> tick = std::nullopt,
+                                uint32_t cpu = CpuAccounting::kUnknownCpu);
   // Keeps a context-switch sample until the switch record says whether the thread blocked.
   void keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s);
   // Adds a sample; before a thread's first sample with CPU, a stackless zero-CPU sample at

@@ -63,6 +63,12 @@ struct RecordingStats {
   uint64_t cpu_stalls = 0;
   uint64_t cpu_stalled_ns = 0;
   uint64_t cpu_stall_credited_ns = 0;  // of those stretches, what the deltas still count
+  // The scheduler's runtime counts (cpu_accounting.hpp), and what they corrected in the deltas
+  // the switch records gave: time taken out (credited but not run: stalls, late switch records)
+  // and time added (run but not credited: a late timer's time the stall bound left out).
+  uint64_t cpu_counts = 0;
+  uint64_t cpu_count_removed_ns = 0;
+  uint64_t cpu_count_added_ns = 0;
   uint64_t malformed_records = 0; // records that failed to parse (skipped)
   uint64_t unknown_records = 0;   // record types sprof does not use (skipped)
   uint64_t processes = 0;         // distinct pids seen
