@@ -18,7 +18,7 @@ constexpr double kCpuTolerance = 0.02;  // the 2 % the brief allows
 
 }  // namespace
 
-TEST_CASE("CPU deltas add up to each thread's CPU time within 2 %, short-lived threads included") {
+TEST_CASE("CPU deltas add up to each thread's CPU time within 2 % (1 % by the scheduler's counts), short-lived threads included") {
   skip_without_perf();
   const auto dir = make_temp_dir("offcpu-cpu");
   const auto out = dir + "/p.json.gz";
@@ -33,6 +33,12 @@ TEST_CASE("CPU deltas add up to each thread's CPU time within 2 %, short-lived t
   // What the profile says it left out as stalls (a VM's vCPU stopped) widens the check upward
   // by that much; see error_beyond_stalls.
   const StatedStalls stalled = stated_stalls(profile);
+  // Where the scheduler's own counts are recorded they settle the deltas (cpu_accounting.hpp): a
+  // long thread's CPU is then its count but for the last few ms per CPU after its final count,
+  // so it meets the 1 % fidelity target. The short threads run less than one count period.
+  const bool counted = profile.sprof_meta_cpu_counts.value_or(0) > 0;
+  if (scheduler_counts_expected()) CHECK(counted);
+  const double long_tolerance = counted ? 0.01 : kCpuTolerance;
   uint64_t short_real = 0, short_profile = 0, all_real = 0, all_profile = 0;
   for (const auto& [tid, real] : measured) {
     CAPTURE(real.name);
@@ -44,7 +50,7 @@ TEST_CASE("CPU deltas add up to each thread's CPU time within 2 %, short-lived t
     MESSAGE(real.name << ": real " << real.cpu_ns << " ns, profile " << cpu << " ns ("
                       << 100 * relative_error(cpu, real.cpu_ns) << " %)");
     if (real.name.rfind("long-", 0) == 0) {
-      CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled)) < kCpuTolerance);
+      CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled)) < long_tolerance);
     } else {
       short_real += real.cpu_ns;
       short_profile += cpu;

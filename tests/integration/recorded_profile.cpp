@@ -144,6 +144,10 @@ ProfileView read_profile(const std::string& path) {
   if (top["meta"]["sprof"]["cpuStallCreditedMs"].get(ms) == simdjson::SUCCESS) {
     view.sprof_meta_cpu_stall_credited_ms = ms;
   }
+  int64_t counts = 0;
+  if (top["meta"]["sprof"]["cpuCounts"].get(counts) == simdjson::SUCCESS) {
+    view.sprof_meta_cpu_counts = counts;
+  }
   for (element c : array(top["meta"]["categories"])) view.categories.push_back(str(c["name"]));
   return view;
 }

@@ -52,6 +52,8 @@ struct ProfileView {
   // meta.sprof.cpuStalledMs / cpuStallCreditedMs, when present (cpu_accounting.hpp)
   std::optional<double> sprof_meta_cpu_stalled_ms;
   std::optional<double> sprof_meta_cpu_stall_credited_ms;
+  // meta.sprof.cpuCounts: the scheduler's runtime counts the deltas were settled with
+  std::optional<int64_t> sprof_meta_cpu_counts;
   std::vector<std::string> categories;  // meta.categories[].name
 };
 

@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <sstream>
 
 namespace sprof::test {
@@ -56,6 +60,16 @@ double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedSt
   if (real_ns < low) return relative_error(low, real_ns);
   if (real_ns > high) return relative_error(high, real_ns);
   return 0;
+}
+
+bool scheduler_counts_expected() {
+  if (::geteuid() != 0) return false;
+  if (::access("/sys/kernel/tracing/events/sched/sched_stat_runtime/id", R_OK) != 0) return false;
+  utsname u{};
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 12);
 }
 
 uint64_t front_end_cpu_ns(const ThreadView& t) {

@@ -37,6 +37,7 @@ TEST_CASE("context-switch event shares the sampling event's layout but not its s
   CHECK(cs.context_switch == 0);
 
   config.off_cpu = false;
+  config.runtime_counts = false;
   CHECK((perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127).sample_type &
          PERF_SAMPLE_IDENTIFIER) == 0);
 }
@@ -83,4 +84,39 @@ TEST_CASE("parser reads the sample's event id from PERF_SAMPLE_IDENTIFIER") {
   CHECK(s.ip == 0x401000);
   // Set from the event's role (RecordStream), never by the parser.
   CHECK_FALSE(s.context_switch_sample);
+}
+
+TEST_CASE("runtime-count event samples the scheduler's count into the sampling event's ring") {
+  perf::EventConfig config;
+  config.user_regs_stack = true;
+  config.off_cpu = false;  // the count alone asks for the identifier too
+  perf_event_attr sampling =
+      perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127);
+  sampling.exclude_kernel = 1;  // as after a perf_event_paranoid retry
+  CHECK((sampling.sample_type & PERF_SAMPLE_IDENTIFIER) != 0);
+  const perf_event_attr count = perf::make_runtime_attr(sampling, 363);
+  CHECK(count.type == PERF_TYPE_TRACEPOINT);
+  CHECK(count.config == 363u);
+  CHECK(count.freq == 0);
+  CHECK(count.sample_period > 0u);
+  // With PERF_SAMPLE_PERIOD the kernel would sample every hit of the tracepoint.
+  CHECK((count.sample_type & PERF_SAMPLE_PERIOD) == 0);
+  CHECK((count.sample_type & PERF_SAMPLE_READ) != 0);
+  CHECK(count.read_format == 0u);
+  CHECK(count.exclude_kernel == 0);  // the tracepoint fires in the kernel
+  // Told apart by id in the same ring: the id and the trailer fields match the sampling event's.
+  CHECK((count.sample_type & PERF_SAMPLE_IDENTIFIER) != 0);
+  const uint64_t trailer = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                           PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER;
+  CHECK((count.sample_type & trailer) == (sampling.sample_type & trailer));
+  CHECK(count.sample_id_all == 1);
+  CHECK(bool(count.use_clockid == sampling.use_clockid));
+  CHECK(bool(count.clockid == sampling.clockid));
+  CHECK(bool(count.inherit == sampling.inherit));
+  CHECK(bool(count.enable_on_exec == sampling.enable_on_exec));
+  CHECK(count.sample_stack_user == 0u);
+  CHECK(count.mmap == 0);
+  CHECK(count.comm == 0);
+  CHECK(count.task == 0);
+  CHECK(count.context_switch == 0);
 }

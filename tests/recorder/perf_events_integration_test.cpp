@@ -176,5 +176,6 @@ TEST_CASE("the sample attr derives the layout the parser reads") {
   REQUIRE(layout.has_value());
   CHECK(layout->has(PERF_SAMPLE_STACK_USER));
   CHECK(layout->regs_user_count() == 17);
-  CHECK(layout->sample_id_trailer_bytes() == 24);
+  // tid+pid, time, cpu, and the identifier that tells the runtime-count event's records apart.
+  CHECK(layout->sample_id_trailer_bytes() == 32);
 }

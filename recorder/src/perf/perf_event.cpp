@@ -229,7 +229,8 @@ perf_event_attr make_sample_attr(const EventConfig& c, EventKind kind, size_t ri
   }
   // PERF_SAMPLE_IDENTIFIER (first u64 of every sample) tells the context-switch event's samples
   // from the sampling event's, since both write into one ring.
-  if (c.off_cpu) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
+  // The runtime-count event does too.
+  if (c.off_cpu || c.runtime_counts) attr.sample_type |= PERF_SAMPLE_IDENTIFIER;
   attr.sample_max_stack = max_stack;
   attr.exclude_callchain_kernel = c.kernel_callchain ? 0 : 1;
   attr.exclude_callchain_user = 0;
@@ -329,10 +330,31 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
     if (side_band) {
       specs.push_back({make_cpu_wide_switch_attr(attr), convert::perf::EventRole::kSwitchSideBand});
     }
+    // The scheduler's CPU-time counts, per task (a CPU-wide count would sum every task's).
+    const std::optional<uint64_t> runtime_tracepoint =
+        config.runtime_counts && config.sample_cpu && config.pid != -1
+            ? sched_runtime_tracepoint_id()
+            : std::nullopt;
+    std::optional<size_t> runtime_event;
+    if (runtime_tracepoint) {
+      runtime_event = specs.size();
+      specs.push_back({make_runtime_attr(attr, *runtime_tracepoint), convert::perf::EventRole::kRuntime});
+    } else if (config.runtime_counts && config.sample_cpu && config.pid != -1) {
+      log::info("perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
+                "tracefs); CPU deltas come from switch records alone");
+    }
     SPROF_TRY(convert::perf::EventTable table, convert::perf::EventTable::create(std::move(specs)));
     PerfEvents events(kind, attr, std::move(*rings), std::move(table));
     if (off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
     if (side_band) events.open_cpu_wide_switches();
+    if (runtime_tracepoint) {
+      events.runtime_tracepoint_ = runtime_tracepoint;
+      events.runtime_event_ = runtime_event;
+      events.runtime_counts_ = events.open_runtime_events(tasks.front());
+      if (events.runtime_counts_) {
+        for (size_t i = 1; i < tasks.size(); ++i) events.open_runtime_events(tasks[i]);
+      }
+    }
     return events;
   }
   return fail(Errc::kInternal, "perf: no event kind left to try");
@@ -352,6 +374,8 @@ Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids)
     }
     if (opened.size() != rings_.size()) continue;
     for (size_t i = 0; i < rings_.size(); ++i) rings_[i].fds.push_back(std::move(opened[i]));
+    // Best effort, like for the first tasks: without them its deltas are not checked.
+    if (runtime_counts_) open_runtime_events(tid);
     // With off-CPU stacks on, a late thread needs its context-switch events too.
     if (off_cpu_) {
       auto switches = open_context_switch_events(tid);

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -49,6 +50,10 @@ struct EventConfig {
   // Off-CPU stacks: a second event per CPU and task, PERF_COUNT_SW_CONTEXT_SWITCHES sampling
   // every switch, writes into the same ring (context_switch_events.cpp). Needs kernel sampling.
   bool off_cpu = false;
+  // The scheduler's count of each thread's CPU time, sampled into the same rings
+  // (runtime_events.cpp), when this machine allows it. Per task only: a CPU-wide event counts
+  // every task of the CPU together.
+  bool runtime_counts = true;
   // The task to sample (a process's main thread, or any tid). With `inherit` its future
   // children and threads are sampled too.
   pid_t pid = -1;
@@ -93,6 +98,11 @@ perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr);
 // The attr of the per-CPU dummy event whose PERF_RECORD_SWITCH_CPU_WIDE records give switch-in
 // times (cpu_wide_switch_events.cpp; pure, for tests).
 perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr);
+// The attr of the event that samples the scheduler's CPU-time count of each thread
+// (runtime_events.cpp; pure, for tests), given the sched:sched_stat_runtime tracepoint's id.
+perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t tracepoint_id);
+// That id, from tracefs; nullopt when tracefs is not there or not readable (not root).
+std::optional<uint64_t> sched_runtime_tracepoint_id();
 
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark
@@ -161,6 +171,8 @@ class PerfEvents final : public convert::RecordSource {
   bool cpu_wide_switches() const {
     return !rings_.empty() && rings_.front().cpu_wide_switches.valid();
   }
+  // True when the scheduler's CPU-time counts are recorded (for the first task at least).
+  bool runtime_counts() const { return runtime_counts_; }
 
  private:
   struct CpuRing {
@@ -178,6 +190,9 @@ class PerfEvents final : public convert::RecordSource {
   Result<void> open_context_switch_events(pid_t task);
   // The same for every task of `open` (no-op, with a note, when kernel sampling is excluded).
   Result<void> open_off_cpu_events(const std::vector<pid_t>& tasks);
+  // Best effort: opens the runtime-count event of `task` on every CPU, writing into that CPU's
+  // ring, or none (with a note unless the task is gone).
+  bool open_runtime_events(pid_t task);
   // Best effort: opens the CPU-wide switch event on every CPU, or none (with a note).
   void open_cpu_wide_switches();
   void close_cpu_wide_switches();
@@ -189,6 +204,11 @@ class PerfEvents final : public convert::RecordSource {
   // resized after `open`, and moving it (with this object) keeps its storage.
   RingRecordSource reader_;
   bool off_cpu_ = false;
+  // The runtime-count event's tracepoint id and place in the event table, when requested and
+  // known; runtime_counts_ once its events opened for the first task.
+  std::optional<uint64_t> runtime_tracepoint_;
+  std::optional<size_t> runtime_event_;
+  bool runtime_counts_ = false;
   std::unordered_set<int> hung_up_;  // descriptors of events that reported POLLHUP
   // Whether all `events` open events are in hung_up_ (descriptors are never closed early).
   bool every_event_hung_up(size_t events) const { return events > 0 && hung_up_.size() >= events; }
