@@ -64,8 +64,9 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
   // events do not.
   const std::optional<uint64_t> period_cpu_ns =
       options_.period_is_cpu_ns ? std::optional<uint64_t>(s.period) : std::nullopt;
-  // Without switch records a gap between ticks may be time off CPU: only with them is it a stall.
-  const bool bounds_stalls = period_cpu_ns && options_.switch_records;
+  // Without switch records a gap between ticks may be time off CPU, and without kernel-mode
+  // samples time in the kernel: only with both is it a stall.
+  const bool bounds_stalls = period_cpu_ns && options_.switch_records && options_.ticks_in_kernel;
   const CpuAccounting::Taken taken = take_cpu(
       s.id.tid, s.id.time,
       bounds_stalls ? std::optional(CpuAccounting::ClockTick{*period_cpu_ns}) : std::nullopt,

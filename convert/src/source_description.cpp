@@ -62,6 +62,7 @@ ConverterOptions converter_options(const SourceDescription& source, ProcAccess p
   o.period_is_cpu_ns = perf::period_is_cpu_ns(attr);
   o.switch_records = std::any_of(source.events.begin(), source.events.end(),
                                  [](const perf::EventSpec& e) { return e.attr.context_switch; });
+  o.ticks_in_kernel = attr.exclude_kernel == 0;
   o.switch_side_band = std::any_of(source.events.begin(), source.events.end(),
                                    [](const perf::EventSpec& e) {
                                      return e.role == perf::EventRole::kSwitchSideBand;

@@ -224,11 +224,13 @@ struct StallRun {
   profile::Profile profile;
   RecordingStats stats;
 };
-StallRun run_with_gap(const std::vector<perf::Record>& between, bool switch_records = true) {
+StallRun run_with_gap(const std::vector<perf::Record>& between, bool switch_records = true,
+                      bool ticks_in_kernel = true) {
   test::FakeHostFiles files;
   ModuleCache cache(files);
   ConverterOptions o = options();
   o.switch_records = switch_records;
+  o.ticks_in_kernel = ticks_in_kernel;
   ProfileConverter c(o, cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 1000));
@@ -292,6 +294,16 @@ TEST_CASE("converter sees no stall where no switch records say the thread kept r
   const auto& s = run.profile.processes.at(0).threads.at(0).samples();
   REQUIRE(s.size() == 4);
   CHECK(s[2].cpu_delta_ns == kPeriodNs);  // the period, as for every sample
+  CHECK(run.stats.cpu_stalls == 0u);
+}
+
+TEST_CASE("converter sees no stall where kernel-mode ticks were not sampled") {
+  // exclude_kernel (a user at perf_event_paranoid 2): the thread may have spent the gap in a
+  // system call, where its ticks were dropped.
+  const StallRun run = run_with_gap({}, true, false);
+  const auto& s = run.profile.processes.at(0).threads.at(0).samples();
+  REQUIRE(s.size() == 5);
+  CHECK(s[3].cpu_delta_ns == 8'400'000u);
   CHECK(run.stats.cpu_stalls == 0u);
 }
 

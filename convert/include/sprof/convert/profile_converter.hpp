@@ -62,6 +62,10 @@ struct ConverterOptions {
   // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
   // the period being the fallback for threads whose start is unknown.
   bool switch_records = false;
+  // The clock event samples kernel mode too, so a running thread's timer ticks every period
+  // wherever it runs. Not so with exclude_kernel (perf_event_paranoid 2 for a user): the ticks
+  // that land in the kernel are dropped, and a gap between ticks says nothing of a stall.
+  bool ticks_in_kernel = true;
   // CPU-wide switch records come from a side-band event beside per-task ones (kSwitchSideBand):
   // they only say when a thread was picked. Otherwise (system-wide recordings) they are the
   // threads' switch records themselves.
