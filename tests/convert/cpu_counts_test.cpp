@@ -95,3 +95,29 @@ TEST_CASE("threads are counted apart") {
   CHECK(cpu.take(2, 2 * kMs).cpu_ns == 2 * kMs);
   CHECK(cpu.take(1, 2 * kMs).cpu_ns == 1 * kMs);
 }
+
+TEST_CASE("a count that grew more than the thread was on that CPU holds other tasks' time") {
+  CpuAccounting cpu;
+  cpu.switched_in(kTid, 0, 0);
+  cpu.counted(kTid, 0, 4 * kMs, 4 * kMs);
+  // 4 ms more on CPU, but the count grew by 7 ms: the thread woke a task on another CPU and its
+  // event counted that CPU's running task's 3 ms. Only the switch records' error may pass.
+  cpu.counted(kTid, 0, 8 * kMs, 11 * kMs);
+  const auto taken = cpu.take(kTid, 8 * kMs);
+  const uint64_t slack = 4 * kMs / 16 + 20'000;
+  CHECK(taken.cpu_ns == 8 * kMs + slack);
+  CHECK(taken.corrected_ns == -static_cast<int64_t>(slack));
+  // The excess is not held against later counts either: a count that agrees changes nothing.
+  cpu.counted(kTid, 0, 9 * kMs, 12 * kMs);
+  CHECK(cpu.take(kTid, 9 * kMs).cpu_ns == kMs);
+}
+
+TEST_CASE("a thread's count from before it was first seen is not added") {
+  CpuAccounting cpu;
+  // Attached while it ran: the count began when the event was opened, 30 ms before its first
+  // record here.
+  cpu.running(kTid, 30 * kMs, 0);
+  cpu.counted(kTid, 0, 34 * kMs, 34 * kMs);
+  const uint64_t slack = 4 * kMs / 16 + 20'000;
+  CHECK(cpu.take(kTid, 34 * kMs).cpu_ns == 4 * kMs + slack);
+}

@@ -42,6 +42,12 @@
 // The deltas then add up to the scheduler's count at every count, and between counts they are
 // the switch records' estimate as above.
 //
+// One flaw of the count: the tracepoint is counted by the event of whichever task's context
+// runs it, and a thread that wakes a task on another CPU updates that CPU's running task from
+// its own context: up to a tick of someone else's time (seen: 3.1 ms) lands in its count. A
+// thread cannot run longer than it is on a CPU, so each growth of the count is capped at the
+// time the switch records put it on that CPU since the previous count (plus their error).
+//
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
 //
@@ -117,12 +123,15 @@ class CpuAccounting {
   void forget(uint32_t tid) { threads_.erase(tid); }
 
  private:
-  // What the switch records credited a thread on one CPU, and how far that was from the
-  // scheduler's count there at its latest `counted` (credited minus counted).
+  // A thread's time on one CPU: what the switch records say and what the scheduler counted.
   struct CpuShare {
     uint32_t cpu = kUnknownCpu;
-    uint64_t credited_ns = 0;
-    int64_t discrepancy_ns = 0;
+    uint64_t on_cpu_ns = 0;    // on CPU by the switch records, stalls included
+    uint64_t credited_ns = 0;  // of that, what the deltas were given (stalls left out)
+    uint64_t last_count_ns = 0;       // the count at the latest `counted`
+    uint64_t on_cpu_at_count_ns = 0;  // on_cpu_ns then
+    uint64_t counted_ns = 0;          // the count's growth, each step capped (see counted)
+    int64_t discrepancy_ns = 0;       // credited_ns - counted_ns at the latest `counted`
   };
   struct ThreadCpu {
     std::optional<uint64_t> on_cpu_since;  // set while the thread is on CPU
@@ -138,8 +147,12 @@ class CpuAccounting {
     int64_t discrepancy_ns = 0;          // the sum over `shares`
     int64_t corrected_ns = 0;            // of it, what earlier takes already corrected
   };
-  // Adds `ns` on CPU, in the open stretch's CPU, to what the next take reports.
-  static void credit(ThreadCpu& t, uint64_t ns);
+  // Adds `ns` on CPU, in the open stretch's CPU, to what the next take reports; `left_out_ns`
+  // more were on CPU but left out as a stall.
+  static void credit(ThreadCpu& t, uint64_t ns, uint64_t left_out_ns = 0);
+  // How much more than its time on a CPU a thread's count there may grow by and still be its
+  // own: the switch records' error over `on_cpu_ns` of that time.
+  static uint64_t count_slack_ns(uint64_t on_cpu_ns);
   static CpuShare& share(ThreadCpu& t, uint32_t cpu);
   // The open stretch runs on `cpu` (kUnknownCpu: no news).
   static void note_cpu(ThreadCpu& t, uint32_t cpu);
