@@ -132,7 +132,8 @@ def main():
     if args.base:
         binaries["base"] = args.base
     workloads = args.workload or sorted(WORKLOADS)
-    results = {(b, w): {"long": [], "beyond": [], "short": [], "stalls": 0, "stalled_ms": 0.0}
+    results = {(b, w): {"long": [], "beyond": [], "short": [], "stalls": 0, "stalled_ms": 0.0,
+                        "counts": 0, "removed_ms": 0.0, "added_ms": 0.0}
                for b in binaries for w in workloads}
     busy = start_busy_loops(args.busy)
     try:
@@ -151,6 +152,9 @@ def main():
                             r["short"].append(short)
                         r["stalls"] += int(meta.get("cpuStalls", 0))
                         r["stalled_ms"] += float(meta.get("cpuStalledMs", 0.0))
+                        r["counts"] += int(meta.get("cpuCounts", 0))
+                        r["removed_ms"] += float(meta.get("cpuCountRemovedMs", 0.0))
+                        r["added_ms"] += float(meta.get("cpuCountAddedMs", 0.0))
     finally:
         for p in busy:
             p.kill()
@@ -162,6 +166,11 @@ def main():
         if r["short"]:
             print(describe("2 ms threads, summed", r["short"]))
         print(f"{'stalls seen':>22}: {r['stalls']} ({r['stalled_ms']:.1f} ms left out)")
+        if r["counts"]:
+            # The scheduler's runtime counts (docs/design.md): what they corrected in the deltas
+            # the switch records gave, over all runs.
+            print(f"{'scheduler counts':>22}: {r['counts']} ({r['removed_ms']:.1f} ms taken out, "
+                  f"{r['added_ms']:.1f} ms added)")
 
 
 if __name__ == "__main__":

@@ -74,8 +74,22 @@ perf::EventConfig base_event_config(const RecordOptions& options) {
   // Off-CPU stacks sample every context switch of the targets; system-wide that would be every
   // switch of the machine, so -a records CPU time only.
   config.off_cpu = options.off_cpu && !options.system_wide;
+  config.runtime_counts =
+      options.cpu_counts == CpuCounts::kOn ||
+      (options.cpu_counts == CpuCounts::kAuto && perf::runs_under_hypervisor());
   config.sample_cpu = options.sample_cpu;
   return config;
+}
+
+// --cpu-counts=on that could not be had is said, not silently dropped (auto stays quiet).
+void note_missing_cpu_counts(const RecordOptions& options, const perf::PerfEvents& events) {
+  if (options.cpu_counts != CpuCounts::kOn || events.runtime_counts()) return;
+  log::warn(options.system_wide
+                ? "--cpu-counts: not with -a (the scheduler's counts are per thread); CPU time "
+                  "comes from switch records"
+                : "--cpu-counts: the scheduler's CPU counts are not available here (they need "
+                  "root, tracefs and Linux 6.12+; -v says why); CPU time comes from switch "
+                  "records");
 }
 
 int poll_interval_ms(const RecordOptions& options) {
@@ -198,6 +212,7 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
                               "/proc/self/exe"));
   }
   SPROF_TRY_VOID(impl->spawn_iteration());
+  note_missing_cpu_counts(options, *impl->events);
   raise_reader_priority();
   impl->set_origin();
   SPROF_TRY_VOID(impl->child->release());
@@ -234,6 +249,7 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
     SPROF_TRY(perf::PerfEvents opened, open_attached_events(config, impl->attached));
     impl->events.emplace(std::move(opened));
   }
+  note_missing_cpu_counts(options, *impl->events);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

@@ -103,6 +103,8 @@ perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr);
 perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t tracepoint_id);
 // That id, from tracefs; nullopt when tracefs is not there or not readable (not root).
 std::optional<uint64_t> sched_runtime_tracepoint_id();
+// The CPU says it runs under a hypervisor (CPUID leaf 1, ECX bit 31): its CPUs may stall.
+bool runs_under_hypervisor();
 
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark

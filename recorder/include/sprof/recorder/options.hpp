@@ -12,6 +12,11 @@ namespace sprof::recorder {
 
 enum class UnwindMode { kDwarf, kFramePointer };
 
+// --cpu-counts: record the scheduler's own count of each thread's CPU time (root, Linux 6.12+;
+// docs/design.md). It keeps a stalled virtual CPU out of thread CPU, and costs ~0.1 us per
+// scheduler update of a recorded thread: by default it is on where CPUs can stall, on a VM.
+enum class CpuCounts { kAuto, kOn, kOff };
+
 // --heap: allocations recorded by libsprof-heap.so in the launched command (docs/heap.md).
 enum class HeapMode {
   kOff,
@@ -48,6 +53,7 @@ struct RecordOptions {
   // Off-CPU stacks: where a thread blocks, its stack at switch-out becomes Idle samples with no
   // CPU for the blocked time (contract section 4.3). --no-off-cpu turns it off.
   bool off_cpu = true;
+  CpuCounts cpu_counts = CpuCounts::kAuto;
 
   // What to record instead of launching `command` (exactly one of the three is given):
   // -p: running processes, with all their threads and whatever they create from now on.
