@@ -126,6 +126,18 @@ TEST_CASE("record parses commands, environments and sprof's options as typed") {
         std::string::npos);
   Commands i;
   CHECK(parse(i, {"record", "-v", "-q", "ls"}).find("excludes") != std::string::npos);
+
+  Commands j;
+  REQUIRE(parse(j, {"record", "ls"}).empty());
+  CHECK(j.record.record.cpu_counts == sprof::recorder::CpuCounts::kAuto);
+  Commands k;
+  REQUIRE(parse(k, {"record", "--cpu-counts", "off", "ls"}).empty());
+  CHECK(k.record.record.cpu_counts == sprof::recorder::CpuCounts::kOff);
+  Commands l;
+  REQUIRE(parse(l, {"record", "--cpu-counts=on", "ls"}).empty());
+  CHECK(l.record.record.cpu_counts == sprof::recorder::CpuCounts::kOn);
+  Commands m;
+  CHECK(parse(m, {"record", "--cpu-counts", "always", "ls"}).find("auto") != std::string::npos);
 }
 
 TEST_CASE("an option's choices are readable from its definition, for the man page and completions") {
@@ -135,6 +147,7 @@ TEST_CASE("an option's choices are readable from its definition, for the man pag
   for (const auto& [name, event] : sprof::recorder::sampling_events()) events.push_back(name);
   CHECK(choices_of(sprof.record->get_option("--event")) == events);
   CHECK(choices_of(sprof.record->get_option("--unwind")) == Args{"dwarf", "fp"});
+  CHECK(choices_of(sprof.record->get_option("--cpu-counts")) == Args{"auto", "on", "off"});
   // Options without a fixed set of values have none, even when they are checked otherwise.
   CHECK(choices_of(sprof.record->get_option("--output")).empty());
   CHECK(choices_of(sprof.record->get_option("--rate")).empty());

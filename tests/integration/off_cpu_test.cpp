@@ -155,3 +155,33 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
                                      stated_stalls(profile))) < kCpuTolerance);
 }
+
+TEST_CASE("--cpu-counts off records CPU time from switch records alone, --cpu-counts on asks for counts") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("offcpu-counts");
+  for (const std::string mode : {"off", "on"}) {
+    CAPTURE(mode);
+    const auto out = dir + "/" + mode + ".json.gz";
+    auto r = sprof_record(out, {"--cpu-counts", mode},
+                          {target_path("offcpu_cpu_threads"), "1", "100", "0", "0"});
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto profile = read_profile(out);
+    const int64_t counts = profile.sprof_meta_cpu_counts.value_or(0);
+    if (mode == "off") {
+      CHECK(counts == 0);
+      CHECK(r.err.find("--cpu-counts") == std::string::npos);
+    } else if (scheduler_counts_possible()) {
+      CHECK(counts > 0);  // ~25 for 100 ms of CPU, one per 4 ms
+    } else {
+      // Not root, an older kernel, or no tracefs: said, not silently dropped.
+      CHECK(r.err.find("--cpu-counts") != std::string::npos);
+    }
+    for (const auto& [tid, real] : measured_threads(r.out)) {
+      const ThreadView* t = thread_with_tid(profile, tid);
+      REQUIRE(t != nullptr);
+      CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
+                                         stated_stalls(profile))) < kCpuTolerance);
+    }
+  }
+}

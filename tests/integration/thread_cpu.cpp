@@ -63,22 +63,25 @@ double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedSt
   return 0;
 }
 
-bool scheduler_counts_expected() {
+bool scheduler_counts_possible() {
   if (::geteuid() != 0) return false;
-  // --cpu-counts=auto records them on a VM, which the CPU flags say.
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  bool hypervisor = false;
-  while (!hypervisor && std::getline(cpuinfo, line)) {
-    hypervisor = line.rfind("flags", 0) == 0 && line.find(" hypervisor") != std::string::npos;
-  }
-  if (!hypervisor) return false;
   if (::access("/sys/kernel/tracing/events/sched/sched_stat_runtime/id", R_OK) != 0) return false;
   utsname u{};
   if (::uname(&u) != 0) return false;
   int major = 0, minor = 0;
   if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
   return major > 6 || (major == 6 && minor >= 12);
+}
+
+bool scheduler_counts_expected() {
+  if (!scheduler_counts_possible()) return false;
+  // --cpu-counts=auto records them on a VM, which the CPU flags say.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) == 0) return line.find(" hypervisor") != std::string::npos;
+  }
+  return false;
 }
 
 uint64_t front_end_cpu_ns(const ThreadView& t) {

@@ -43,9 +43,11 @@ StatedStalls stated_stalls(const ProfileView& p);
 // nearer end.
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls);
 
-// Whether sprof records the scheduler's runtime counts here by default (recorder/src/perf/
-// runtime_events.cpp): as root on a VM, with the sched_stat_runtime tracepoint in tracefs, on
-// Linux 6.12 or later (inherited events with PERF_SAMPLE_READ).
+// Whether sprof can record the scheduler's runtime counts here (recorder/src/perf/
+// runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs, on Linux 6.12
+// or later (inherited events with PERF_SAMPLE_READ).
+bool scheduler_counts_possible();
+// Whether it records them by default (--cpu-counts=auto): where possible, on a VM.
 bool scheduler_counts_expected();
 
 // The CPU the front end counts: threadCPUDelta[1..] (it ignores delta[0]).
