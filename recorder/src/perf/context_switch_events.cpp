@@ -12,13 +12,6 @@
 // the merger keeps the sample in order with the switch record that follows it. Both events carry
 // PERF_SAMPLE_IDENTIFIER; PERF_EVENT_IOC_ID gives the id our samples will carry (the kernel
 // reports primary_event_id, i.e. the parent's id for events inherited by new threads).
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <string>
-
 #include "perf/perf_event.hpp"
 #include "sprof/core/log.hpp"
 
@@ -59,28 +52,7 @@ perf_event_attr make_context_switch_attr(const perf_event_attr& sample_attr) {
 
 Result<void> PerfEvents::open_context_switch_events(pid_t task) {
   perf_event_attr attr = make_context_switch_attr(attr_);
-  for (auto& r : rings_) {
-    const long fd = ::syscall(SYS_perf_event_open, &attr, task, static_cast<int>(r.cpu), -1,
-                              PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      return unexpected(Error::from_errno("perf_event_open(event=context-switches, pid=" +
-                                          std::to_string(task) + ", cpu=" +
-                                          std::to_string(r.cpu) + ")"));
-    }
-    UniqueFd event(static_cast<int>(fd));
-    if (::ioctl(event.get(), PERF_EVENT_IOC_SET_OUTPUT, r.fds.front().get()) != 0) {
-      return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, context-switches, cpu=" +
-                                          std::to_string(r.cpu) + ")"));
-    }
-    uint64_t id = 0;
-    if (::ioctl(event.get(), PERF_EVENT_IOC_ID, &id) != 0) {
-      return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_ID, context-switches, cpu=" +
-                                          std::to_string(r.cpu) + ")"));
-    }
-    reader_.events().add_id(id, kContextSwitchEvent);
-    r.fds.push_back(std::move(event));
-  }
-  return ok();
+  return open_beside_sampling(attr, task, kContextSwitchEvent);
 }
 
 Result<void> PerfEvents::open_off_cpu_events(const std::vector<pid_t>& tasks) {

@@ -360,6 +360,26 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
   return fail(Errc::kInternal, "perf: no event kind left to try");
 }
 
+Result<void> PerfEvents::open_beside_sampling(perf_event_attr& attr, pid_t task,
+                                              size_t event_index) {
+  std::vector<UniqueFd> opened;  // one per ring, committed only when every CPU worked
+  for (auto& r : rings_) {
+    SPROF_TRY(UniqueFd fd, open_into_ring(attr, task, r.cpu, r.fds.front().get()));
+    // The id the samples will carry: for events inherited by new threads the kernel reports
+    // the parent's (primary_event_id), which is this one.
+    uint64_t id = 0;
+    if (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) {
+      return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_ID, event=" +
+                                          convert::perf::event_name(attr) + ", cpu=" +
+                                          std::to_string(r.cpu) + ")"));
+    }
+    reader_.events().add_id(id, event_index);
+    opened.push_back(std::move(fd));
+  }
+  for (size_t i = 0; i < rings_.size(); ++i) rings_[i].fds.push_back(std::move(opened[i]));
+  return ok();
+}
+
 Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids) {
   std::vector<pid_t> added;
   for (pid_t tid : tids) {

@@ -187,8 +187,11 @@ class PerfEvents final : public convert::RecordSource {
   PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
              convert::perf::EventTable events);
   static std::vector<RingRecordSource::Ring> ring_views(std::vector<CpuRing>& rings);
-  // Opens the context-switch event of `task` on every CPU, writing into that CPU's ring, and
-  // registers its ids (PERF_EVENT_IOC_ID) so its samples can be told apart.
+  // Opens `attr` for `task` on every CPU, each writing into that CPU's ring, and registers the
+  // events' ids (PERF_EVENT_IOC_ID) as event `event_index` of the table, so that their samples
+  // can be told apart. All or nothing: the events join the rings only when every CPU worked.
+  Result<void> open_beside_sampling(perf_event_attr& attr, pid_t task, size_t event_index);
+  // Opens the context-switch event of `task` (open_beside_sampling).
   Result<void> open_context_switch_events(pid_t task);
   // The same for every task of `open` (no-op, with a note, when kernel sampling is excluded).
   Result<void> open_off_cpu_events(const std::vector<pid_t>& tasks);

@@ -21,19 +21,16 @@
 // threads that only wake each other through pipes +10 %). So by default (--cpu-counts=auto) it
 // is recorded only where CPUs can stall, under a hypervisor.
 #include <cpuid.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <optional>
 #include <string>
 
 #include "perf/perf_event.hpp"
-#include "sprof/core/untrusted_file.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -93,31 +90,12 @@ perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t t
 
 bool PerfEvents::open_runtime_events(pid_t task) {
   perf_event_attr attr = make_runtime_attr(attr_, *runtime_tracepoint_);
-  std::vector<UniqueFd> opened;  // one per ring, committed only when every CPU worked
-  for (auto& r : rings_) {
-    const long fd = ::syscall(SYS_perf_event_open, &attr, task, static_cast<int>(r.cpu), -1,
-                              PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      if (errno != ESRCH) {
-        log::info("perf: no scheduler CPU counts for task " + std::to_string(task) +
-                  " (perf_event_open(sched:sched_stat_runtime): " + std::strerror(errno) +
-                  "); its CPU deltas come from switch records alone");
-      }
-      return false;
-    }
-    UniqueFd event(static_cast<int>(fd));
-    uint64_t id = 0;
-    if (::ioctl(event.get(), PERF_EVENT_IOC_SET_OUTPUT, r.fds.front().get()) != 0 ||
-        ::ioctl(event.get(), PERF_EVENT_IOC_ID, &id) != 0) {
-      log::info("perf: no scheduler CPU counts for task " + std::to_string(task) + " (ioctl: " +
-                std::strerror(errno) + ")");
-      return false;
-    }
-    reader_.events().add_id(id, *runtime_event_);
-    opened.push_back(std::move(event));
+  auto opened = open_beside_sampling(attr, task, *runtime_event_);
+  if (!opened && opened.error().sys_errno != ESRCH) {
+    log::info("perf: no scheduler CPU counts for task " + std::to_string(task) + " (" +
+              opened.error().message + "); its CPU deltas come from switch records alone");
   }
-  for (size_t i = 0; i < rings_.size(); ++i) rings_[i].fds.push_back(std::move(opened[i]));
-  return true;
+  return opened.has_value();
 }
 
 }  // namespace sprof::recorder::perf
