@@ -46,9 +46,8 @@ def _perf_script(perf_data):
 
 
 def _sprof_rss(cmd, period_s=0.25):
-    """Runs sprof `cmd`, polling its resident set; returns (facts, [(t_s, rss_mb)])."""
+    """Runs sprof `cmd`, polling its resident set; returns (facts, [(monotonic_ns, rss_mb)])."""
     curve = []
-    t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     chunks = []
     reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
@@ -58,7 +57,8 @@ def _sprof_rss(cmd, period_s=0.25):
             with open(f"/proc/{p.pid}/status") as s:
                 for line in s:
                     if line.startswith("VmRSS:"):
-                        curve.append((time.perf_counter() - t0, int(line.split()[1]) / 1024))
+                        curve.append((time.clock_gettime_ns(time.CLOCK_MONOTONIC),
+                                      int(line.split()[1]) / 1024))
         except OSError:
             pass
         time.sleep(period_s)
@@ -167,7 +167,10 @@ def rows(r):
                 _mm(_vals(r["perf_dwarf10k"], "exit_ms", lambda x: x["exit_ms"] + x["script_ms"]), "{:.0f}")))
     if "long" in r:
         f = r["long"][0]
-        curve = r["long_curve"]
+        # The halves are of the recording: polls after the workload's end catch the write, whose
+        # peak only the first figure (the whole run's) includes.
+        end_ns = f.get("end_ns")
+        curve = [(t, v) for t, v in r["long_curve"] if end_ns is None or t <= end_ns]
         half = len(curve) // 2
         first = max((v for _, v in curve[:half]), default=float("nan"))
         second = max((v for _, v in curve[half:]), default=float("nan"))
@@ -197,13 +200,15 @@ def table(now, before, label_now, label_before, runs):
     return "\n".join(lines)
 
 
-def write_doc(doc, text):
+def write_doc(doc, text, begin=BEGIN, end=END):
+    """Replaces the doc's block between `begin` and `end` with `text` (a new block goes before
+    the "## Unwinding" section)."""
     with open(doc) as fh:
         content = fh.read()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content:
-        head, rest = content.split(BEGIN, 1)
-        content = head + block + rest.split(END, 1)[1]
+    block = f"{begin}\n{text}\n{end}"
+    if begin in content:
+        head, rest = content.split(begin, 1)
+        content = head + block + rest.split(end, 1)[1]
     else:
         content = content.replace("## Unwinding", block + "\n\n## Unwinding", 1)
     with open(doc, "w") as fh:
