@@ -44,7 +44,10 @@ void CpuAccounting::note_cpu(ThreadCpu& t, uint32_t cpu) {
 
 void CpuAccounting::running(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   bool created = false;
-  ThreadCpu& t = state(tid, time_ns, created);
+  mark_running(state(tid, time_ns, created), time_ns, cpu);
+}
+
+void CpuAccounting::mark_running(ThreadCpu& t, uint64_t time_ns, uint32_t cpu) {
   note_cpu(t, cpu);
   // Running without a switch-in seen: either the thread ran since before we saw it, or a
   // switch-in was lost. Either way it runs from now on; the time before is unknown.
@@ -124,7 +127,9 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   if (!t.on_cpu_since) t.stretch_bounded = false;  // not known to run: nothing to bound next time
   // What the scheduler's counts said since the previous take; a correction larger than what
   // this take reports waits for the next ones (a delta is never negative).
-  const int64_t owed = t.discrepancy_ns - t.corrected_ns;
+  int64_t discrepancy_ns = 0;
+  for (const CpuShare& s : t.shares) discrepancy_ns += s.discrepancy_ns;
+  const int64_t owed = discrepancy_ns - t.corrected_ns;
   const int64_t reported = static_cast<int64_t>(t.unreported_ns);
   const int64_t corrected = std::min(owed, reported);
   t.corrected_ns += corrected;
@@ -136,8 +141,9 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
 }
 
 void CpuAccounting::counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64_t runtime_ns) {
-  running(tid, time_ns, cpu);
-  ThreadCpu& t = threads_.at(tid);
+  bool created = false;
+  ThreadCpu& t = state(tid, time_ns, created);
+  mark_running(t, time_ns, cpu);
   // Close what the open stretch ran so far, as credited: the count below checks exactly that.
   // The stretch goes on from here with its bound (if any) unchanged: the timer armed at its
   // start still fires within a period of this point.
@@ -154,10 +160,7 @@ void CpuAccounting::counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64
   s.counted_ns += std::min(grew_ns, on_cpu_ns + count_slack_ns(on_cpu_ns));
   s.last_count_ns = runtime_ns;
   s.on_cpu_at_count_ns = s.on_cpu_ns;
-  const int64_t discrepancy =
-      static_cast<int64_t>(s.credited_ns) - static_cast<int64_t>(s.counted_ns);
-  t.discrepancy_ns += discrepancy - s.discrepancy_ns;
-  s.discrepancy_ns = discrepancy;
+  s.discrepancy_ns = static_cast<int64_t>(s.credited_ns) - static_cast<int64_t>(s.counted_ns);
 }
 
 void CpuAccounting::forget_ticks() {

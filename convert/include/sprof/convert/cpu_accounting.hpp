@@ -144,8 +144,8 @@ class CpuAccounting {
     bool stretch_bounded = false;
     uint32_t stretch_cpu = kUnknownCpu;  // where the open stretch runs, once a record said
     std::vector<CpuShare> shares;        // per CPU the thread ran on (a few entries)
-    int64_t discrepancy_ns = 0;          // the sum over `shares`
-    int64_t corrected_ns = 0;            // of it, what earlier takes already corrected
+    // Of the shares' discrepancies together, what earlier takes already corrected.
+    int64_t corrected_ns = 0;
   };
   // Adds `ns` on CPU, in the open stretch's CPU, to what the next take reports; `left_out_ns`
   // more were on CPU but left out as a stall.
@@ -156,6 +156,8 @@ class CpuAccounting {
   static CpuShare& share(ThreadCpu& t, uint32_t cpu);
   // The open stretch runs on `cpu` (kUnknownCpu: no news).
   static void note_cpu(ThreadCpu& t, uint32_t cpu);
+  // `running`, for a thread whose state is at hand.
+  static void mark_running(ThreadCpu& t, uint64_t time_ns, uint32_t cpu);
   // The state of `tid`, created as "first seen at `time_ns`" when new.
   ThreadCpu& state(uint32_t tid, uint64_t time_ns, bool& created);
 
