@@ -19,6 +19,13 @@
 
 namespace sprof::recorder::perf {
 
+std::optional<long> read_kernel_number(const char* path) {
+  std::ifstream in(path);
+  long value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
 namespace {
 
 constexpr size_t kMinRingPages = 128;   // 512 KiB with 4 KiB pages
@@ -32,15 +39,8 @@ constexpr uint16_t kDefaultMaxStack = 127;
 // Kernel limit on attr.sample_stack_user (perf_copy_attr: below USHRT_MAX, u64-aligned).
 constexpr uint32_t kMaxStackUserBytes = 65528;
 
-std::optional<long> read_sysctl(const char* path) {
-  std::ifstream in(path);
-  long value = 0;
-  if (!(in >> value)) return std::nullopt;
-  return value;
-}
-
 std::string sysctl_note(const char* name, const char* path) {
-  const auto v = read_sysctl(path);
+  const auto v = read_kernel_number(path);
   return std::string(name) + "=" + (v ? std::to_string(*v) : std::string("unknown"));
 }
 
@@ -264,7 +264,7 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
   SPROF_TRY(std::vector<uint32_t> cpus, online_cpus());
   const size_t pages = config.ring_pages != 0 ? config.ring_pages : auto_ring_pages(config);
   const long max_stack_sysctl =
-      read_sysctl("/proc/sys/kernel/perf_event_max_stack").value_or(kDefaultMaxStack);
+      read_kernel_number("/proc/sys/kernel/perf_event_max_stack").value_or(kDefaultMaxStack);
   const auto max_stack = static_cast<uint16_t>(std::clamp<long>(max_stack_sysctl, 1, 0xffff));
   std::vector<pid_t> tasks{config.pid};
   tasks.insert(tasks.end(), config.extra_tids.begin(), config.extra_tids.end());
@@ -331,15 +331,14 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
       specs.push_back({make_cpu_wide_switch_attr(attr), convert::perf::EventRole::kSwitchSideBand});
     }
     // The scheduler's CPU-time counts, per task (a CPU-wide count would sum every task's).
+    const bool wants_counts = config.runtime_counts && config.sample_cpu && config.pid != -1;
     const std::optional<uint64_t> runtime_tracepoint =
-        config.runtime_counts && config.sample_cpu && config.pid != -1
-            ? sched_runtime_tracepoint_id()
-            : std::nullopt;
+        wants_counts ? sched_runtime_tracepoint_id() : std::nullopt;
     std::optional<size_t> runtime_event;
     if (runtime_tracepoint) {
       runtime_event = specs.size();
       specs.push_back({make_runtime_attr(attr, *runtime_tracepoint), convert::perf::EventRole::kRuntime});
-    } else if (config.runtime_counts && config.sample_cpu && config.pid != -1) {
+    } else if (wants_counts) {
       log::info("perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
                 "tracefs); CPU deltas come from switch records alone");
     }

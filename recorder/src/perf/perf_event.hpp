@@ -101,6 +101,9 @@ perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr);
 // The attr of the event that samples the scheduler's CPU-time count of each thread
 // (runtime_events.cpp; pure, for tests), given the sched:sched_stat_runtime tracepoint's id.
 perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t tracepoint_id);
+// The number a kernel file holds (a sysctl under /proc/sys, a tracepoint's id in tracefs);
+// nullopt when it cannot be read or does not start with one.
+std::optional<long> read_kernel_number(const char* path);
 // That id, from tracefs; nullopt when tracefs is not there or not readable (not root).
 std::optional<uint64_t> sched_runtime_tracepoint_id();
 // The CPU says it runs under a hypervisor (CPUID leaf 1, ECX bit 31): its CPUs may stall.

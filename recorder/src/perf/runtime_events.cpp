@@ -24,13 +24,11 @@
 
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <optional>
 #include <string>
 
 #include "perf/perf_event.hpp"
 #include "sprof/core/log.hpp"
-#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -50,13 +48,9 @@ constexpr std::array<const char*, 2> kTracepointIdPaths = {
 
 std::optional<uint64_t> sched_runtime_tracepoint_id() {
   for (const char* path : kTracepointIdPaths) {
-    // A small decimal number followed by a newline; anything else is not a tracepoint id.
-    auto text = read_small_file(path, 32);
-    if (!text) continue;
-    uint64_t id = 0;
-    const char* end = text->data() + text->size();
-    const auto [next, ec] = std::from_chars(text->data(), end, id);
-    if (ec == std::errc() && next != text->data() && (next == end || *next == '\n')) return id;
+    if (const auto id = read_kernel_number(path); id && *id >= 0) {
+      return static_cast<uint64_t>(*id);
+    }
   }
   return std::nullopt;
 }
