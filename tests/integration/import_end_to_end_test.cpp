@@ -3,10 +3,11 @@
 // and by perf must give the same picture. On it_unwind (-O2 -fomit-frame-pointer, hot code in
 // libm and in std::sort calling back a comparator) both profiles must reach the thread entry in
 // >= 99 % of samples and split the time between the functions as the program itself measured it
-// in that run (within 2 points), and the comparator's part of the sort alike. Two runs are not
-// compared directly: on a busy machine the same work costs a different CPU time split from run
-// to run (4 points seen under load). The checks are on function names: a failed symbolication
-// still loads, with hex names.
+// in that run (within 2 points), and every sample in the comparator must be unwound through the
+// sort into the thread entry. Two runs are not compared directly: on a busy machine the same work
+// costs a different CPU time split from run to run (4 points seen under load), and even the
+// comparator's part of the sort moves (92.6 % in one run, 90.4 % in the next, seen in CI). The
+// checks are on function names: a failed symbolication still loads, with hex names.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -38,6 +39,11 @@ constexpr const char* kCompare =
 struct Split {
   int64_t samples = 0;
   std::map<std::string, double> percent;
+  // The percent of samples in or below `function`; 0 when none are.
+  double of(const std::string& function) const {
+    const auto it = percent.find(function);
+    return it == percent.end() ? 0 : it->second;
+  }
   std::string describe() const {
     std::string out = std::to_string(samples) + " samples:";
     for (const auto& [name, p] : percent) out += "\n  " + name + " " + std::to_string(p) + " %";
@@ -60,13 +66,6 @@ std::map<std::string, double> measured_split(const std::string& output) {
           {kSortHeavy, 100.0 * static_cast<double>(sort) / static_cast<double>(threads)}};
 }
 
-// The comparator's samples as a percent of the sort's: a ratio within one phase of the work,
-// which the load shifts far less than the split between phases.
-double compare_part_of_sort(const Split& split) {
-  const double sort = split.percent.at(kSortHeavy);
-  return sort > 0 ? 100.0 * split.percent.at(kCompare) / sort : 0;
-}
-
 std::string describe(const std::map<std::string, double>& truth) {
   if (truth.empty()) return "nothing (no \"it_unwind cpu_ns:\" line in its output)";
   std::string out;
@@ -84,9 +83,33 @@ void check_against_program(const Split& split, const std::map<std::string, doubl
   }
 }
 
+// Adds one `thread samples` answer to a sum over threads.
+void add_totals(const FunctionTotals& f, Split& split, std::map<std::string, int64_t>& totals) {
+  split.samples += f.samples;
+  for (const char* function : {kStartThread, kLibmHeavy, kSortHeavy, kCompare}) {
+    const auto it = f.total_samples.find(function);
+    totals[function] += it == f.total_samples.end() ? 0 : it->second;
+  }
+}
+
+void set_percents(const std::map<std::string, int64_t>& totals, Split& split) {
+  for (const auto& [name, total] : totals) {
+    split.percent[name] = split.samples > 0 ? 100.0 * static_cast<double>(total) /
+                                                  static_cast<double>(split.samples)
+                                            : 0;
+  }
+}
+
+// What profiler-cli says about the calc threads: all their samples, and only those in the
+// comparator (with the percents of those in each function).
+struct Views {
+  Split all;
+  Split in_comparator;
+};
+
 // Loads the URL a `sprof record`/`import` serving in the background prints, and sums what
 // profiler-cli says about the calc threads.
-Split split_through_profiler_cli(BackgroundProcess& sprof) {
+Views views_through_profiler_cli(BackgroundProcess& sprof) {
   const std::string log = sprof.wait_for_log("sprof: open ", std::chrono::seconds(120));
   INFO("sprof log:\n" << sprof.log());
   REQUIRE_FALSE(log.empty());
@@ -96,26 +119,31 @@ Split split_through_profiler_cli(BackgroundProcess& sprof) {
   INFO("load: " << loaded.out << loaded.err << "\n" << cli->session_log());
   REQUIRE(loaded.exit_code == 0);
   const auto info = cli->profile_info();
-  std::map<std::string, int64_t> totals;
-  Split split;
+  std::map<std::string, int64_t> totals, comparator_totals;
+  Views views;
   for (const char* name : {"calc-0", "calc-1"}) {
     const int thread = thread_index_named(info.out, name);
     INFO("profile info: " << info.out);
     REQUIRE(thread >= 0);
-    const FunctionTotals f = function_totals(cli->thread_samples(thread).out);
-    split.samples += f.samples;
-    for (const char* function : {kStartThread, kLibmHeavy, kSortHeavy, kCompare}) {
-      const auto it = f.total_samples.find(function);
-      totals[function] += it == f.total_samples.end() ? 0 : it->second;
-    }
+    add_totals(function_totals(cli->thread_samples(thread).out), views.all, totals);
+    add_totals(function_totals(cli->thread_samples_containing(thread, "compare_values").out),
+               views.in_comparator, comparator_totals);
   }
-  for (const auto& [name, total] : totals) {
-    split.percent[name] = split.samples > 0 ? 100.0 * static_cast<double>(total) /
-                                                  static_cast<double>(split.samples)
-                                            : 0;
-  }
+  set_percents(totals, views.all);
+  set_percents(comparator_totals, views.in_comparator);
   CHECK(sprof.stop(SIGINT, std::chrono::seconds(30)) == 0);
-  return split;
+  return views;
+}
+
+// The comparator runs only inside std::sort, called from sort_heavy: each of its samples must be
+// unwound through the sort (the frames -fomit-frame-pointer leaves hardest) to sort_heavy and on
+// to the thread entry. True of each profile on its own, whatever the run's split.
+void check_comparator_unwound(const Views& views) {
+  INFO("samples in the comparator: " << views.in_comparator.describe());
+  CHECK(views.all.of(kCompare) > 5.0);
+  CHECK(views.in_comparator.samples > 0);
+  CHECK(views.in_comparator.of(kSortHeavy) >= 99.0);
+  CHECK(views.in_comparator.of(kStartThread) >= 99.0);
 }
 
 }  // namespace
@@ -127,17 +155,17 @@ TEST_CASE("perf record --call-graph dwarf + sprof import shows what sprof record
 
   // Both at 4000 Hz; the Gecko form is served (--no-presymbolicate), so names come from sprof's
   // symbol server.
-  Split recorded;
+  Views recorded;
   std::map<std::string, double> recorded_truth, imported_truth;
   {
     std::vector<std::string> argv = {kSprofExe, "record", "--no-open", "-P", "0", "-r", "4000",
                                      "--no-presymbolicate", "-o", dir + "/record.json.gz", "--"};
     argv.insert(argv.end(), workload.begin(), workload.end());
     BackgroundProcess sprof(argv, dir + "/record.log");
-    recorded = split_through_profiler_cli(sprof);
+    recorded = views_through_profiler_cli(sprof);
     recorded_truth = measured_split(sprof.log());  // the command's stdout shares sprof's log
   }
-  Split imported;
+  Views imported;
   {
     const auto perf = perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"},
                                   workload);
@@ -147,28 +175,26 @@ TEST_CASE("perf record --call-graph dwarf + sprof import shows what sprof record
     BackgroundProcess sprof({kSprofExe, "import", "--no-open", "-P", "0", "--no-presymbolicate",
                              "-o", dir + "/import.json.gz", dir + "/perf.data"},
                             dir + "/import.log");
-    imported = split_through_profiler_cli(sprof);
+    imported = views_through_profiler_cli(sprof);
   }
-  MESSAGE("sprof record: " << recorded.describe() << "\n  its run measured: " << describe(recorded_truth));
-  MESSAGE("perf record + sprof import: " << imported.describe()
+  MESSAGE("sprof record: " << recorded.all.describe()
+                           << "\n  its run measured: " << describe(recorded_truth));
+  MESSAGE("perf record + sprof import: " << imported.all.describe()
                                          << "\n  its run measured: " << describe(imported_truth));
-  REQUIRE(recorded.samples > 2000);
-  REQUIRE(imported.samples > 2000);
+  REQUIRE(recorded.all.samples > 2000);
+  REQUIRE(imported.all.samples > 2000);
   // Every sample reaches the thread entry through sprof's unwinder, in both.
-  CHECK(recorded.percent[kStartThread] >= 99.0);
-  CHECK(imported.percent[kStartThread] >= 99.0);
-  // Each profile splits the time as its run did, and the comparator takes the same part of the
-  // sort in both.
+  CHECK(recorded.all.percent[kStartThread] >= 99.0);
+  CHECK(imported.all.percent[kStartThread] >= 99.0);
+  // Each profile splits the time as its run did, and unwinds the comparator through the sort.
   {
     INFO("sprof record's run measured: " << describe(recorded_truth));
-    check_against_program(recorded, recorded_truth);
+    check_against_program(recorded.all, recorded_truth);
+    check_comparator_unwound(recorded);
   }
   {
     INFO("perf record's run measured: " << describe(imported_truth));
-    check_against_program(imported, imported_truth);
+    check_against_program(imported.all, imported_truth);
+    check_comparator_unwound(imported);
   }
-  CAPTURE(compare_part_of_sort(recorded));
-  CAPTURE(compare_part_of_sort(imported));
-  CHECK(imported.percent[kCompare] > 5.0);
-  CHECK(std::abs(compare_part_of_sort(imported) - compare_part_of_sort(recorded)) <= 2.0);
 }

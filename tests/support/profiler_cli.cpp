@@ -198,6 +198,11 @@ ProcessResult ProfilerCli::thread_samples(int thread_index, bool include_idle) {
   return run(std::move(args));
 }
 
+ProcessResult ProfilerCli::thread_samples_containing(int thread_index, const std::string& term) {
+  return run({"thread", "samples", "--thread", "t-" + std::to_string(thread_index), "--json",
+              "--search", term});
+}
+
 ProcessResult ProfilerCli::thread_markers(int thread_index) {
   return run({"thread", "markers", "--thread", "t-" + std::to_string(thread_index), "--list",
               "--json"});

@@ -44,6 +44,9 @@ class ProfilerCli {
   ProcessResult thread_info(int thread_index);
   // `thread samples --thread t-N --json [--include-idle]`.
   ProcessResult thread_samples(int thread_index, bool include_idle = false);
+  // `thread samples --thread t-N --json --search TERM`: only the samples with a frame whose name
+  // contains TERM.
+  ProcessResult thread_samples_containing(int thread_index, const std::string& term);
   // `thread markers --thread t-N --list --json`.
   ProcessResult thread_markers(int thread_index);
   // `stop --session S`; also done by the destructor.
