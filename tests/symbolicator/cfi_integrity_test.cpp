@@ -224,5 +224,39 @@ TEST_CASE("a file whose .eh_frame and .eh_frame_hdr are empty opens, with no rul
   CHECK((*module)->integrity().eh_frame_hdr_rejected);
 }
 
+TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .eh_frame first gives") {
+  // A module answers its first lookups from FDEs it checks one at a time; a lookup of address 0,
+  // which no search table reaches, makes it check the whole section first. Both must give the
+  // same rule at every point of every function.
+  for (const std::string& path : {std::string("/lib/x86_64-linux-gnu/libc.so.6"),
+                                 std::string("/lib/x86_64-linux-gnu/libstdc++.so.6"),
+                                 test::target_path("unwind_snapshots")}) {
+    CAPTURE(path);
+    auto as_reached = CfiModule::open(path);
+    auto all_first = CfiModule::open(path);
+    REQUIRE(as_reached.has_value());
+    REQUIRE(all_first.has_value());
+    CHECK_FALSE((*all_first)->find_rule(0).has_value());
+    size_t compared = 0;
+    for (const auto& f : sized_functions(path)) {
+      for (const uint64_t pc : {f.address, f.address + 1, f.address + f.size / 2,
+                                f.address + f.size - 1}) {
+        const auto a = (*as_reached)->find_rule(pc);
+        const auto b = (*all_first)->find_rule(pc);
+        CAPTURE(pc);
+        REQUIRE(a.has_value() == b.has_value());
+        if (!a) continue;
+        ++compared;
+        CHECK(a->pc_start == b->pc_start);
+        CHECK(a->pc_end == b->pc_end);
+        check_same_rule(*a, *b);
+      }
+    }
+    CHECK(compared > 100);
+    CHECK((*as_reached)->integrity().rejected_fdes == 0);
+    CHECK_FALSE((*as_reached)->integrity().eh_frame_hdr_rejected);
+  }
+}
+
 }  // namespace
 }  // namespace sprof::elf

@@ -259,10 +259,22 @@ std::vector<uint8_t> hdr_for(const CfiSectionIndex& index) {
   return h;
 }
 
-TEST_CASE("an .eh_frame_hdr table is checked entry by entry against .eh_frame") {
+// One CIE and sixteen FDEs of 0x10 bytes each from 0x1000.
+FrameBuilder sixteen_fdes() {
   FrameBuilder b(CfiFormat::kEhFrame);
   const uint32_t cie = b.cie(kInitial);
   for (uint64_t pc = 0x1000; pc < 0x1100; pc += 0x10) b.fde(cie, pc, 0x10, {});
+  return b;
+}
+
+// `hdr` (from hdr_for) with table entries `i` and `j` swapped.
+std::vector<uint8_t> with_entries_swapped(std::vector<uint8_t> hdr, size_t i, size_t j) {
+  std::swap_ranges(hdr.begin() + 12 + 8 * i, hdr.begin() + 12 + 8 * (i + 1), hdr.begin() + 12 + 8 * j);
+  return hdr;
+}
+
+TEST_CASE("an .eh_frame_hdr table is checked entry by entry against .eh_frame") {
+  FrameBuilder b = sixteen_fdes();
   const auto index = b.index();
   const std::vector<uint8_t> good = hdr_for(index);
   auto problem = [&](const std::vector<uint8_t>& h) {
@@ -270,9 +282,7 @@ TEST_CASE("an .eh_frame_hdr table is checked entry by entry against .eh_frame") 
   };
   CHECK(problem(good).empty());
 
-  auto unsorted = good;  // entries 4 and 5 swapped: each still names its own FDE
-  std::swap_ranges(unsorted.begin() + 12 + 4 * 8, unsorted.begin() + 12 + 5 * 8,
-                   unsorted.begin() + 12 + 5 * 8);
+  const auto unsorted = with_entries_swapped(good, 4, 5);  // each still names its own FDE
   CHECK(problem(unsorted).find("out of order") != std::string::npos);
   auto flipped = good;
   flipped[12 + 5 * 8 + 3] ^= 0x40;
@@ -293,6 +303,125 @@ TEST_CASE("an .eh_frame_hdr table is checked entry by entry against .eh_frame") 
   auto no_table = good;
   no_table[2] = 0xff;
   CHECK(problem(no_table).empty());
+}
+
+TEST_CASE("the search table is searched the way libdw searches it, when it is in order and points into .eh_frame") {
+  FrameBuilder b = sixteen_fdes();
+  const auto index = b.index();
+  const std::vector<uint8_t> good = hdr_for(index);
+  const uint64_t eh_frame_size = b.bytes().size();
+  auto table = [&](const std::vector<uint8_t>& h) {
+    return EhFrameSearchTable::searchable({h, kHdrAddress, kSectionAddress, 8}, eh_frame_size);
+  };
+  const auto searched = table(good);
+  REQUIRE(searched.has_value());
+  CHECK(searched->size() == index.fdes.size());
+  CHECK_FALSE(searched->find(0x0fff).has_value());
+  for (const uint64_t pc : {0x1000, 0x1015, 0x10ff}) {
+    CAPTURE(pc);
+    const auto hit = searched->find(pc);
+    REQUIRE(hit.has_value());
+    const FdeEntry& fde = index.fdes[(pc - 0x1000) / 0x10];
+    CHECK(hit->fde_offset == fde.offset);
+    CHECK(hit->start == fde.pc_begin);
+  }
+  // Past the last entry libdw still takes the last one (it assumes it runs to the module's end).
+  REQUIRE(searched->find(0x9000).has_value());
+  CHECK(searched->find(0x9000)->fde_offset == index.fdes.back().offset);
+
+  const auto unsorted = with_entries_swapped(good, 4, 5);
+  CHECK_FALSE(table(unsorted).has_value());
+  auto outside = good;  // an FDE pointer past the end of .eh_frame
+  outside[12 + 5 * 8 + 6] ^= 0x10;
+  CHECK_FALSE(table(outside).has_value());
+  auto version = good;
+  version[0] = 2;
+  CHECK_FALSE(table(version).has_value());
+  auto no_table = good;  // libdw scans .eh_frame instead
+  no_table[2] = 0xff;
+  CHECK_FALSE(table(no_table).has_value());
+  // A count smaller than the table is a table in order: the FDEs it leaves out are found when a
+  // lookup lands on an FDE that does not cover the address (cfi_module.cpp).
+  auto short_count = good;
+  short_count[8] = 3;
+  REQUIRE(table(short_count).has_value());
+  CHECK(table(short_count)->find(0x10ff)->fde_offset == index.fdes[2].offset);
+}
+
+TEST_CASE("one FDE checked alone gets the verdict the whole-section index gives it") {
+  FrameBuilder b(CfiFormat::kEhFrame);
+  const uint32_t cie = b.cie(kInitial);
+  const uint32_t clean = b.fde(cie, 0x1000, 0x10, {0x41, 0x0e, 16});
+  const uint32_t unknown_opcode = b.fde(cie, 0x1010, 0x10, {0x3f});
+  const uint32_t dropped_rule = b.fde(cie, 0x1020, 0x10, {0x05, 200, 1});  // offset_extended r200
+  const uint32_t bad_cie_fde = b.fde(b.cie(kInitial, 146), 0x1030, 0x10, {});
+  const uint32_t cut = b.fde(cie, 0x1040, 0x10, {0x0f, 0x7f, 1});
+  const auto index = b.index();
+  REQUIRE(index.fdes.size() == 5);
+  FdeChecker checker({b.bytes(), kSectionAddress, CfiFormat::kEhFrame, 8,
+                      dwarf_register_count(EM_X86_64)});
+  const auto fde = checker.clean_fde_at(clean);
+  REQUIRE(fde.has_value());
+  CHECK(fde->pc_begin == 0x1000);
+  CHECK(fde->pc_range == 0x10);
+  CHECK(index.fdes[0].valid);
+  // Invalid in the index, and not clean alone.
+  for (const uint32_t offset : {unknown_opcode, bad_cie_fde, cut}) {
+    CAPTURE(offset);
+    CHECK_FALSE(fde_at_offset(index, offset)->valid);
+    CHECK_FALSE(checker.clean_fde_at(offset).has_value());
+  }
+  // Valid, but libdw must read the repaired copy: not clean either.
+  CHECK(fde_at_offset(index, dropped_rule)->valid);
+  CHECK_FALSE(checker.clean_fde_at(dropped_rule).has_value());
+  // Not an FDE at all: the CIE, the middle of an entry, past the end.
+  CHECK_FALSE(checker.clean_fde_at(cie).has_value());
+  CHECK_FALSE(checker.clean_fde_at(clean + 4).has_value());
+  CHECK_FALSE(checker.clean_fde_at(b.bytes().size() + 8).has_value());
+}
+
+TEST_CASE("a module checks .eh_frame FDE by FDE as lookups reach them, and all of it at the first doubt") {
+  FrameBuilder b(CfiFormat::kEhFrame);
+  const uint32_t cie = b.cie(kInitial);
+  b.fde(cie, 0x1000, 0x10, {0x41, 0x0e, 16});      // push: cfa rsp+16 from 0x1001
+  b.fde(cie, 0x1010, 0x10, {0x05, 200, 1});        // a rule for a register x86-64 lacks
+  b.fde(cie, 0x1020, 0x10, {});
+  const auto index = b.index();
+  auto module_with = [&](const std::vector<uint8_t>& hdr) {
+    // The header precedes .eh_frame in the section table, as libdw requires to use it.
+    const auto image = test::build_elf_image({
+        {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, std::vector<uint8_t>(0x30, 0x90)},
+        {".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, kHdrAddress, hdr},
+        {".eh_frame", SHT_PROGBITS, SHF_ALLOC, kSectionAddress, b.bytes()},
+    });
+    auto module = CfiModule::open_image(image);
+    REQUIRE(module.has_value());
+    return std::move(*module);
+  };
+  SUBCASE("a clean FDE is used without checking the rest; the first FDE in doubt checks it all") {
+    auto module = module_with(hdr_for(index));
+    const auto rule = module->find_rule(0x1001);
+    REQUIRE(rule.has_value());
+    CHECK(rule->cfa_offset == 16);
+    CHECK(module->integrity().dropped_rules == 0);  // not read yet
+    const auto dropped = module->find_rule(0x1011);
+    REQUIRE(dropped.has_value());
+    CHECK(dropped->cfa_offset == 8);
+    CHECK(module->integrity().dropped_rules == 1);
+    REQUIRE(module->find_rule(0x1001).has_value());
+    CHECK(module->find_rule(0x1001)->cfa_offset == 16);
+  }
+  SUBCASE("an FDE the table leaves out is still found") {
+    auto short_count = hdr_for(index);
+    short_count[8] = 1;
+    auto module = module_with(short_count);
+    REQUIRE(module->find_rule(0x1001).has_value());
+    CHECK_FALSE(module->integrity().eh_frame_hdr_rejected);
+    const auto rule = module->find_rule(0x1025);
+    REQUIRE(rule.has_value());
+    CHECK(rule->cfa_offset == 8);
+    CHECK(module->integrity().eh_frame_hdr_rejected);
+  }
 }
 
 }  // namespace

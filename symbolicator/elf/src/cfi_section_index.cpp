@@ -335,6 +335,21 @@ std::optional<FdeEntry> parse_fde(const CfiSection& section, const Entry& e, con
   return fde;
 }
 
+// The CIEs of a section by offset, each parsed once.
+using CieMap = std::unordered_map<uint64_t, Cie>;
+
+// The CIE of FDE `e`, and whether this call parsed it (its dropped instructions are then new).
+std::pair<const Cie&, bool> cie_of(const CfiSection& section, const Entry& e, CieMap& cies) {
+  // The CIE pointer: back from the field in .eh_frame, a section offset in .debug_frame.
+  uint64_t cie_offset = e.id;
+  if (section.format == CfiFormat::kEhFrame) {
+    cie_offset = e.id <= e.body_offset ? e.body_offset - e.id : section.bytes.size();
+  }
+  auto found = cies.find(cie_offset);
+  if (found != cies.end()) return {found->second, false};
+  return {cies.emplace(cie_offset, parse_cie(section, cie_offset)).first->second, true};
+}
+
 }  // namespace
 
 std::optional<uint8_t> encoded_value_size(uint8_t encoding, uint8_t address_size) {
@@ -389,7 +404,7 @@ uint32_t dwarf_register_count(uint16_t e_machine) {
 
 CfiSectionIndex index_cfi_section(const CfiSection& section) {
   CfiSectionIndex index;
-  std::unordered_map<uint64_t, Cie> cies;
+  CieMap cies;
   uint64_t offset = 0;
   for (;;) {
     Entry e;
@@ -404,25 +419,16 @@ CfiSectionIndex index_cfi_section(const CfiSection& section) {
       offset = next;
       continue;
     }
-    // The CIE pointer: back from the field in .eh_frame, a section offset in .debug_frame.
-    uint64_t cie_offset = e.id;
-    if (section.format == CfiFormat::kEhFrame) {
-      cie_offset = e.id <= e.body_offset ? e.body_offset - e.id : section.bytes.size();
-    }
-    auto found = cies.find(cie_offset);
-    if (found == cies.end()) {
-      found = cies.emplace(cie_offset, parse_cie(section, cie_offset)).first;
-      const Cie& cie = found->second;
-      if (cie.valid) {
-        index.dropped_instructions.insert(index.dropped_instructions.end(), cie.dropped.begin(),
-                                          cie.dropped.end());
-        if (index.first_dropped.empty() && !cie.first_dropped.empty()) {
-          index.first_dropped = "FDE at offset " + hex(e.offset) + " " + cie.first_dropped;
-        }
+    const auto [cie, cie_is_new] = cie_of(section, e, cies);
+    if (cie_is_new && cie.valid) {
+      index.dropped_instructions.insert(index.dropped_instructions.end(), cie.dropped.begin(),
+                                        cie.dropped.end());
+      if (index.first_dropped.empty() && !cie.first_dropped.empty()) {
+        index.first_dropped = "FDE at offset " + hex(e.offset) + " " + cie.first_dropped;
       }
     }
     CheckResult checked;
-    if (auto fde = parse_fde(section, e, found->second, checked)) index.fdes.push_back(*fde);
+    if (auto fde = parse_fde(section, e, cie, checked)) index.fdes.push_back(*fde);
     auto where = [&] { return "FDE at offset " + hex(e.offset) + " "; };
     if (!checked.problem.empty()) {
       index.rejected_fdes.push_back({{e.body_offset, e.body.size()}, e.dwarf64});
@@ -443,6 +449,27 @@ const FdeEntry* fde_at_offset(const CfiSectionIndex& index, uint64_t offset) {
   const auto it = std::lower_bound(index.fdes.begin(), index.fdes.end(), offset,
                                    [](const FdeEntry& f, uint64_t o) { return f.offset < o; });
   return it != index.fdes.end() && it->offset == offset ? &*it : nullptr;
+}
+
+struct FdeChecker::Cies {
+  CieMap by_offset;
+};
+
+FdeChecker::FdeChecker(const CfiSection& section)
+    : section_(section), cies_(std::make_unique<Cies>()) {}
+FdeChecker::~FdeChecker() = default;
+
+std::optional<FdeEntry> FdeChecker::clean_fde_at(uint64_t offset) {
+  Entry e;
+  if (read_entry(section_.bytes, offset, e) != EntryRead::kOk ||
+      e.body.size() < (e.dwarf64 ? 8u : 4u) || is_cie(e, section_.format)) {
+    return std::nullopt;
+  }
+  const Cie& cie = cie_of(section_, e, cies_->by_offset).first;
+  CheckResult checked;
+  auto fde = parse_fde(section_, e, cie, checked);
+  if (!fde || !fde->valid || !cie.dropped.empty() || !checked.dropped.empty()) return std::nullopt;
+  return fde;
 }
 
 }  // namespace sprof::elf::detail

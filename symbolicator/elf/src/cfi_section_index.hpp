@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -81,6 +82,26 @@ struct CfiSectionIndex {
 };
 
 CfiSectionIndex index_cfi_section(const CfiSection& section);
+
+// One FDE at a time, with the checks index_cfi_section makes, for when only the FDEs in use are
+// checked (cfi_module.cpp). Each CIE is parsed and checked once.
+class FdeChecker {
+ public:
+  explicit FdeChecker(const CfiSection& section);
+  ~FdeChecker();
+  FdeChecker(const FdeChecker&) = delete;
+  FdeChecker& operator=(const FdeChecker&) = delete;
+
+  // The FDE whose length field is at `offset` when libdw may read it as it is: it is an FDE,
+  // it and its CIE pass every check, and neither has an instruction to drop. nullopt otherwise
+  // (the caller then indexes the whole section and repairs it).
+  std::optional<FdeEntry> clean_fde_at(uint64_t offset);
+
+ private:
+  struct Cies;
+  CfiSection section_;
+  std::unique_ptr<Cies> cies_;
+};
 
 // The FDE whose length field is at `offset`, if the index has one there.
 const FdeEntry* fde_at_offset(const CfiSectionIndex& index, uint64_t offset);

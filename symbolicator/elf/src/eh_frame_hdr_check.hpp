@@ -7,9 +7,14 @@
 // bad version byte makes it refuse the whole .eh_frame. This check decodes the header the way
 // libdw does and compares every table entry with sprof's own index of .eh_frame
 // (cfi_section_index.hpp). Format: LSB 5.0 ".eh_frame_hdr". Pure: from bytes.
+//
+// The same decoding also serves the cheaper path (cfi_module.cpp): when the table is sorted and
+// points only into .eh_frame, sprof can search it exactly as libdw will and check just the FDE
+// that libdw is about to read, instead of every FDE of the file up front.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -29,5 +34,39 @@ struct EhFrameHdr {
 // sorted, an entry does not name the FDE that starts at its address, an FDE with a range is
 // missing from it, or the header itself is one libdw rejects.
 std::string eh_frame_hdr_problem(const EhFrameHdr& hdr, const CfiSectionIndex& eh_frame);
+
+// The header's search table, as libdw will binary-search it.
+class EhFrameSearchTable {
+ public:
+  // The table when libdw will search it and sprof can search it the same way: the header
+  // decodes, the table is in use (libdw does not ignore it), every entry decodes, the entries
+  // are in order, and each points inside .eh_frame (`eh_frame_size` bytes). nullopt otherwise,
+  // including when the table is fine but absent or ignored (libdw then scans .eh_frame).
+  static std::optional<EhFrameSearchTable> searchable(const EhFrameHdr& hdr,
+                                                      uint64_t eh_frame_size);
+
+  struct Hit {
+    uint64_t fde_offset = 0;  // .eh_frame offset of the FDE's length field
+    uint64_t start = 0;       // the entry's initial location
+  };
+  // The entry libdw 0.188's binary_search_fde picks for `address`: the last one whose initial
+  // location is <= `address`, or nullopt when `address` precedes them all.
+  std::optional<Hit> find(uint64_t address) const;
+
+  uint64_t size() const { return count_; }
+
+ private:
+  EhFrameSearchTable(const EhFrameHdr& hdr, size_t first, uint64_t count, uint8_t encoding,
+                     uint8_t value_size)
+      : hdr_(hdr), first_(first), count_(count), encoding_(encoding), value_size_(value_size) {}
+  // Entry `i`'s two values; nullopt when they do not decode.
+  std::optional<Hit> entry(uint64_t i) const;
+
+  EhFrameHdr hdr_;
+  size_t first_ = 0;  // byte position of entry 0 in the header
+  uint64_t count_ = 0;
+  uint8_t encoding_ = 0;
+  uint8_t value_size_ = 0;
+};
 
 }  // namespace sprof::elf::detail

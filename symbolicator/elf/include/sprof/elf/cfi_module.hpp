@@ -15,8 +15,10 @@
 // have is dropped (libdw would allocate an array that size on every lookup), an FDE that needs
 // such a register or nests remember_state without bound gets no rule, and an .eh_frame_hdr
 // whose search table disagrees with .eh_frame (libdw believes the table and never scans) is
-// set aside so that libdw scans .eh_frame instead. What was set aside is counted in
-// `integrity()` and logged once per file.
+// set aside so that libdw scans .eh_frame instead. Where the search table allows, each FDE is
+// checked when a lookup first reaches it, and the whole section only at the first FDE in doubt
+// (cfi_module.cpp, LazyEhFrame). What was set aside is counted in `integrity()` (as far as the
+// lookups so far have reached) and logged once per file.
 //
 // Threading: not thread-safe (libdw's CFI caches are mutated by lookups); one owner at a time.
 #pragma once
