@@ -17,13 +17,28 @@ constexpr uint8_t kPeSigned = 0x08;
 
 // The header as libdw's parse_eh_frame_hdr reads it.
 struct DecodedHeader {
-  std::string problem;      // libdw rejects the header (and with it the whole .eh_frame)
-  bool table_used = false;  // libdw searches the table rather than scanning .eh_frame
-  uint8_t table_encoding = 0;
-  uint8_t value_size = 0;
-  uint64_t count = 0;
-  size_t first = 0;  // position of entry 0
+  std::string problem;  // libdw rejects the header (and with it the whole .eh_frame)
+  // Set when libdw searches the table rather than scanning .eh_frame.
+  std::optional<SearchTableLayout> table;
 };
+
+struct TableEntry {
+  uint64_t initial = 0;
+  uint64_t fde_address = 0;
+};
+
+// Entry `i` of the table (below `table.count`), both values decoded; nullopt when either does
+// not decode.
+std::optional<TableEntry> table_entry(const EhFrameHdr& hdr, const SearchTableLayout& table,
+                                      uint64_t i) {
+  size_t pos = table.first + static_cast<size_t>(i) * 2u * table.value_size;
+  const auto initial = read_encoded_value(hdr.bytes, pos, table.encoding, hdr.address_size,
+                                          hdr.address, hdr.address);
+  const auto fde_address = read_encoded_value(hdr.bytes, pos, table.encoding, hdr.address_size,
+                                              hdr.address, hdr.address);
+  if (!initial || !fde_address) return std::nullopt;
+  return TableEntry{*initial, *fde_address};
+}
 
 DecodedHeader decode_header(const EhFrameHdr& hdr) {
   DecodedHeader out;
@@ -39,7 +54,7 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
   }
   const uint8_t eh_frame_ptr_encoding = b[1];
   const uint8_t fde_count_encoding = b[2];
-  out.table_encoding = b[3];
+  const uint8_t table_encoding = b[3];
   size_t pos = 4;
   const auto eh_frame_ptr = read_encoded_value(b, pos, eh_frame_ptr_encoding, hdr.address_size,
                                                hdr.address, hdr.address);
@@ -48,8 +63,8 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
     return out;
   }
   // The cases in which libdw ignores the table and scans .eh_frame itself.
-  if (fde_count_encoding == kPeOmit || out.table_encoding == kPeOmit ||
-      (out.table_encoding & ~kPeSigned) == kPeUleb128 || *eh_frame_ptr != hdr.eh_frame_address) {
+  if (fde_count_encoding == kPeOmit || table_encoding == kPeOmit ||
+      (table_encoding & ~kPeSigned) == kPeUleb128 || *eh_frame_ptr != hdr.eh_frame_address) {
     return out;
   }
   const auto fde_count = read_encoded_value(b, pos, fde_count_encoding, hdr.address_size,
@@ -59,7 +74,7 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
     return out;
   }
   if (*fde_count == 0) return out;
-  const auto value_size = encoded_value_size(out.table_encoding, hdr.address_size);
+  const auto value_size = encoded_value_size(table_encoding, hdr.address_size);
   if (!value_size) {
     out.problem = ".eh_frame_hdr's table encoding has no fixed size";
     return out;
@@ -69,10 +84,7 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
         ".eh_frame_hdr claims " + std::to_string(*fde_count) + " entries, more than it holds";
     return out;
   }
-  out.table_used = true;
-  out.value_size = *value_size;
-  out.count = *fde_count;
-  out.first = pos;
+  out.table = SearchTableLayout{table_encoding, *value_size, *fde_count, pos};
   return out;
 }
 
@@ -80,26 +92,21 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
 
 std::string eh_frame_hdr_problem(const EhFrameHdr& hdr, const CfiSectionIndex& eh_frame) {
   const DecodedHeader header = decode_header(hdr);
-  if (!header.problem.empty() || !header.table_used) return header.problem;
-  const auto& b = hdr.bytes;
-  size_t pos = header.first;
+  if (!header.problem.empty() || !header.table) return header.problem;
   std::vector<bool> listed(eh_frame.fdes.size(), false);
   uint64_t previous = 0;
-  for (uint64_t i = 0; i < header.count; ++i) {
-    const auto initial = read_encoded_value(b, pos, header.table_encoding, hdr.address_size,
-                                            hdr.address, hdr.address);
-    const auto fde_address = read_encoded_value(b, pos, header.table_encoding, hdr.address_size,
-                                                hdr.address, hdr.address);
+  for (uint64_t i = 0; i < header.table->count; ++i) {
+    const auto e = table_entry(hdr, *header.table, i);
     // Built only for a message: this loop runs once per FDE of the file.
     auto entry = [i] { return ".eh_frame_hdr entry " + std::to_string(i); };
-    if (!initial || !fde_address) return entry() + " does not decode";
-    if (i > 0 && *initial < previous) return entry() + " is out of order";
-    previous = *initial;
-    const FdeEntry* fde = fde_address >= hdr.eh_frame_address
-                              ? fde_at_offset(eh_frame, *fde_address - hdr.eh_frame_address)
+    if (!e) return entry() + " does not decode";
+    if (i > 0 && e->initial < previous) return entry() + " is out of order";
+    previous = e->initial;
+    const FdeEntry* fde = e->fde_address >= hdr.eh_frame_address
+                              ? fde_at_offset(eh_frame, e->fde_address - hdr.eh_frame_address)
                               : nullptr;
     if (fde == nullptr) return entry() + " does not point at an FDE";
-    if (fde->pc_begin != *initial) return entry() + " disagrees with its FDE's start";
+    if (fde->pc_begin != e->initial) return entry() + " disagrees with its FDE's start";
     listed[static_cast<size_t>(fde - eh_frame.fdes.data())] = true;
   }
   for (size_t i = 0; i < eh_frame.fdes.size(); ++i) {
@@ -114,11 +121,10 @@ std::string eh_frame_hdr_problem(const EhFrameHdr& hdr, const CfiSectionIndex& e
 std::optional<EhFrameSearchTable> EhFrameSearchTable::searchable(const EhFrameHdr& hdr,
                                                                  uint64_t eh_frame_size) {
   const DecodedHeader header = decode_header(hdr);
-  if (!header.problem.empty() || !header.table_used) return std::nullopt;
-  const EhFrameSearchTable table(hdr, header.first, header.count, header.table_encoding,
-                                 header.value_size);
+  if (!header.problem.empty() || !header.table) return std::nullopt;
+  const EhFrameSearchTable table(hdr, *header.table);
   uint64_t previous = 0;
-  for (uint64_t i = 0; i < table.count_; ++i) {
+  for (uint64_t i = 0; i < table.layout_.count; ++i) {
     const auto hit = table.entry(i);
     if (!hit || (i > 0 && hit->start < previous) || hit->fde_offset >= eh_frame_size) {
       return std::nullopt;
@@ -129,20 +135,16 @@ std::optional<EhFrameSearchTable> EhFrameSearchTable::searchable(const EhFrameHd
 }
 
 std::optional<EhFrameSearchTable::Hit> EhFrameSearchTable::entry(uint64_t i) const {
-  size_t pos = first_ + static_cast<size_t>(i) * 2u * value_size_;
-  const auto start = read_encoded_value(hdr_.bytes, pos, encoding_, hdr_.address_size,
-                                        hdr_.address, hdr_.address);
-  const auto fde_address = read_encoded_value(hdr_.bytes, pos, encoding_, hdr_.address_size,
-                                              hdr_.address, hdr_.address);
-  if (!start || !fde_address || *fde_address < hdr_.eh_frame_address) return std::nullopt;
-  return Hit{*fde_address - hdr_.eh_frame_address, *start};
+  const auto e = table_entry(hdr_, layout_, i);
+  if (!e || e->fde_address < hdr_.eh_frame_address) return std::nullopt;
+  return Hit{e->fde_address - hdr_.eh_frame_address, e->initial};
 }
 
 std::optional<EhFrameSearchTable::Hit> EhFrameSearchTable::find(uint64_t address) const {
   // The first entry that starts after `address`; the one before it covers `address`. With the
   // entries in order (checked by `searchable`) that is the entry libdw's bisection stops at,
   // including among equal starts, where both take the last.
-  uint64_t low = 0, high = count_;
+  uint64_t low = 0, high = layout_.count;
   while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
     const auto hit = entry(mid);

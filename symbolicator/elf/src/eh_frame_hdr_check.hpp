@@ -35,6 +35,14 @@ struct EhFrameHdr {
 // missing from it, or the header itself is one libdw rejects.
 std::string eh_frame_hdr_problem(const EhFrameHdr& hdr, const CfiSectionIndex& eh_frame);
 
+// Where a header's search table lies in it and how its values are encoded.
+struct SearchTableLayout {
+  uint8_t encoding = 0;    // DW_EH_PE_* of both values of an entry
+  uint8_t value_size = 0;  // bytes of one value
+  uint64_t count = 0;      // entries
+  size_t first = 0;        // byte position of entry 0 in the header
+};
+
 // The header's search table, as libdw will binary-search it.
 class EhFrameSearchTable {
  public:
@@ -53,20 +61,16 @@ class EhFrameSearchTable {
   // location is <= `address`, or nullopt when `address` precedes them all.
   std::optional<Hit> find(uint64_t address) const;
 
-  uint64_t size() const { return count_; }
+  uint64_t size() const { return layout_.count; }
 
  private:
-  EhFrameSearchTable(const EhFrameHdr& hdr, size_t first, uint64_t count, uint8_t encoding,
-                     uint8_t value_size)
-      : hdr_(hdr), first_(first), count_(count), encoding_(encoding), value_size_(value_size) {}
-  // Entry `i`'s two values; nullopt when they do not decode.
+  EhFrameSearchTable(const EhFrameHdr& hdr, const SearchTableLayout& layout)
+      : hdr_(hdr), layout_(layout) {}
+  // Entry `i`; nullopt when it does not decode or its FDE pointer precedes .eh_frame.
   std::optional<Hit> entry(uint64_t i) const;
 
   EhFrameHdr hdr_;
-  size_t first_ = 0;  // byte position of entry 0 in the header
-  uint64_t count_ = 0;
-  uint8_t encoding_ = 0;
-  uint8_t value_size_ = 0;
+  SearchTableLayout layout_;
 };
 
 }  // namespace sprof::elf::detail
