@@ -15,16 +15,18 @@ Mapping tail_from(const Mapping& m, uint64_t new_start) {
   Mapping tail = m;
   const uint64_t cut = new_start - m.file.start;
   tail.file.start = new_start;
-  tail.pgoff += cut;
-  tail.relative_start += cut;
+  tail.pgoff.value += cut;
+  tail.relative_start.value += cut;
   return tail;
 }
 
 }  // namespace
 
-void ModuleMap::add(const std::string& path, uint64_t start, uint64_t end, uint64_t pgoff,
+void ModuleMap::add(const std::string& path, Avma start_avma, Avma end_avma, FileOffset pgoff,
                     std::shared_ptr<const elf::ModuleIdentity> identity,
                     std::shared_ptr<const std::vector<uint8_t>> vdso_image) {
+  const uint64_t start = start_avma.value;
+  const uint64_t end = end_avma.value;
   if (end <= start) return;
   // Drop or trim whatever the new mapping covers.
   auto it = by_start_.lower_bound(start);
@@ -55,18 +57,16 @@ void ModuleMap::add(const std::string& path, uint64_t start, uint64_t end, uint6
   m.file.vdso_image = std::move(vdso_image);
   m.pgoff = pgoff;
   m.identity = std::move(identity);
-  if (m.identity) {
-    // The exact relative address of the mapping's first byte comes from the PT_LOAD that
-    // contains `pgoff`; the common shortcut "offset = pgoff" breaks when p_vaddr - p_offset
-    // differs from v0.
-    const auto rel = m.identity->relative_address_of_file_offset(pgoff);
-    m.relative_start = rel.value_or(pgoff);
-    m.file.bias = start - (m.relative_start + m.identity->base_vaddr);
+  const std::optional<Svma> svma =
+      m.identity ? m.identity->svma_of_mapping(pgoff, /*executable=*/true) : std::nullopt;
+  if (svma) {
+    m.relative_start = m.identity->relative(*svma);
+    m.file.bias = start - svma->value;
 
     profile::Library lib;
     lib.start = start;
     lib.end = end;
-    lib.offset = m.relative_start;
+    lib.offset = m.relative_start.value;
     lib.path = path;
     lib.name = path_basename(path);
     lib.debug_name = lib.name;
@@ -76,8 +76,11 @@ void ModuleMap::add(const std::string& path, uint64_t start, uint64_t end, uint6
     lib.arch = m.identity->arch();
     libraries_.push_back(std::move(lib));
   } else {
-    m.relative_start = pgoff;
-    m.file.bias = start - pgoff;
+    // No ELF identity (anonymous memory, a deleted file) or a page no segment maps: the file
+    // offset is the best guess of an address inside it, and no lib claims the range.
+    m.identity = nullptr;
+    m.relative_start = RelativeAddress{pgoff.value};
+    m.file.bias = start - pgoff.value;
   }
   by_start_.emplace(start, std::move(m));
 }

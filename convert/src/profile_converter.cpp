@@ -117,14 +117,15 @@ profile::Thread& ProfileConverter::profile_thread(const ThreadState& t) {
 void ProfileConverter::add_mapping(ProcessState& p, const std::string& path, uint64_t start,
                                    uint64_t end, uint64_t pgoff) {
   if (path == "[vdso]") {
-    p.modules.add(path, start, end, pgoff, modules_.vdso_identity(), modules_.vdso_image());
+    p.modules.add(path, Avma{start}, Avma{end}, FileOffset{pgoff}, modules_.vdso_identity(),
+                  modules_.vdso_image());
     return;
   }
   // Anonymous and special mappings ([stack], [heap], //anon, memfd:) have no ELF to read; they
   // still go into the map so the unwinder knows the address is not in a file.
   std::shared_ptr<const elf::ModuleIdentity> identity;
   if (!path.empty() && path[0] == '/') identity = modules_.identity(path);
-  p.modules.add(path, start, end, pgoff, std::move(identity));
+  p.modules.add(path, Avma{start}, Avma{end}, FileOffset{pgoff}, std::move(identity));
 }
 
 void ProfileConverter::load_maps_from_proc(uint32_t pid, ProcessState& p) {
@@ -341,20 +342,25 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
       frames_.emplace_back(addr, profile::Category::kUser);
     }
   }
-  if (s.callchain.empty() && !s.kernel_mode) {
-    user_ip = s.ip;
-    frames_.emplace_back(s.ip, profile::Category::kUser);
-  }
   if (user_from_callchain) {
+    // Without a callchain a user-mode sample still has its own PC.
+    if (s.callchain.empty() && !s.kernel_mode) {
+      user_ip = s.ip;
+      frames_.emplace_back(s.ip, profile::Category::kUser);
+    }
     if (user_ip) learn_mapping_of(*user_ip, s.id.pid, p);
     return;
   }
+  // The unwinder starts at the sampled registers' PC: that is the leaf, once. (perf record
+  // --call-graph dwarf asks for no user callchain, so its user-mode samples come with an empty
+  // one; pushing s.ip here too repeated every leaf under itself.)
 
   const auto regs = unwind::UserRegs::from_perf(s.sample_regs_user, s.regs_user);
   const unwind::StackMemory stack(regs.sp(), s.stack_user);
   learn_mapping_of(regs.ip(), s.id.pid, p);
   options_.unwinder->unwind(regs, stack, p.modules, unwind_result_);
   ++stats_.unwound_samples;
+  if (unwind_result_.frame_pointer_steps > 0) ++stats_.frame_pointer_fallback_samples;
   const auto stop = static_cast<size_t>(unwind_result_.stop);
   if (stop < stats_.unwind_stops.size()) ++stats_.unwind_stops[stop];
   for (const auto& f : unwind_result_.frames) {

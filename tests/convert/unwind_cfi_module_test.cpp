@@ -85,7 +85,7 @@ TEST_CASE("at a function's first instruction the CFA is rsp + 8 and the return a
   REQUIRE(cfi.has_value());
   CHECK((*cfi)->has_cfi());
   const uint64_t leaf = symbol_address(target_path(), "leaf_polynomial");
-  auto rule = (*cfi)->find_rule(leaf);
+  auto rule = (*cfi)->find_rule(sprof::Svma{leaf});
   REQUIRE(rule.has_value());
   CHECK(rule->cfa_kind == FrameRule::CfaKind::kRegOffset);
   CHECK(rule->cfa_reg == static_cast<uint8_t>(DwarfReg::kRsp));
@@ -109,7 +109,7 @@ TEST_CASE("inside a function that pushed registers the rules name their save slo
   REQUIRE(recurse.has_value());
   bool found_saved_rbx = false;
   for (uint64_t pc = recurse->address; pc < recurse->address + recurse->size; ++pc) {
-    auto rule = (*cfi)->find_rule(pc);
+    auto rule = (*cfi)->find_rule(sprof::Svma{pc});
     REQUIRE(rule.has_value());
     REQUIRE(rule->cfa_kind == FrameRule::CfaKind::kRegOffset);
     CHECK(rule->cfa_offset >= 8);
@@ -123,7 +123,7 @@ TEST_CASE("CFI that exists only in .debug_frame is found") {
   auto cfi = CfiModule::open(path);
   REQUIRE(cfi.has_value());
   const uint64_t function = symbol_address(path, "debug_frame_function");
-  auto rule = (*cfi)->find_rule(function);
+  auto rule = (*cfi)->find_rule(sprof::Svma{function});
   REQUIRE(rule.has_value());
   CHECK(rule->cfa_kind == FrameRule::CfaKind::kRegOffset);
   CHECK(rule->cfa_offset == 8);
@@ -137,7 +137,7 @@ TEST_CASE("a PLT without an FDE gets the call-site rule CFA = rsp + 8") {
   REQUIRE(plt != 0);
   auto cfi = CfiModule::open(path);
   REQUIRE(cfi.has_value());
-  auto rule = (*cfi)->find_rule(plt + 0x10);  // the first entry after PLT0
+  auto rule = (*cfi)->find_rule(sprof::Svma{plt + 0x10});  // the first entry after PLT0
   REQUIRE(rule.has_value());
   CHECK(rule->synthesized);
   CHECK(rule->cfa_reg == static_cast<uint8_t>(DwarfReg::kRsp));
@@ -147,13 +147,13 @@ TEST_CASE("a PLT without an FDE gets the call-site rule CFA = rsp + 8") {
   // Code outside the PLT and outside any FDE has no rule.
   const uint64_t init = section_address(path, ".init");
   REQUIRE(init != 0);
-  CHECK_FALSE((*cfi)->find_rule(init).has_value());
+  CHECK_FALSE((*cfi)->find_rule(sprof::Svma{init}).has_value());
 }
 
 TEST_CASE("_start marks the return address undefined, which ends every main-thread walk") {
   auto cfi = CfiModule::open(target_path());
   REQUIRE(cfi.has_value());
-  auto rule = (*cfi)->find_rule(symbol_address(target_path(), "_start") + 1);
+  auto rule = (*cfi)->find_rule(sprof::Svma{symbol_address(target_path(), "_start") + 1});
   REQUIRE(rule.has_value());
   CHECK(rule->return_address().kind == Kind::kUndefined);
 }
@@ -175,11 +175,11 @@ TEST_CASE("libc's rt_sigreturn trampoline is recognised by its bytes") {
   auto cfi = CfiModule::open(libc->path);
   REQUIRE(cfi.has_value());
   std::array<uint8_t, convert::unwind::kSigreturnCode.size()> code{};
-  REQUIRE((*cfi)->read_code(restorer - libc->bias, code));
+  REQUIRE((*cfi)->read_code(libc->to_svma(sprof::Avma{restorer}), code));
   CHECK(convert::unwind::is_sigreturn_code(code));
   // glibc also describes it as a signal frame ('S' augmentation), starting one byte early so
   // that "return address - 1" lookups land inside it.
-  auto rule = (*cfi)->find_rule(restorer - libc->bias - 1);
+  auto rule = (*cfi)->find_rule(sprof::Svma{libc->to_svma(sprof::Avma{restorer}).value - 1});
   REQUIRE(rule.has_value());
   CHECK(rule->signal_frame);
 }
@@ -231,12 +231,12 @@ TEST_CASE("every PC inside a rule's range gets the same rule, also after restore
   for (size_t s = 0; s < symbols->size() && s < 400; ++s) {
     const auto& fn = (*symbols)[s];
     for (uint64_t pc = fn.address; pc < fn.address + fn.size; ++pc) {
-      auto rule = (*cfi)->find_rule(pc);
+      auto rule = (*cfi)->find_rule(sprof::Svma{pc});
       if (!rule) continue;
       REQUIRE(rule->pc_start <= pc);
       REQUIRE(pc < rule->pc_end);
       // The rule's first PC must have it too.
-      auto at_start = (*cfi)->find_rule(rule->pc_start);
+      auto at_start = (*cfi)->find_rule(sprof::Svma{rule->pc_start});
       REQUIRE(at_start.has_value());
       std::ostringstream where;
       where << fn.name << " pc " << std::hex << pc << " range " << rule->pc_start << "-"

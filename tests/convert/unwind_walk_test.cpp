@@ -75,7 +75,8 @@ class FakeRules final : public RuleSource {
   }
   static constexpr uint64_t kStuck = 0x7000;
 
-  CodeLookup lookup(const MappedFile&, uint64_t svma, bool is_return_address) override {
+  CodeLookup lookup(const MappedFile&, sprof::Svma svma_address, bool is_return_address) override {
+    const uint64_t svma = svma_address.value;
     calls_->push_back({svma, is_return_address});
     if (svma >= kSigreturn && svma < kSigreturn + kFunctionSize) {
       return {CodeLookup::Kind::kSigreturn, nullptr};

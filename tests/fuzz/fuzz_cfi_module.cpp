@@ -12,13 +12,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)(*module)->has_cfi();
   // Every 8th byte of the first KiB of .text (the seeds' code), the ends of .text, PLT entries
   // and addresses outside any section: enough to walk every FDE without slowing each run.
-  for (uint64_t i = 0; i < 128; ++i) (void)(*module)->find_rule(fuzz::kTemplateTextAddr + 8 * i);
+  for (uint64_t i = 0; i < 128; ++i)
+    (void)(*module)->find_rule(sprof::Svma{fuzz::kTemplateTextAddr + 8 * i});
   for (const uint64_t pc :
        {uint64_t{0}, fuzz::kTemplateTextAddr - 1, fuzz::kTemplatePltAddr - 1,
         fuzz::kTemplatePltAddr, fuzz::kTemplatePltAddr + 0x10, fuzz::kTemplateEhFrameAddr}) {
-    (void)(*module)->find_rule(pc);
+    (void)(*module)->find_rule(sprof::Svma{pc});
   }
   uint8_t code[16];
-  (void)(*module)->read_code(fuzz::kTemplateTextAddr + fuzz::kTemplateTextSize - 8, code);
+  (void)(*module)->read_code(sprof::Svma{fuzz::kTemplateTextAddr + fuzz::kTemplateTextSize - 8},
+                             code);
   return 0;
 }

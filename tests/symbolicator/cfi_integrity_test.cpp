@@ -90,17 +90,17 @@ TEST_CASE("a rule for a register x86-64 lacks is dropped before libdw sees it, a
   const uint64_t hostile = function_address(path, "hostile_cfi_function") + 1;
   const uint64_t plain = function_address(path, "plain_cfi_function") + 1;
   const long peak_before = peak_rss_kib();
-  const auto hostile_rule = (*module)->find_rule(hostile);
+  const auto hostile_rule = (*module)->find_rule(sprof::Svma{hostile});
   // libdw would have sized (and cleared) a row of 2^27 registers: 1 GiB for this one lookup.
   CHECK(peak_rss_kib() - peak_before < 64 * 1024);
-  const auto plain_rule = (*module)->find_rule(plain);
+  const auto plain_rule = (*module)->find_rule(sprof::Svma{plain});
   REQUIRE(hostile_rule.has_value());
   REQUIRE(plain_rule.has_value());
   CHECK(plain_rule->cfa_kind == FrameRule::CfaKind::kRegOffset);
   CHECK(plain_rule->cfa_offset == 16);
   CHECK(plain_rule->rule(DwarfReg::kRbx).kind == RegisterRule::Kind::kOffset);
   check_same_rule(*hostile_rule, *plain_rule);
-  CHECK((*module)->find_rule(function_address(path, "main")).has_value());
+  CHECK((*module)->find_rule(sprof::Svma{function_address(path, "main")}).has_value());
   const auto& integrity = (*module)->integrity();
   CHECK(integrity.dropped_rules == 1);
   CHECK(integrity.rejected_fdes == 0);
@@ -128,9 +128,9 @@ TEST_CASE("a .debug_frame whose CIE computes the CFA from a register x86-64 lack
   REQUIRE(good.has_value());
   REQUIRE(bad.has_value());
   const uint64_t pc = function_address(original, "debug_frame_function") + 1;
-  CHECK((*good)->find_rule(pc).has_value());
+  CHECK((*good)->find_rule(sprof::Svma{pc}).has_value());
   CHECK_FALSE((*good)->integrity().debug_frame_rejected);
-  CHECK_FALSE((*bad)->find_rule(pc).has_value());
+  CHECK_FALSE((*bad)->find_rule(sprof::Svma{pc}).has_value());
   CHECK((*bad)->integrity().debug_frame_rejected);
   CHECK((*bad)->integrity().first_problem.find("register 146") != std::string::npos);
 }
@@ -166,8 +166,8 @@ void check_same_coverage(const std::string& original, const std::string& damaged
   const auto functions = sized_functions(original);
   for (const auto& f : functions) {
     const uint64_t pc = f.address + f.size / 2;
-    const auto expected = (*good)->find_rule(pc);
-    const auto actual = (*bad)->find_rule(pc);
+    const auto expected = (*good)->find_rule(sprof::Svma{pc});
+    const auto actual = (*bad)->find_rule(sprof::Svma{pc});
     if (!expected) continue;
     ++covered;
     if (actual && actual->cfa_offset == expected->cfa_offset &&
@@ -220,7 +220,7 @@ TEST_CASE("a file whose .eh_frame and .eh_frame_hdr are empty opens, with no rul
   });
   auto module = CfiModule::open_image(image);
   REQUIRE(module.has_value());
-  CHECK_FALSE((*module)->find_rule(0x1000).has_value());
+  CHECK_FALSE((*module)->find_rule(sprof::Svma{0x1000}).has_value());
   CHECK((*module)->integrity().eh_frame_hdr_rejected);
 }
 
@@ -236,13 +236,13 @@ TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .
     auto all_first = CfiModule::open(path);
     REQUIRE(as_reached.has_value());
     REQUIRE(all_first.has_value());
-    CHECK_FALSE((*all_first)->find_rule(0).has_value());
+    CHECK_FALSE((*all_first)->find_rule(sprof::Svma{0}).has_value());
     size_t compared = 0;
     for (const auto& f : sized_functions(path)) {
       for (const uint64_t pc : {f.address, f.address + 1, f.address + f.size / 2,
                                 f.address + f.size - 1}) {
-        const auto a = (*as_reached)->find_rule(pc);
-        const auto b = (*all_first)->find_rule(pc);
+        const auto a = (*as_reached)->find_rule(sprof::Svma{pc});
+        const auto b = (*all_first)->find_rule(sprof::Svma{pc});
         CAPTURE(pc);
         REQUIRE(a.has_value() == b.has_value());
         if (!a) continue;

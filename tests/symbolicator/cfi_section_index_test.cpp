@@ -198,10 +198,10 @@ TEST_CASE("libdw never runs an FDE whose CIE is invalid, whatever that CIE says 
   auto module = CfiModule::open_image(image);
   REQUIRE(module.has_value());
   CHECK((*module)->integrity().rejected_fdes == 1);
-  CHECK_FALSE((*module)->find_rule(0x1000).has_value());
-  CHECK_FALSE((*module)->find_rule(0x100f).has_value());
+  CHECK_FALSE((*module)->find_rule(sprof::Svma{0x1000}).has_value());
+  CHECK_FALSE((*module)->find_rule(sprof::Svma{0x100f}).has_value());
   // The FDE after it is still reached by libdw's scan of the copy.
-  const auto rule = (*module)->find_rule(0x1010);
+  const auto rule = (*module)->find_rule(sprof::Svma{0x1010});
   REQUIRE(rule.has_value());
   CHECK(rule->cfa_offset == 8);
 }
@@ -400,24 +400,24 @@ TEST_CASE("a module checks .eh_frame FDE by FDE as lookups reach them, and all o
   };
   SUBCASE("a clean FDE is used without checking the rest; the first FDE in doubt checks it all") {
     auto module = module_with(hdr_for(index));
-    const auto rule = module->find_rule(0x1001);
+    const auto rule = module->find_rule(sprof::Svma{0x1001});
     REQUIRE(rule.has_value());
     CHECK(rule->cfa_offset == 16);
     CHECK(module->integrity().dropped_rules == 0);  // not read yet
-    const auto dropped = module->find_rule(0x1011);
+    const auto dropped = module->find_rule(sprof::Svma{0x1011});
     REQUIRE(dropped.has_value());
     CHECK(dropped->cfa_offset == 8);
     CHECK(module->integrity().dropped_rules == 1);
-    REQUIRE(module->find_rule(0x1001).has_value());
-    CHECK(module->find_rule(0x1001)->cfa_offset == 16);
+    REQUIRE(module->find_rule(sprof::Svma{0x1001}).has_value());
+    CHECK(module->find_rule(sprof::Svma{0x1001})->cfa_offset == 16);
   }
   SUBCASE("an FDE the table leaves out is still found") {
     auto short_count = hdr_for(index);
     short_count[8] = 1;
     auto module = module_with(short_count);
-    REQUIRE(module->find_rule(0x1001).has_value());
+    REQUIRE(module->find_rule(sprof::Svma{0x1001}).has_value());
     CHECK_FALSE(module->integrity().eh_frame_hdr_rejected);
-    const auto rule = module->find_rule(0x1025);
+    const auto rule = module->find_rule(sprof::Svma{0x1025});
     REQUIRE(rule.has_value());
     CHECK(rule->cfa_offset == 8);
     CHECK(module->integrity().eh_frame_hdr_rejected);

@@ -52,17 +52,45 @@ TEST_CASE("module identity of a non-PIE program reports v0 as the first PT_LOAD'
   CHECK(id.loads.front().vaddr == 0x400000);
 }
 
-TEST_CASE("relative address of a file offset goes through the PT_LOAD that maps it") {
+TEST_CASE("a mapping's page offset becomes an SVMA through the PT_LOAD that maps it") {
   const ModuleIdentity id = identity_of(target_path("sprof_symbols_nopie"));
   const LoadSegment* text = nullptr;
   for (const LoadSegment& s : id.loads) {
     if (s.executable) text = &s;
   }
   REQUIRE(text != nullptr);
-  const auto rel = id.relative_address_of_file_offset(text->offset + 0x10);
-  REQUIRE(rel.has_value());
-  CHECK(*rel == text->vaddr + 0x10 - 0x400000);
-  CHECK_FALSE(id.relative_address_of_file_offset(uint64_t{1} << 40).has_value());
+  const auto svma = id.svma_of_mapping(sprof::FileOffset{text->offset + 0x10}, true);
+  REQUIRE(svma.has_value());
+  CHECK(svma->value == text->vaddr + 0x10);
+  CHECK(id.relative(*svma).value == text->vaddr + 0x10 - 0x400000);
+  CHECK(id.svma(id.relative(*svma)) == *svma);
+  CHECK_FALSE(id.svma_of_mapping(sprof::FileOffset{uint64_t{1} << 40}, true).has_value());
+}
+
+// LLD and mold pack segments into shared file pages and shift p_vaddr by a page instead
+// (readelf -lW: LOAD 0x014320 0x15320 ... R E after LOAD 0x0 0x0 0x1431c R). The loader maps the
+// executable segment from file page 0x14000 at SVMA 0x15000; the page also holds the end of
+// the read-only segment, whose own mapping starts at 0.
+TEST_CASE("segments that share a file page: the mapping's permission picks the segment") {
+  ModuleIdentity id;
+  id.base_vaddr = 0;
+  id.loads = {
+      {0x0, 0x0, 0x1431c, 0x1431c, 0x1000, false},
+      {0x15320, 0x14320, 0x40890, 0x40890, 0x1000, true},
+      {0x56bb0, 0x54bb0, 0x2a40, 0x3450, 0x1000, false},
+  };
+  const auto code = id.svma_of_mapping(sprof::FileOffset{0x14000}, true);
+  REQUIRE(code.has_value());
+  CHECK(code->value == 0x15000);
+  const auto data = id.svma_of_mapping(sprof::FileOffset{0x14000}, false);
+  REQUIRE(data.has_value());
+  CHECK(data->value == 0x14000);
+  // A later page of the code segment (a mapping split by mprotect).
+  CHECK(id.svma_of_mapping(sprof::FileOffset{0x20000}, true)->value == 0x21000);
+  // And back: the code's bytes lie a page lower in the file than their SVMA says.
+  CHECK(id.file_offset_of(sprof::Svma{0x15320})->value == 0x14320);
+  CHECK(id.file_offset_of(sprof::Svma{0x20000})->value == 0x1f000);
+  CHECK_FALSE(id.file_offset_of(sprof::Svma{0x59800}).has_value());  // .bss: not in the file
 }
 
 TEST_CASE("separate debug file and stripped copies keep the build-id") {

@@ -25,12 +25,13 @@ struct CfiRuleCache::ModuleEntry {
   std::map<uint64_t, uint32_t> rule_by_range_start;  // rows read from CFI, by pc_start
   PairIndex by_pc;  // (svma, is_return_address) -> rule index or kNoRule/kSigreturn
 
-  bool is_sigreturn(uint64_t svma, bool is_return_address) const {
+  bool is_sigreturn(Svma svma, bool is_return_address) const {
     std::array<uint8_t, kSigreturnCode.size()> code{};
     if (cfi->read_code(svma, code) && is_sigreturn_code(code)) return true;
     // A sample (not a return address) can also stop on the trampoline's `syscall`.
-    return !is_return_address && svma >= kSigreturnSyscallOffset &&
-           cfi->read_code(svma - kSigreturnSyscallOffset, code) && is_sigreturn_code(code);
+    return !is_return_address && svma.value >= kSigreturnSyscallOffset &&
+           cfi->read_code(Svma{svma.value - kSigreturnSyscallOffset}, code) &&
+           is_sigreturn_code(code);
   }
 
   uint32_t cached_row(uint64_t pc) const {
@@ -66,18 +67,18 @@ CfiRuleCache::ModuleEntry& CfiRuleCache::entry_for(const MappedFile& module) {
   return *slot;
 }
 
-CodeLookup CfiRuleCache::lookup(const MappedFile& module, uint64_t svma, bool is_return_address) {
+CodeLookup CfiRuleCache::lookup(const MappedFile& module, Svma svma, bool is_return_address) {
   ++stats_.lookups;
   ModuleEntry& entry = entry_for(module);
   if (!entry.cfi) return {};
   uint32_t index = kNoRule;
-  if (auto found = entry.by_pc.find(svma, is_return_address ? 1 : 0)) {
+  if (auto found = entry.by_pc.find(svma.value, is_return_address ? 1 : 0)) {
     ++stats_.pc_hits;
     index = *found;
   } else {
     index = resolve(entry, svma, is_return_address);
     if (entry.by_pc.size() >= kMaxCachedPcs) entry.by_pc.clear();
-    entry.by_pc.insert(svma, is_return_address ? 1 : 0, index);
+    entry.by_pc.insert(svma.value, is_return_address ? 1 : 0, index);
   }
   if (index == kNoRule) return {};
   if (index == kSigreturn) return {CodeLookup::Kind::kSigreturn, nullptr};
@@ -85,15 +86,15 @@ CodeLookup CfiRuleCache::lookup(const MappedFile& module, uint64_t svma, bool is
 }
 
 // Answers a PC the per-PC map has not seen; returns a rule index or kNoRule/kSigreturn.
-uint32_t CfiRuleCache::resolve(ModuleEntry& entry, uint64_t svma, bool is_return_address) {
+uint32_t CfiRuleCache::resolve(ModuleEntry& entry, Svma svma, bool is_return_address) {
   if (entry.is_sigreturn(svma, is_return_address)) return kSigreturn;
-  const uint64_t pc = is_return_address && svma > 0 ? svma - 1 : svma;
+  const uint64_t pc = is_return_address && svma.value > 0 ? svma.value - 1 : svma.value;
   if (uint32_t cached = entry.cached_row(pc); cached != kNoRule) {
     ++stats_.range_hits;
     return cached;
   }
   ++stats_.cfi_queries;
-  auto rule = entry.cfi->find_rule(pc);
+  auto rule = entry.cfi->find_rule(Svma{pc});
   if (!rule || entry.rules.size() >= kSigreturn) return kNoRule;
   const auto index = static_cast<uint32_t>(entry.rules.size());
   // Only rows read from CFI go into the range map: a synthesised rule covers a whole section

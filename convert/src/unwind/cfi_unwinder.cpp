@@ -25,10 +25,10 @@ UnwindStop stop_for_cfi(StepStatus status) {
 // rbp may be an ordinary register holding 0 (JIT code).
 bool fall_back_to_frame_pointer(const FrameRegisters& frame, bool is_return_address,
                                 const StackMemory& stack, UnwindStop no_rules_reason,
-                                FrameRegisters& caller, UnwindStop& stop) {
+                                FrameRegisters& caller, UnwindStop& stop, uint32_t& fp_steps) {
   const StepStatus status = frame_pointer_step(frame, stack, caller);
   switch (status) {
-    case StepStatus::kOk: return true;
+    case StepStatus::kOk: ++fp_steps; return true;
     case StepStatus::kStackTruncated: stop = UnwindStop::kStackTruncated; break;
     case StepStatus::kNoCaller:
       stop = is_return_address ? UnwindStop::kComplete : no_rules_reason;
@@ -52,20 +52,21 @@ CfiUnwinder::CfiUnwinder(std::unique_ptr<RuleSource> rules, size_t max_frames)
 CfiUnwinder::~CfiUnwinder() = default;
 
 bool CfiUnwinder::step(const FrameRegisters& frame, bool is_return_address,
-                       const StackMemory& stack, const AddressSpace& space,
-                       FrameRegisters& caller, bool& exact_pc, UnwindStop& stop) {
+                       const StackMemory& stack, const AddressSpace& space, FrameRegisters& caller,
+                       bool& exact_pc, UnwindStop& stop, uint32_t& fp_steps) {
   exact_pc = false;
   const MappedFile* module = space.find(frame.pc());
   if (module == nullptr) {
     return fall_back_to_frame_pointer(frame, is_return_address, stack, UnwindStop::kNoModule,
-                                      caller, stop);
+                                      caller, stop, fp_steps);
   }
-  const CodeLookup code = rules_->lookup(*module, frame.pc() - module->bias, is_return_address);
+  const CodeLookup code =
+      rules_->lookup(*module, module->to_svma(Avma{frame.pc()}), is_return_address);
   StepStatus status = StepStatus::kOk;
   switch (code.kind) {
     case CodeLookup::Kind::kNoCfi:
-      return fall_back_to_frame_pointer(frame, is_return_address, stack, UnwindStop::kNoCfi,
-                                        caller, stop);
+      return fall_back_to_frame_pointer(frame, is_return_address, stack, UnwindStop::kNoCfi, caller,
+                                        stop, fp_steps);
     case CodeLookup::Kind::kSigreturn:
       exact_pc = true;
       status = restore_sigreturn_frame(frame, stack, caller);
@@ -101,7 +102,10 @@ void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
     }
     FrameRegisters caller;
     bool exact_pc = false;
-    if (!step(frame, is_return_address, stack, space, caller, exact_pc, out.stop)) return;
+    if (!step(frame, is_return_address, stack, space, caller, exact_pc, out.stop,
+              out.frame_pointer_steps)) {
+      return;
+    }
     // A zero return address is how some runtimes end a chain without CFI saying so.
     if (caller.pc() == 0) {
       out.stop = UnwindStop::kComplete;

@@ -385,7 +385,8 @@ std::optional<FrameRule> CfiModule::Impl::eh_frame_rule(uint64_t svma) {
   return lookup(eh_frame.get(), svma);
 }
 
-std::optional<FrameRule> CfiModule::find_rule(uint64_t svma) {
+std::optional<FrameRule> CfiModule::find_rule(Svma address) {
+  const uint64_t svma = address.value;
   if (auto rule = impl_->eh_frame_rule(svma)) return rule;
   if (auto rule = impl_->lookup(impl_->debug_frame, svma)) return rule;
   if (!impl_->debug_file_tried && impl_->debug_frame == nullptr) impl_->load_debug_file();
@@ -398,7 +399,8 @@ std::optional<FrameRule> CfiModule::find_rule(uint64_t svma) {
   return std::nullopt;
 }
 
-bool CfiModule::read_code(uint64_t svma, std::span<uint8_t> out) const {
+bool CfiModule::read_code(Svma address, std::span<uint8_t> out) const {
+  const uint64_t svma = address.value;
   for (const auto& section : impl_->code) {
     if (svma < section.addr || svma - section.addr > section.size ||
         section.size - (svma - section.addr) < out.size()) {

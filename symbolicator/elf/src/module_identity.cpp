@@ -3,6 +3,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "elf_file.hpp"
@@ -71,7 +72,7 @@ void read_load_segments(const ElfFile& file, ModuleIdentity& id) {
     if (first) id.base_vaddr = phdr.p_vaddr;
     first = false;
     id.loads.push_back(LoadSegment{phdr.p_vaddr, phdr.p_offset, phdr.p_filesz, phdr.p_memsz,
-                                   (phdr.p_flags & PF_X) != 0});
+                                   phdr.p_align, (phdr.p_flags & PF_X) != 0});
   }
 }
 
@@ -117,10 +118,29 @@ ModuleIdentity identity_of(const ElfFile& file) {
 
 }  // namespace
 
-std::optional<uint64_t> ModuleIdentity::relative_address_of_file_offset(uint64_t pgoff) const {
+std::optional<Svma> ModuleIdentity::svma_of_mapping(FileOffset pgoff, bool executable) const {
+  const LoadSegment* found = nullptr;
   for (const LoadSegment& s : loads) {
-    if (pgoff >= s.offset && pgoff - s.offset < s.filesz) {
-      return s.vaddr + (pgoff - s.offset) - base_vaddr;
+    if (pgoff.value >= s.offset + s.filesz) continue;
+    // The loader maps a segment from p_offset rounded down to its page size, which p_align
+    // bounds from above; a mapping may also start further in (mprotect split it).
+    if (pgoff.value < s.offset && s.offset - pgoff.value >= std::max<uint64_t>(s.align, 1)) {
+      continue;
+    }
+    // Of two segments sharing the page, the one with the mapping's permission is the one the
+    // loader mapped there.
+    if (found == nullptr || (s.executable == executable && found->executable != executable)) {
+      found = &s;
+    }
+  }
+  if (found == nullptr) return std::nullopt;
+  return Svma{found->vaddr + pgoff.value - found->offset};
+}
+
+std::optional<FileOffset> ModuleIdentity::file_offset_of(Svma svma) const {
+  for (const LoadSegment& s : loads) {
+    if (svma.value >= s.vaddr && svma.value - s.vaddr < s.filesz) {
+      return FileOffset{s.offset + (svma.value - s.vaddr)};
     }
   }
   return std::nullopt;

@@ -29,10 +29,10 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
 }
 
 // svma of the first byte of a mapping at file offset `pgoff`, through the PT_LOAD holding it.
-Result<uint64_t> svma_of_offset(const elf::ModuleIdentity& id, uint64_t pgoff) {
-  auto relative = id.relative_address_of_file_offset(pgoff);
-  if (!relative) return fail(Errc::kMalformed, "no PT_LOAD maps the offset");
-  return *relative + id.base_vaddr;
+Result<Svma> svma_of_offset(const elf::ModuleIdentity& id, uint64_t pgoff) {
+  auto svma = id.svma_of_mapping(FileOffset{pgoff}, /*executable=*/true);
+  if (!svma) return fail(Errc::kMalformed, "no PT_LOAD maps the offset");
+  return *svma;
 }
 
 Result<std::vector<UnwindSnapshot>> parse_samples(const std::vector<uint8_t>& bytes) {
@@ -94,8 +94,8 @@ Result<MapsAddressSpace> MapsAddressSpace::parse(
       continue;  // [vsyscall] and friends
     }
     if (!id) return unexpected(id.error().with_context("maps: " + path));
-    SPROF_TRY(const uint64_t svma, svma_of_offset(*id, pgoff));
-    file.bias = file.start - svma;
+    SPROF_TRY(const Svma svma, svma_of_offset(*id, pgoff));
+    file.bias = file.start - svma.value;
     space.mappings_.push_back(std::move(file));
   }
   std::sort(space.mappings_.begin(), space.mappings_.end(),
@@ -126,7 +126,7 @@ std::string SymbolLookup::name_of(uint64_t avma) {
     std::sort(it->second.begin(), it->second.end(),
               [](const elf::ElfSymbol& a, const elf::ElfSymbol& b) { return a.address < b.address; });
   }
-  const uint64_t svma = avma - m->bias;
+  const uint64_t svma = m->to_svma(Avma{avma}).value;
   const auto& table = it->second;
   auto sym = std::upper_bound(table.begin(), table.end(), svma,
                               [](uint64_t a, const elf::ElfSymbol& s) { return a < s.address; });

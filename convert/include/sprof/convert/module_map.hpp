@@ -2,8 +2,10 @@
 //
 // The executable mappings of one process image, built from PERF_RECORD_MMAP2 (and /proc/PID/maps
 // when attaching). It answers "which file, at which bias, holds this AVMA" for the unwinder and
-// produces the profile's `libs` (contract section 2.4) with offsets such that
-// `avma - (start - offset)` is the relative address SVMA - v0 (section 3.3).
+// produces the profile's `libs` (docs/firefox-profiler-format.md, "libs") with offsets such that
+// `avma - (start - offset)` is the relative address SVMA - v0. The file's LOAD segments turn a
+// mapping's page offset into an SVMA (elf::ModuleIdentity::svma_of_mapping, docs/addresses.md):
+// nothing here does address arithmetic with file offsets.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +22,8 @@ namespace sprof::convert {
 
 struct Mapping {
   unwind::MappedFile file;  // start, end, bias, path (+ vdso image)
-  uint64_t pgoff = 0;
-  uint64_t relative_start = 0;  // relative address of `file.start`
+  FileOffset pgoff;
+  RelativeAddress relative_start;                       // relative address of `file.start`
   std::shared_ptr<const elf::ModuleIdentity> identity;  // null: no ELF identity (anon, deleted)
 };
 
@@ -29,7 +31,8 @@ class ModuleMap : public unwind::AddressSpace {
  public:
   // Adds an executable mapping. A mapping overlapping older ones replaces them in the address
   // lookup (mmap over an existing range), while the profile keeps every library ever mapped.
-  void add(const std::string& path, uint64_t start, uint64_t end, uint64_t pgoff,
+  // Every mapping added is executable (the map exists for code addresses).
+  void add(const std::string& path, Avma start, Avma end, FileOffset pgoff,
            std::shared_ptr<const elf::ModuleIdentity> identity,
            std::shared_ptr<const std::vector<uint8_t>> vdso_image = nullptr);
 

@@ -78,6 +78,8 @@ struct RecordingStats {
   // unwind::UnwindStop. kComplete counts stacks that reached the thread's entry.
   std::array<uint64_t, kUnwindStopKinds> unwind_stops{};
   uint64_t unwound_samples = 0;
+  // Samples whose walk left at least one frame through its frame pointer, for want of CFI.
+  uint64_t frame_pointer_fallback_samples = 0;
   // CPU time of sprof's reading thread while recording: reading the rings, parsing, unwinding
   // and building the profile (thread CPU time, so moments when the target preempts sprof do not
   // count). Unwinding alone is measured by bench/unwind.cpp.

@@ -37,13 +37,13 @@ class CfiRuleCache final : public RuleSource {
  public:
   explicit CfiRuleCache(HostFiles& files);
   ~CfiRuleCache() override;
-  CodeLookup lookup(const MappedFile& module, uint64_t svma, bool is_return_address) override;
+  CodeLookup lookup(const MappedFile& module, Svma svma, bool is_return_address) override;
   const CfiCacheStats& stats() const { return stats_; }
 
  private:
   struct ModuleEntry;
   ModuleEntry& entry_for(const MappedFile& module);
-  uint32_t resolve(ModuleEntry& entry, uint64_t svma, bool is_return_address);
+  uint32_t resolve(ModuleEntry& entry, Svma svma, bool is_return_address);
 
   HostFiles& files_;
   std::unordered_map<std::string, std::unique_ptr<ModuleEntry>> modules_;

@@ -43,9 +43,10 @@ class CfiUnwinder final : public Unwinder {
  private:
   // One step from `frame` to its caller. Returns false with `stop` set when the walk ends;
   // `exact_pc` is set when the caller's PC is an interrupted instruction (signal frame), not a
-  // return address.
+  // return address; `fp_steps` counts a step taken through the frame pointer.
   bool step(const FrameRegisters& frame, bool is_return_address, const StackMemory& stack,
-            const AddressSpace& space, FrameRegisters& caller, bool& exact_pc, UnwindStop& stop);
+            const AddressSpace& space, FrameRegisters& caller, bool& exact_pc, UnwindStop& stop,
+            uint32_t& fp_steps);
 
   std::unique_ptr<RuleSource> rules_;
   CfiRuleCache* cache_ = nullptr;

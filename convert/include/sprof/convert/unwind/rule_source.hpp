@@ -29,7 +29,7 @@ class RuleSource {
   // `svma` is the frame's PC in `module`'s address space. `is_return_address` says the PC came
   // from a call: the rule is then looked up at svma - 1, inside the call instruction, because a
   // call may be the last instruction of a function (noreturn) and svma may start another.
-  virtual CodeLookup lookup(const MappedFile& module, uint64_t svma, bool is_return_address) = 0;
+  virtual CodeLookup lookup(const MappedFile& module, Svma svma, bool is_return_address) = 0;
 };
 
 }  // namespace sprof::convert::unwind

@@ -57,8 +57,11 @@ class StackMemory {
 struct MappedFile {
   uint64_t start = 0;  // AVMA range [start, end)
   uint64_t end = 0;
-  // AVMA - SVMA for addresses in this mapping: svma = avma - bias.
+  // AVMA - SVMA for addresses in this mapping, from the file's LOAD segments
+  // (elf::ModuleIdentity::svma_of_mapping); read it through to_svma.
   uint64_t bias = 0;
+
+  Svma to_svma(Avma avma) const { return Svma{avma.value - bias}; }
   std::string path;     // file to read CFI from (may be "[vdso]" for the vdso, see vdso_image)
   std::shared_ptr<const std::vector<uint8_t>> vdso_image;  // set for the vdso only
 };
@@ -88,6 +91,9 @@ struct UnwindResult {
   // frames[0] is the sampled ip (kInstructionPointer), the rest are return addresses.
   std::vector<FrameAddress> frames;
   UnwindStop stop = UnwindStop::kComplete;
+  // Frames left through the frame pointer because no CFI covered their code (Go, JIT code,
+  // hand-written assembly): the walk went on where it would otherwise have stopped.
+  uint32_t frame_pointer_steps = 0;
 };
 
 class Unwinder {

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "sprof/core/address.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/elf/cfi_rule.hpp"
 
@@ -48,12 +49,12 @@ class CfiModule {
   CfiModule& operator=(const CfiModule&) = delete;
 
   // The rule for the instruction at `svma`, or nullopt when no CFI covers it.
-  std::optional<FrameRule> find_rule(uint64_t svma);
+  std::optional<FrameRule> find_rule(Svma svma);
 
   // Copies `out.size()` bytes of the executable section containing [svma, svma + size) into
   // `out`; false when no executable section holds them all. Used to recognise code by its bytes
   // (the sigreturn trampoline).
-  bool read_code(uint64_t svma, std::span<uint8_t> out) const;
+  bool read_code(Svma svma, std::span<uint8_t> out) const;
 
   // Whether the file (or its debug file) has any CFI at all.
   bool has_cfi() const;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sprof/core/address.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/result.hpp"
 
@@ -22,6 +23,7 @@ struct LoadSegment {
   uint64_t offset = 0;  // p_offset
   uint64_t filesz = 0;  // p_filesz
   uint64_t memsz = 0;   // p_memsz
+  uint64_t align = 0;   // p_align: at least the page size the loader maps with
   bool executable = false;
 };
 
@@ -39,9 +41,22 @@ struct ModuleIdentity {
 
   std::string breakpad_id() const { return build_id.breakpad_id(little_endian); }
   std::string code_id() const { return has_gnu_build_id ? build_id.code_id() : std::string(); }
-  // The relative address (SVMA - v0) of the byte at file offset `pgoff`, via the PT_LOAD that
-  // contains it; nullopt when no segment maps that offset.
-  std::optional<uint64_t> relative_address_of_file_offset(uint64_t pgoff) const;
+  // The one place that converts between a module's address spaces (docs/addresses.md).
+  //
+  // The SVMA of the first byte of a mapping of this file at page offset `pgoff` (what
+  // PERF_RECORD_MMAP2 and /proc/PID/maps report), nullopt when no PT_LOAD maps that page.
+  // The loader maps each PT_LOAD from the page that holds its first byte, so a mapping starts
+  // at round_down(p_offset) and its SVMA is p_vaddr - (p_offset - pgoff). GNU ld page-aligns
+  // every segment's offset; LLD and mold pack segments into shared file pages and shift
+  // p_vaddr instead, so one file page can start an executable mapping of one segment and a
+  // read-only mapping of the one before: `executable` (the mapping's permission) picks.
+  std::optional<Svma> svma_of_mapping(FileOffset pgoff, bool executable) const;
+  // Relative addresses (what the profile's libs and the symbol server speak) are SVMA - v0.
+  RelativeAddress relative(Svma svma) const { return RelativeAddress{svma.value - base_vaddr}; }
+  Svma svma(RelativeAddress relative) const { return Svma{relative.value + base_vaddr}; }
+  // Where the byte at `svma` lies in the file, nullopt when no PT_LOAD holds it in the file
+  // (an address in .bss, or outside every segment).
+  std::optional<FileOffset> file_offset_of(Svma svma) const;
   // "x86_64", "aarch64", ... from e_machine.
   std::string arch() const;
 };
