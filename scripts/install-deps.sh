@@ -21,6 +21,8 @@ packages=(
   binutils                # addr2line baseline
   heaptrack               # baseline in bench/run-heap.py only
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
+  # The toolchain matrix (tests/targets/unwind_matrix.cmake): programs built the ways users build
+  clang lld mold          # clang++ -fuse-ld=lld / mold
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #include "profile_symbols.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace sprof::test {
@@ -56,6 +57,12 @@ bool contains_in_order(const std::vector<std::string>& haystack,
     if (k < needle.size() && h == needle[k]) ++k;
   }
   return k == needle.size();
+}
+
+bool adjacent_in_order(const std::vector<std::string>& haystack,
+                       const std::vector<std::string>& needle) {
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end()) !=
+         haystack.end();
 }
 
 }  // namespace sprof::test

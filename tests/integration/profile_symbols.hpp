@@ -29,5 +29,8 @@ class ProfileSymbols {
 // True when `needle` appears in `haystack` in order (not necessarily adjacent).
 bool contains_in_order(const std::vector<std::string>& haystack,
                        const std::vector<std::string>& needle);
+// True when `needle` appears in `haystack` as one contiguous run.
+bool adjacent_in_order(const std::vector<std::string>& haystack,
+                       const std::vector<std::string>& needle);
 
 }  // namespace sprof::test

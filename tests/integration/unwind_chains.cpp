@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace sprof::test {
 
@@ -27,20 +29,54 @@ ChainStats chain_stats(const ProcessView& process, ProfileSymbols& symbols) {
       constexpr const char* kLibm = "(anonymous namespace)::libm_heavy(int)";
       constexpr const char* kSort = "(anonymous namespace)::sort_heavy(int)";
       constexpr const char* kCompare = "(anonymous namespace)::compare_values(double, double)";
+      // Exact: each of the program's own frames once, callers adjacent where no library code
+      // sits between them (a frame repeated under itself, or one missing, is not exact).
+      const auto once = [&](const char* n) {
+        return std::count(names.begin(), names.end(), n) == 1;
+      };
+      const bool program_chain = contains_in_order(names, {"start_thread", kCalc}) &&
+                                 adjacent_in_order(names, {kCalc, kOuter, kMiddle}) &&
+                                 once(kCalc) && once(kMiddle);
       if (has(kLibm)) {
         ++st.in_libm_heavy;
-        st.libm_exact +=
-            contains_in_order(names, {"start_thread", kCalc, kOuter, kMiddle, kLibm});
+        st.libm_exact += program_chain && adjacent_in_order(names, {kMiddle, kLibm}) && once(kLibm);
       }
       if (has(kSort)) ++st.in_sort_heavy;
       if (has(kCompare)) {
         ++st.in_compare;
-        st.compare_exact +=
-            contains_in_order(names, {"start_thread", kCalc, kOuter, kMiddle, kSort, kCompare});
+        st.compare_exact += program_chain && adjacent_in_order(names, {kMiddle, kSort}) &&
+                            contains_in_order(names, {kSort, kCompare}) && once(kSort) &&
+                            once(kCompare);
       }
     }
   }
   return st;
+}
+
+std::optional<ProgramSplit> it_unwind_split(const std::string& output) {
+  const size_t at = output.find("it_unwind cpu_ns:");
+  if (at == std::string::npos) return std::nullopt;
+  long long libm = 0, sort = 0, threads = 0;
+  if (std::sscanf(output.c_str() + at,
+                  "it_unwind cpu_ns: libm_heavy=%lld sort_heavy=%lld threads=%lld", &libm, &sort,
+                  &threads) != 3 ||
+      threads <= 0) {
+    return std::nullopt;
+  }
+  return ProgramSplit{100.0 * static_cast<double>(libm) / static_cast<double>(threads),
+                      100.0 * static_cast<double>(sort) / static_cast<double>(threads)};
+}
+
+void check_split(const ChainStats& st, const ProgramSplit& truth) {
+  REQUIRE(st.samples > 0);
+  const double libm =
+      100.0 * static_cast<double>(st.in_libm_heavy) / static_cast<double>(st.samples);
+  const double sort =
+      100.0 * static_cast<double>(st.in_sort_heavy) / static_cast<double>(st.samples);
+  MESSAGE("libm_heavy " << libm << " % (program: " << truth.libm_heavy_percent << " %), sort_heavy "
+                        << sort << " % (program: " << truth.sort_heavy_percent << " %)");
+  CHECK(std::abs(libm - truth.libm_heavy_percent) <= 2.0);
+  CHECK(std::abs(sort - truth.sort_heavy_percent) <= 2.0);
 }
 
 void check_exact_chains(const ChainStats& st, size_t min_samples) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 #include "profile_symbols.hpp"
 #include "recorded_profile.hpp"
@@ -26,8 +28,21 @@ struct ChainStats {
 // The chains of `process`'s calc threads, named by `symbols` (made for that process).
 ChainStats chain_stats(const ProcessView& process, ProfileSymbols& symbols);
 
+// The CPU split it_unwind measured itself (run with ROUNDS, it prints it): percent of its calc
+// threads' CPU time spent in libm_heavy and in sort_heavy. nullopt when `output` lacks the line.
+struct ProgramSplit {
+  double libm_heavy_percent = 0;
+  double sort_heavy_percent = 0;
+};
+std::optional<ProgramSplit> it_unwind_split(const std::string& output);
+
+// Checks (doctest) that the profile's share of samples in libm_heavy and in sort_heavy is within
+// 2 points of what the program measured of its own run.
+void check_split(const ChainStats& st, const ProgramSplit& truth);
+
 // Checks (doctest) that at least `min_samples` were taken and that >= 99 % of them reach the
-// thread entry, and of those in libm_heavy and in the comparator, have the exact caller chain.
+// thread entry, and of those in libm_heavy and in the comparator, have the exact caller chain:
+// every caller once, adjacent where no library code lies between (no leaf repeated under itself).
 void check_exact_chains(const ChainStats& st, size_t min_samples);
 
 }  // namespace sprof::test
