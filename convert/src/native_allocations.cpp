@@ -39,13 +39,13 @@ int64_t NativeAllocations::weight(uint64_t size) const {
 void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owner,
                                  const perf::HeapAllocRecord& r, std::optional<uint32_t> stack,
                                  double time_ms) {
-  const BlockKey key{r.id.pid, r.address};
-  if (auto it = live_.find(key); it != live_.end()) {
+  Blocks& blocks = live_[r.id.pid];
+  if (auto it = blocks.find(r.address); it != blocks.end()) {
     // glibc handed the address out again, so the block was freed; its record was lost.
     ++stats_.lost_frees;
     const Block old = it->second;
-    live_.erase(it);
-    release(profile, key, old, r.id.tid, time_ms);
+    blocks.erase(it);
+    release(profile, r.address, old, r.id.tid, time_ms);
   }
   const Block block{owner, stack, weight(r.size)};
   ++stats_.allocations;
@@ -54,27 +54,33 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
       {time_ms, block.bytes, stack, r.address, r.id.tid});
   change_live(profile, owner.image, block.bytes, time_ms);
   // An untracked block's free will never come: it stays live, as the front end will show it.
-  live_.emplace(key, block);
+  blocks.emplace(r.address, block);
 }
 
 void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
                              double time_ms) {
-  const BlockKey key{r.id.pid, r.address};
-  auto it = live_.find(key);
-  if (it == live_.end()) {
+  auto process = live_.find(r.id.pid);
+  if (process == live_.end()) {
+    ++stats_.unmatched_frees;
+    return;
+  }
+  Blocks& blocks = process->second;
+  auto it = blocks.find(r.address);
+  if (it == blocks.end()) {
     ++stats_.unmatched_frees;
     return;
   }
   const Block block = it->second;
-  live_.erase(it);
+  blocks.erase(it);
+  if (blocks.empty()) live_.erase(process);  // a forged ring's many pids leave nothing behind
   ++stats_.frees;
-  release(profile, key, block, r.id.tid, time_ms);
+  release(profile, r.address, block, r.id.tid, time_ms);
 }
 
-void NativeAllocations::release(profile::Profile& profile, const BlockKey& key,
-                                const Block& block, int64_t tid, double time_ms) {
+void NativeAllocations::release(profile::Profile& profile, uint64_t address, const Block& block,
+                                int64_t tid, double time_ms) {
   profile.processes[block.owner.image].threads[block.owner.thread].add_native_allocation(
-      {time_ms, -block.bytes, std::nullopt, key.address, tid});
+      {time_ms, -block.bytes, std::nullopt, address, tid});
   change_live(profile, block.owner.image, -block.bytes, time_ms);
 }
 
@@ -111,24 +117,24 @@ void NativeAllocations::flush_counter(profile::Profile& profile, size_t image, C
 
 void NativeAllocations::end_image(uint32_t pid, double time_ms) {
   (void)time_ms;  // the blocks stay allocated in the tables: that is what "retained" shows
-  for (auto it = live_.begin(); it != live_.end();) {
-    if (it->first.pid != pid) {
-      ++it;
-      continue;
-    }
-    const Block& b = it->second;
-    const auto key = std::tuple{b.owner.image, b.owner.thread, b.stack ? *b.stack + 1 : 0U};
-    RetainedSite& site = retained_[key];
-    site.image = b.owner.image;
-    site.thread = b.owner.thread;
-    site.stack = b.stack;
-    site.bytes += b.bytes;
-    ++site.blocks;
-    stats_.live_at_exit_bytes += b.bytes;
-    ++stats_.live_at_exit_blocks;
-    live_bytes_ -= b.bytes;  // the image's memory is gone; its counter keeps its last value
-    it = live_.erase(it);
-  }
+  auto process = live_.find(pid);
+  if (process == live_.end()) return;
+  for (const auto& [address, block] : process->second) retain(block);
+  live_.erase(process);
+}
+
+void NativeAllocations::retain(const Block& b) {
+  ++blocks_visited_at_image_end_;
+  const auto key = std::tuple{b.owner.image, b.owner.thread, b.stack ? *b.stack + 1 : 0U};
+  RetainedSite& site = retained_[key];
+  site.image = b.owner.image;
+  site.thread = b.owner.thread;
+  site.stack = b.stack;
+  site.bytes += b.bytes;
+  ++site.blocks;
+  stats_.live_at_exit_bytes += b.bytes;
+  ++stats_.live_at_exit_blocks;
+  live_bytes_ -= b.bytes;  // the image's memory is gone; its counter keeps its last value
 }
 
 void NativeAllocations::note_exec(uint32_t pid, size_t image, const std::string& name) {
@@ -144,11 +150,11 @@ void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
 }
 
 void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
-  std::vector<uint32_t> running;
-  for (const auto& [key, block] : live_) running.push_back(key.pid);
-  std::sort(running.begin(), running.end());
-  running.erase(std::unique(running.begin(), running.end()), running.end());
-  for (uint32_t pid : running) end_image(pid, end_ms);
+  (void)end_ms;  // as in end_image
+  for (const auto& [pid, blocks] : live_) {
+    for (const auto& [address, block] : blocks) retain(block);
+  }
+  live_.clear();
   for (auto& [image, c] : counters_) flush_counter(profile, image, c);
 
   stats_.retained.clear();

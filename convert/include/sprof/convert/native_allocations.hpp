@@ -15,9 +15,12 @@
 //
 // Blocks are known per process: a fork child starts with none (what it inherited is its
 // parent's; freeing it is an unmatched free), an exec or an exit ends the image and whatever it
-// still held is retained. An allocation at an address that is still live means its free was
-// lost (dropped when the ring was full): a free row is added for the old block first, so the
-// front end's pairing stays right.
+// still held is retained. They are kept per process, so that ending an image costs the blocks
+// that image held and nothing else: the records come from the profiled program, and a program
+// with many live blocks that forks or execs many times (or a ring forged to look like one) must
+// not make each end a walk over every live block. An allocation at an address that is still live
+// means its free was lost (dropped when the ring was full): a free row is added for the old block
+// first, so the front end's pairing stays right.
 //
 // Pure bookkeeping: no unwinding, no system calls. One instance per converter.
 #pragma once
@@ -67,22 +70,18 @@ class NativeAllocations {
   // stats (retained sites, programs without the interposer).
   void finish(profile::Profile& profile, double end_ms);
 
+  // Blocks looked at while ending images (end_image, finish): the work an exit or exec costs,
+  // which must stay proportional to what the ending image held (tests check it).
+  uint64_t blocks_visited_at_image_end() const { return blocks_visited_at_image_end_; }
+
  private:
   struct Block {
     AllocationOwner owner;
     std::optional<uint32_t> stack;
     int64_t bytes = 0;
   };
-  struct BlockKey {
-    uint32_t pid;
-    uint64_t address;
-    bool operator==(const BlockKey&) const = default;
-  };
-  struct BlockKeyHash {
-    size_t operator()(const BlockKey& k) const noexcept {
-      return std::hash<uint64_t>{}(k.address * 0x9E3779B97F4A7C15ULL ^ k.pid);
-    }
-  };
+  // One process's live blocks, by address.
+  using Blocks = std::unordered_map<uint64_t, Block>;
   // One image's memory counter: changes gathered into one sample per kCounterBucketMs.
   struct CounterState {
     size_t counter = 0;  // index into the image's counters
@@ -92,20 +91,22 @@ class NativeAllocations {
     int64_t pending_number = 0;
   };
 
-  void release(profile::Profile& profile, const BlockKey& key, const Block& block, int64_t tid,
+  void release(profile::Profile& profile, uint64_t address, const Block& block, int64_t tid,
                double time_ms);
+  void retain(const Block& block);
   void change_live(profile::Profile& profile, size_t image, int64_t delta, double time_ms);
   void flush_counter(profile::Profile& profile, size_t image, CounterState& c);
 
   uint64_t sample_interval_bytes_;
-  std::unordered_map<BlockKey, Block, BlockKeyHash> live_;
-  std::map<size_t, CounterState> counters_;  // by image
-  int64_t live_bytes_ = 0;                   // over every process
+  std::unordered_map<uint32_t, Blocks> live_;  // by pid; a process without blocks has no entry
+  std::map<size_t, CounterState> counters_;    // by image
+  int64_t live_bytes_ = 0;                     // over every process
   // Retained bytes by allocation site: (image, thread, stack + 1 or 0) -> site.
   std::map<std::tuple<size_t, size_t, uint32_t>, RetainedSite> retained_;
   std::map<uint32_t, std::pair<size_t, std::string>> exec_images_;  // pid -> its current image
-  std::map<size_t, std::string> unhooked_;                           // exec'd images, not attached
+  std::map<size_t, std::string> unhooked_;                          // exec'd images, not attached
   HeapStats& stats_;
+  uint64_t blocks_visited_at_image_end_ = 0;
 };
 
 }  // namespace sprof::convert
