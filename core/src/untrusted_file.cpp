@@ -3,7 +3,6 @@
 #include "sprof/core/fd_io.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,39 +54,6 @@ Result<UntrustedFile> open_untrusted_file(const std::string& path, Symlinks syml
 
 Result<void> read_untrusted_at(const UntrustedFile& file, uint64_t offset, std::span<uint8_t> out) {
   return read_exactly_at(file.fd.get(), offset, out);
-}
-
-FileMapping::FileMapping(FileMapping&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-
-FileMapping& FileMapping::operator=(FileMapping&& other) noexcept {
-  if (this != &other) {
-    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-FileMapping::~FileMapping() {
-  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
-}
-
-Result<FileMapping> map_untrusted_file(const UntrustedFile& file) {
-  FileMapping mapping;
-  if (file.size_bytes == 0) return mapping;
-  void* p = ::mmap(nullptr, static_cast<size_t>(file.size_bytes), PROT_READ, MAP_SHARED,
-                   file.fd.get(), 0);
-  if (p == MAP_FAILED) {
-    Error e = Error::from_errno("mmap");
-    e.code = Errc::kIo;
-    return e;
-  }
-  // Read front to back, mostly once: let the kernel read ahead.
-  (void)::madvise(p, static_cast<size_t>(file.size_bytes), MADV_SEQUENTIAL);
-  mapping.data_ = static_cast<const uint8_t*>(p);
-  mapping.size_ = static_cast<size_t>(file.size_bytes);
-  return mapping;
 }
 
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes, Symlinks symlinks) {

@@ -20,21 +20,13 @@ Result<void> MemoryBytes::read(uint64_t offset, std::span<uint8_t> out) {
   return ok();
 }
 
-Result<FileBytes> FileBytes::open(const std::string& path, bool map) {
+Result<FileBytes> FileBytes::open(const std::string& path) {
   SPROF_TRY(UntrustedFile file, open_untrusted_file(path, Symlinks::kFollow));
-  FileBytes bytes(std::move(file), path);
-  if (map) {
-    if (auto mapping = map_untrusted_file(bytes.file_)) bytes.mapping_ = std::move(*mapping);
-  }
-  return bytes;
+  return FileBytes(std::move(file), path);
 }
 
 Result<void> FileBytes::read(uint64_t offset, std::span<uint8_t> out) {
   if (!range_within(offset, out.size(), size())) return past_end(offset, out.size(), size());
-  if (data() != nullptr) {
-    if (!out.empty()) std::memcpy(out.data(), data() + offset, out.size());
-    return ok();
-  }
   return read_untrusted_at(file_, offset, out);
 }
 

@@ -1,11 +1,13 @@
 // The data section as a record source: decoding with each event's layout, perf's round
 // boundaries, perf's own records, and where reading must stop.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include "perf_data_fixture.hpp"
 #include "read_only_bytes.hpp"
 #include "sprof/perfdata/data_section_source.hpp"
 #include "sprof/perfdata/perf_data_file.hpp"
+#include "temp_dir.hpp"
 
 using namespace sprof;
 using namespace sprof::perfdata;
@@ -189,4 +191,45 @@ TEST_CASE("a file without round boundaries is released in bounded rounds, nothin
   REQUIRE(r.records.size() == kRecords);
   CHECK(r.stats.forced_rounds > 5);
   for (size_t i = 0; i < kRecords; ++i) CHECK(sample_time(r.records[i]) == 1000 + i);
+}
+
+TEST_CASE("a file that shrinks while it is read stops the reading with an error, not a signal") {
+  // `sprof import` of a perf.data that another program truncates meanwhile: the bytes that are
+  // gone must be a read error (as pread gives), never a SIGBUS (as touching a mapping would).
+  PerfDataWriter w;
+  w.add_event(test::cpu_clock_attr(), {});
+  for (uint64_t i = 0; i < 20000; ++i) {
+    w.add_record(test::sample_bytes(7, 7, 100 + i, {test::kContextUser, 0x1000 + i}));
+  }
+  const std::vector<uint8_t> bytes = w.file_bytes();
+  test::TempDir dir;
+  REQUIRE(dir.valid());
+  const std::string path =
+      dir.write_file("perf.data", {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+  auto source = FileBytes::open(path);
+  REQUIRE(source.has_value());
+  auto file = open_perf_data(*source);
+  REQUIRE(file.has_value());
+  auto table = perf::EventTable::create({{file->events[0].attr, perf::EventRole::kSampling}});
+  REQUIRE(table.has_value());
+  // Cut the file in the middle of its data section, after it was opened and its header read;
+  // at a page boundary, so that a mapping's next page is gone rather than zero-filled.
+  const uint64_t cut = (file->header.data.offset + file->header.data.size / 2) & ~uint64_t{4095};
+  REQUIRE(::truncate(path.c_str(), static_cast<off_t>(cut)) == 0);
+  DataSectionSource::Options options;
+  options.chunk_bytes = 64 * 1024;  // several reads
+  DataSectionSource data(*source, file->header.data, std::move(*table), options);
+  size_t records = 0;
+  const perf::RecordSink sink = [&](perf::Record&&) { ++records; };
+  while (data.read_available(sink)) {
+  }
+  data.flush_all(sink);
+  const auto& stopped = data.stats().stopped;
+  REQUIRE(stopped.has_value());
+  INFO(*stopped);
+  CHECK(stopped->find("reading " + path + " failed") != std::string::npos);
+  CHECK(stopped->find("the file ends at byte " + std::to_string(cut)) != std::string::npos);
+  CHECK(data.stats().unread_bytes > 0);
+  CHECK(records > 0);
+  CHECK(records < 20000);
 }

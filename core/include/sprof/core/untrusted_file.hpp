@@ -43,31 +43,6 @@ Result<UntrustedFile> open_untrusted_file(const std::string& path,
 // offset the file does not have).
 Result<void> read_untrusted_at(const UntrustedFile& file, uint64_t offset, std::span<uint8_t> out);
 
-// A read-only mapping of a regular file opened with open_untrusted_file, for files too large to
-// read into memory (a recorded perf.data of gigabytes) where most bytes are looked at once or
-// never. The mapping covers the size the file had when it was opened; if the file shrinks
-// afterwards, touching the lost part raises SIGBUS, as in every program that maps a file (perf's
-// own tools do): map only files nobody is expected to rewrite while they are read.
-class FileMapping {
- public:
-  FileMapping() = default;
-  FileMapping(FileMapping&& other) noexcept;
-  FileMapping& operator=(FileMapping&& other) noexcept;
-  FileMapping(const FileMapping&) = delete;
-  FileMapping& operator=(const FileMapping&) = delete;
-  ~FileMapping();
-
-  std::span<const uint8_t> bytes() const { return {data_, size_}; }
-
- private:
-  friend Result<FileMapping> map_untrusted_file(const UntrustedFile& file);
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-// Maps `file` whole (an empty file gives an empty mapping). kIo when mmap fails.
-Result<FileMapping> map_untrusted_file(const UntrustedFile& file);
-
 // Reads a whole regular file of at most `max_bytes` (refused from its size before reading when
 // the size is known, and never more than `max_bytes + 1` bytes read otherwise).
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes,

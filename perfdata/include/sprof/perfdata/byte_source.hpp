@@ -29,8 +29,8 @@ class ByteSource {
   virtual std::optional<double> modified_wall_ms() const { return std::nullopt; }
   // What to call the bytes in messages ("perf.data", a path).
   virtual std::string name() const = 0;
-  // All `size()` bytes in memory (or mapped), for readers that look at them in place instead of
-  // copying; nullptr when they must be `read`.
+  // All `size()` bytes in memory, for readers that look at them in place instead of copying;
+  // nullptr when they must be `read` (a file: it may change under the reader).
   virtual const uint8_t* data() const { return nullptr; }
 };
 
@@ -54,22 +54,18 @@ class MemoryBytes final : public ByteSource {
 class FileBytes final : public ByteSource {
  public:
   // A regular file (no FIFO, device or directory; sprof/core/untrusted_file.hpp). The user named
-  // it on the command line, so a symlink to it is followed. It is also mapped (a perf.data file
-  // is read front to back, its stack copies mostly not at all: mapping spares copying them),
-  // unless `map` is false or mapping fails; then `data()` is nullptr and reads copy.
-  static Result<FileBytes> open(const std::string& path, bool map = true);
+  // it on the command line, so a symlink to it is followed. It is read with pread, not mapped:
+  // a file that shrinks while it is read (another program rewriting it) then gives a read error
+  // (Errc::kMalformed, "the file ends at byte N") instead of a SIGBUS that would kill sprof.
+  static Result<FileBytes> open(const std::string& path);
   uint64_t size() const override { return file_.size_bytes; }
   Result<void> read(uint64_t offset, std::span<uint8_t> out) override;
   std::optional<double> modified_wall_ms() const override { return file_.modified_wall_ms; }
   std::string name() const override { return path_; }
-  const uint8_t* data() const override {
-    return mapping_.bytes().empty() ? nullptr : mapping_.bytes().data();
-  }
 
  private:
   FileBytes(UntrustedFile file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
   UntrustedFile file_;
-  FileMapping mapping_;
   std::string path_;
 };
 
