@@ -302,3 +302,30 @@ TEST_CASE("fork children and exec'd children attach and record their own allocat
   CHECK(r.header.counters.attached_processes == attaches.size());
   CHECK(replay(r, false).size() < 100);  // frees are matched in every process
 }
+
+TEST_CASE("allocations that fail are neither counted nor recorded, in both modes") {
+  // hp_failed_alloc asks each allocation function for 1 PiB (11 requests), then allocates 4 KiB.
+  constexpr uint64_t kHuge = uint64_t{1} << 50;
+  for (const bool all : {true, false}) {
+    CAPTURE(all);
+    auto r = record_heap("hp_failed_alloc",
+                         all ? std::vector<std::string>{"--all"} : std::vector<std::string>{});
+    require_clean_run(r);
+    CHECK(r.process.out.find("failed=11 good_bytes=4096") != std::string::npos);
+    const RingCounters& c = r.header.counters;
+    CHECK(c.allocated_bytes < kHuge);
+    CHECK(c.sampled_bytes < kHuge);
+    uint64_t recorded_bytes = 0;
+    for (const auto& a : r.allocs()) {
+      CHECK(a.size < kHuge);
+      recorded_bytes += a.size;
+    }
+    if (all) {
+      // Every allocation that succeeded was recorded, and nothing else was counted.
+      REQUIRE(c.dropped_records == 0);
+      CHECK(c.allocations == r.allocs().size() + c.reentrant_calls);
+      CHECK(c.allocated_bytes == recorded_bytes);
+      CHECK(recorded_bytes >= 4096);
+    }
+  }
+}

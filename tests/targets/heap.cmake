@@ -2,7 +2,8 @@
 # (tests/heap/interposer_test.cpp) and `sprof record --heap` records
 # (tests/integration/heap_record_test.cpp). Sites are extern "C" noinline functions the tests find
 # with nm.
-set(SPROF_HEAP_TARGETS hp_sites hp_realloc_aligned hp_fork_exec hp_signal hp_clearenv hp_peak_leak)
+set(SPROF_HEAP_TARGETS hp_sites hp_realloc_aligned hp_fork_exec hp_signal hp_clearenv hp_peak_leak
+  hp_failed_alloc)
 foreach(t ${SPROF_HEAP_TARGETS})
   sprof_add_target(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/heap/${t}.cpp)
 endforeach()

@@ -29,7 +29,10 @@ using namespace sprof::heap::interposer;
 namespace {
 
 // True when this allocation needs no recording: the common case, kept inline and tiny.
-// The slow path counts its calls itself.
+// The slow path counts its calls itself, once they succeeded. This path counts before the call
+// it tail-calls, which is right in practice: it only takes requests smaller than the countdown
+// (a sample gap, about the sampling interval), and those fail only when memory is exhausted; a
+// large request, which may well fail, goes through the slow path.
 inline bool take_fast(ThreadState& t, size_t size) {
   if (SPROF_HEAP_UNLIKELY(size >= t.countdown)) return false;
   t.countdown -= size;

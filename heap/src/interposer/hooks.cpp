@@ -24,20 +24,18 @@
 namespace sprof::heap::interposer {
 namespace {
 
-enum class Verdict : uint8_t { kNested, kPass, kRecord };
+enum class Verdict : uint8_t { kNested, kPass, kSample };
 
-// Decides whether this call is recorded, updating the thread's countdown.
-Verdict enter(ThreadState& t, uint64_t size) {
+// Enters the hook and says what this call can become: a call nested in a hook passes straight
+// through, as does one of a process that is not (yet) attached; otherwise the thread's sampler
+// decides once the allocation has succeeded (count_allocation).
+Verdict enter(ThreadState& t) {
   if (t.in_hook) {
     ++t.pending_reentrant;
-    ++t.pending_allocations;
-    t.pending_bytes += size;
     return Verdict::kNested;
   }
   t.in_hook = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  ++t.pending_allocations;
-  t.pending_bytes += size;
   Attachment state = attachment();
   if (state == Attachment::kNotYet) {
     try_attach();
@@ -47,21 +45,31 @@ Verdict enter(ThreadState& t, uint64_t size) {
     t.countdown = state == Attachment::kDisabled ? kNeverSample : 0;
     return Verdict::kPass;
   }
-  Process& p = g_process;
   refresh_thread(t);
-  if (p.sample_interval == 0) return Verdict::kRecord;
+  return Verdict::kSample;
+}
+
+// Counts an allocation that succeeded and says whether it is recorded, updating the thread's
+// countdown. A failed one allocated nothing: it is not counted and takes nothing off the
+// countdown (a failed malloc(1 TiB) must not show as 1 TiB allocated).
+bool count_allocation(ThreadState& t, Verdict v, uint64_t size) {
+  ++t.pending_allocations;
+  t.pending_bytes += size;
+  if (v != Verdict::kSample) return false;
+  Process& p = g_process;
+  if (p.sample_interval == 0) return true;
   if (t.countdown == 0) t.countdown = draw_sample_gap(t.random_state, p.sample_interval);
   if (size < t.countdown) {
     t.countdown -= size;
-    return Verdict::kPass;
+    return false;
   }
   t.countdown = draw_sample_gap(t.random_state, p.sample_interval);
-  return Verdict::kRecord;
+  return true;
 }
 
-void leave(ThreadState& t, Verdict v) {
+void leave(ThreadState& t, Verdict v, bool recorded) {
   if (v == Verdict::kNested) return;
-  if (v == Verdict::kRecord && flush_due(t)) flush_counts(t);
+  if (recorded && flush_due(t)) flush_counts(t);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   t.in_hook = 0;
 }
@@ -87,20 +95,21 @@ void record(ThreadState& t, const AllocEvent& event, const CapturedRegs& regs) {
   }
 }
 
-// Runs `allocate` and records its result when the thread's sampler says so.
+// Runs `allocate`, then counts its result and records it when the thread's sampler says so.
 template <typename Allocate>
 void* sampled(AllocFunction function, uint64_t size, uint64_t alignment, uint64_t old_address,
               const CapturedRegs* regs, Allocate allocate) {
   ThreadState& t = t_thread;
-  const Verdict v = enter(t, size);
+  const Verdict v = enter(t);
   void* block = allocate();
-  if (v == Verdict::kRecord && block != nullptr) {
+  const bool recorded = block != nullptr && count_allocation(t, v, size);
+  if (recorded) {
     const int saved_errno = errno;
     record(t, AllocEvent{function, reinterpret_cast<uint64_t>(block), size, old_address, alignment},
            *regs);
     errno = saved_errno;
   }
-  leave(t, v);
+  leave(t, v, recorded);
   return block;
 }
 

@@ -66,8 +66,8 @@ static_assert(sizeof(RingConfig) == 64);
 // exec loses at most one batch; read them after the program has exited.
 struct RingCounters {
   uint64_t attached_processes;   // processes (or fork children) that mapped the ring
-  uint64_t allocations;          // allocation calls seen (sampled or not)
-  uint64_t allocated_bytes;      // bytes requested by those calls
+  uint64_t allocations;          // allocation calls that succeeded (sampled or not)
+  uint64_t allocated_bytes;      // bytes those calls asked for (a failed call counts nothing)
   uint64_t sampled_allocations;  // allocation records written (or dropped: see below)
   uint64_t sampled_bytes;        // bytes requested by the sampled calls
   uint64_t free_records;         // free records written
