@@ -13,6 +13,7 @@
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/recorder/local_files.hpp"
 #include "summary.hpp"
+#include "write_signal_guard.hpp"
 
 namespace sprof::cli {
 
@@ -69,7 +70,10 @@ int run_import_command(const ImportCommandOptions& options) {
   }
   imported->stats.reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
 
-  auto written = profile::write_gecko_file(imported->profile, options.output);
+  auto written = [&] {
+    const WriteSignalGuard signals;  // Ctrl-C lets the write finish; a second one abandons it
+    return profile::write_gecko_file(imported->profile, options.output);
+  }();
   if (!written) {
     std::fprintf(stderr, "sprof: cannot write the profile: %s\n", written.error().message.c_str());
     return kExitFailure;

@@ -18,6 +18,7 @@
 #include "sprof/recorder/session.hpp"
 #include "status_line.hpp"
 #include "summary.hpp"
+#include "write_signal_guard.hpp"
 
 namespace sprof::cli {
 
@@ -152,7 +153,10 @@ int run_record_command(const RecordCommandOptions& options) {
     recording = std::move(*result);
   }
 
-  auto written = profile::write_gecko_file(recording.profile, options.output);
+  auto written = [&] {
+    const WriteSignalGuard signals;  // Ctrl-C lets the write finish; a second one abandons it
+    return profile::write_gecko_file(recording.profile, options.output);
+  }();
   if (!written.has_value()) {
     std::fprintf(stderr, "sprof: cannot write the profile: %s\n",
                  written.error().message.c_str());

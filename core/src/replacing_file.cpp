@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstring>
 #include <utility>
 
 namespace sprof {
@@ -35,15 +37,49 @@ std::string temp_name(const std::string& path, unsigned attempt) {
          std::to_string(counter.fetch_add(1) + attempt) + ".tmp";
 }
 
+// The temporary files being written, where a signal handler can read them: fixed slots of
+// plain bytes (a handler may not allocate or take locks). A slot's path is complete before
+// `ready` is set and is not touched again until `ready` is cleared. sprof writes one file at a
+// time; a file that finds every slot taken is written as usual, only not removed by a handler.
+struct SignalSlot {
+  std::atomic<bool> taken{false};
+  std::atomic<bool> ready{false};
+  char path[PATH_MAX];
+};
+constexpr int kSignalSlots = 4;
+SignalSlot g_signal_slots[kSignalSlots];
+
+int take_signal_slot(const std::string& temp_path) {
+  if (temp_path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < kSignalSlots; ++i) {
+    SignalSlot& slot = g_signal_slots[i];
+    if (slot.taken.exchange(true)) continue;
+    std::memcpy(slot.path, temp_path.c_str(), temp_path.size() + 1);
+    slot.ready.store(true, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void release_signal_slot(int i) {
+  if (i < 0) return;
+  g_signal_slots[i].ready.store(false, std::memory_order_release);
+  g_signal_slots[i].taken.store(false);
+}
+
 }  // namespace
 
 ReplacingFile::ReplacingFile(std::string path, std::string temp_path, UniqueFd fd)
-    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(std::move(fd)) {}
+    : path_(std::move(path)),
+      temp_path_(std::move(temp_path)),
+      fd_(std::move(fd)),
+      signal_slot_(take_signal_slot(temp_path_)) {}
 
 ReplacingFile::ReplacingFile(ReplacingFile&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::exchange(other.temp_path_, {})),
-      fd_(std::move(other.fd_)) {}
+      fd_(std::move(other.fd_)),
+      signal_slot_(std::exchange(other.signal_slot_, -1)) {}
 
 ReplacingFile& ReplacingFile::operator=(ReplacingFile&& other) noexcept {
   if (this != &other) {
@@ -51,6 +87,7 @@ ReplacingFile& ReplacingFile::operator=(ReplacingFile&& other) noexcept {
     path_ = std::move(other.path_);
     temp_path_ = std::exchange(other.temp_path_, {});
     fd_ = std::move(other.fd_);
+    signal_slot_ = std::exchange(other.signal_slot_, -1);
   }
   return *this;
 }
@@ -61,6 +98,13 @@ void ReplacingFile::discard() {
   fd_.reset();
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
   temp_path_.clear();
+  release_signal_slot(std::exchange(signal_slot_, -1));
+}
+
+void ReplacingFile::remove_temporary_files_in_signal_handler() {
+  for (SignalSlot& slot : g_signal_slots) {
+    if (slot.ready.load(std::memory_order_acquire)) ::unlink(slot.path);
+  }
 }
 
 Result<ReplacingFile> ReplacingFile::create(std::string path, mode_t mode) {
@@ -112,6 +156,7 @@ Result<void> ReplacingFile::commit() {
   if (::close(fd_.release()) != 0) return failed("close");
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return failed("rename over");
   temp_path_.clear();
+  release_signal_slot(std::exchange(signal_slot_, -1));
   return ok();
 }
 

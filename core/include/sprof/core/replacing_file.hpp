@@ -47,6 +47,11 @@ class ReplacingFile {
   // file is removed and the target is untouched.
   Result<void> commit();
 
+  // Removes the temporary file of every ReplacingFile of this process that is neither committed
+  // nor discarded yet. Async-signal-safe (unlink(2) only): for a signal handler that ends sprof
+  // while a file is being written, so that no temporary file is left behind.
+  static void remove_temporary_files_in_signal_handler();
+
  private:
   ReplacingFile(std::string path, std::string temp_path, UniqueFd fd);
   void discard();
@@ -54,6 +59,7 @@ class ReplacingFile {
   std::string path_;
   std::string temp_path_;  // empty once committed or discarded
   UniqueFd fd_;
+  int signal_slot_ = -1;  // where a signal handler finds temp_path_ (replacing_file.cpp)
 };
 
 }  // namespace sprof
