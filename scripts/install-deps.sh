@@ -23,6 +23,8 @@ packages=(
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
   # The toolchain matrix (tests/targets/unwind_matrix.cmake): programs built the ways users build
   clang lld mold          # clang++ -fuse-ld=lld / mold
+  golang-go               # a Go program (tests/targets/languages.cmake)
+  openjdk-17-jdk-headless # a Java program: JIT code, perf maps, frame pointers
 )
 
 missing=()
