@@ -100,6 +100,10 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
     if (const auto stops = convert::describe_incomplete_unwinds(s); !stops.empty()) {
       line += " (stopped early: " + stops + ")";
     }
+    if (s.stitched_samples) {
+      line += ", " + std::to_string(s.stitched_samples) +
+              " deeper than the copied stack completed from the thread's earlier stacks";
+    }
     if (s.frame_pointer_fallback_samples) {
       line += ", " + std::to_string(s.frame_pointer_fallback_samples) +
               " through frame pointers where code had no CFI";

@@ -239,6 +239,8 @@ void ProfileConverter::on_mmap(const perf::Mmap2Record& m) {
 void ProfileConverter::on_comm(const perf::CommRecord& c) {
   if (c.exec) {
     end_heap_image(c.pid, c.id.time);  // the old program's memory is gone
+    // Nor do the old program's stacks describe the new one's.
+    if (auto t = threads_.find(c.tid); t != threads_.end()) t->second.stitcher.clear();
     // Read while the records are fresh: the process usually still runs the new program.
     const auto argv = options_.proc.read_argv ? options_.proc.read_argv(c.pid) : std::nullopt;
     ProcessState& p = process(c.pid, c.id.time);
@@ -323,7 +325,8 @@ void ProfileConverter::on_exit(const perf::ExitRecord& e) {
   }
 }
 
-void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState& p) {
+void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState& p,
+                                      ThreadState& ts) {
   frames_.clear();
   // Kernel part of the callchain (leaf first), and the user part if we use frame pointers.
   bool in_user = false;
@@ -359,6 +362,7 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
   const unwind::StackMemory stack(regs.sp(), s.stack_user);
   learn_mapping_of(regs.ip(), s.id.pid, p);
   options_.unwinder->unwind(regs, stack, p.modules, unwind_result_);
+  if (ts.stitcher.complete(unwind_result_)) ++stats_.stitched_samples;
   ++stats_.unwound_samples;
   if (unwind_result_.frame_pointer_steps > 0) ++stats_.frame_pointer_fallback_samples;
   const auto stop = static_cast<size_t>(unwind_result_.stop);
@@ -380,7 +384,7 @@ void ProfileConverter::on_sample(const perf::SampleRecord& s) {
 std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
                                                               const perf::SampleRecord& s) {
   ProcessState& p = processes_.at(s.id.pid);
-  collect_frames(s, p);
+  collect_frames(s, p, ts);
 
   profile::Thread& t = profile_thread(ts);
   // An off-CPU stack's leaf is an Idle frame (contract section 4.3).

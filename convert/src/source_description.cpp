@@ -114,6 +114,7 @@ void describe_recording(profile::Meta& meta, const SourceDescription& source,
     meta.extra.emplace_back("unwoundSamples", static_cast<int64_t>(stats.unwound_samples));
     meta.extra.emplace_back("framePointerFallbackSamples",
                             static_cast<int64_t>(stats.frame_pointer_fallback_samples));
+    meta.extra.emplace_back("stitchedSamples", static_cast<int64_t>(stats.stitched_samples));
     for (size_t i = 0; i < stats.unwind_stops.size(); ++i) {
       const char* name = unwind::unwind_stop_name(static_cast<unwind::UnwindStop>(i));
       meta.extra.emplace_back(std::string("unwindStop.") + name,

@@ -228,14 +228,19 @@ TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .
   // A module answers its first lookups from FDEs it checks one at a time; a lookup of address 0,
   // which no search table reaches, makes it check the whole section first. Both must give the
   // same rule at every point of every function.
+  // gold and mold put .eh_frame_hdr after .eh_frame: their tables are searched through a copy in
+  // GNU ld's order.
   for (const std::string& path : {std::string("/lib/x86_64-linux-gnu/libc.so.6"),
                                  std::string("/lib/x86_64-linux-gnu/libstdc++.so.6"),
-                                 test::target_path("unwind_snapshots")}) {
+                                 test::target_path("unwind_snapshots"),
+                                 test::target_path("it_unwind_gold"),
+                                 test::target_path("it_unwind_mold")}) {
     CAPTURE(path);
     auto as_reached = CfiModule::open(path);
     auto all_first = CfiModule::open(path);
     REQUIRE(as_reached.has_value());
     REQUIRE(all_first.has_value());
+    CHECK((*as_reached)->eh_frame_searched());
     CHECK_FALSE((*all_first)->find_rule(sprof::Svma{0}).has_value());
     size_t compared = 0;
     for (const auto& f : sized_functions(path)) {
@@ -252,7 +257,7 @@ TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .
         check_same_rule(*a, *b);
       }
     }
-    CHECK(compared > 100);
+    CHECK(compared >= 50);  // it_unwind has a few dozen functions
     CHECK((*as_reached)->integrity().rejected_fdes == 0);
     CHECK_FALSE((*as_reached)->integrity().eh_frame_hdr_rejected);
   }

@@ -94,6 +94,7 @@ void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
                          const AddressSpace& space, UnwindResult& out) {
   FrameRegisters frame;
   if (!begin_unwind(regs, out, frame)) return;
+  out.cfas.push_back(0);
   bool is_return_address = false;
   while (true) {
     if (out.frames.size() >= max_frames_) {
@@ -102,10 +103,12 @@ void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
     }
     FrameRegisters caller;
     bool exact_pc = false;
-    if (!step(frame, is_return_address, stack, space, caller, exact_pc, out.stop,
-              out.frame_pointer_steps)) {
-      return;
-    }
+    const bool stepped = step(frame, is_return_address, stack, space, caller, exact_pc, out.stop,
+                              out.frame_pointer_steps);
+    // The caller's stack pointer is this frame's CFA; a step that ran out of copied stack has
+    // computed it before failing to read the return address (StackStitcher matches on it).
+    if (caller.has(DwarfReg::kRsp)) out.cfas.back() = caller.sp();
+    if (!stepped) return;
     // A zero return address is how some runtimes end a chain without CFI saying so.
     if (caller.pc() == 0) {
       out.stop = UnwindStop::kComplete;
@@ -113,6 +116,7 @@ void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
     }
     out.frames.push_back(exact_pc ? FrameAddress::ip(caller.pc())
                                   : FrameAddress::return_address(caller.pc()));
+    out.cfas.push_back(0);
     is_return_address = !exact_pc;
     frame = caller;
   }

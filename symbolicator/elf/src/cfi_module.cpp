@@ -219,18 +219,32 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
       ehdr.e_ident[EI_CLASS] != ELFCLASS64 || !checkable(ehdr)) {
     return dwarf_getcfi_elf(elf);  // no section to check (libdw may still use PT_GNU_EH_FRAME)
   }
-  // libdw uses the header only when it precedes .eh_frame in the section table.
   const NamedSection hdr = find_section(elf, ".eh_frame_hdr");
-  if (hdr.scn != nullptr && elf_ndxscn(hdr.scn) < elf_ndxscn(eh.scn)) {
+  if (hdr.scn != nullptr) {
     const auto eh_bytes = section_data(eh.scn, true);
+    const auto hdr_bytes = section_data(hdr.scn, true);
     auto table = detail::EhFrameSearchTable::searchable(
-        {section_data(hdr.scn, true), hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, eh_bytes.size());
+        {hdr_bytes, hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, eh_bytes.size());
     if (table) {
       lazy_eh_frame = std::make_unique<LazyEhFrame>(
           std::move(*table), detail::CfiSection{eh_bytes, eh.shdr.sh_addr,
                                                 detail::CfiFormat::kEhFrame, 8,
                                                 detail::dwarf_register_count(ehdr.e_machine)});
-      return dwarf_getcfi_elf(elf);
+      // libdw uses the table only when .eh_frame_hdr precedes .eh_frame in the section table
+      // (GNU ld's and LLD's order). After it (gold's and mold's, libLLVM's), libdw would scan
+      // .eh_frame linearly: give it a copy of the two sections in GNU ld's order instead
+      // (eh_frame_image.hpp).
+      if (elf_ndxscn(hdr.scn) < elf_ndxscn(eh.scn)) return dwarf_getcfi_elf(elf);
+      Elf64_Ehdr original{};
+      std::memcpy(original.e_ident, ehdr.e_ident, EI_NIDENT);
+      original.e_type = ehdr.e_type;
+      original.e_machine = ehdr.e_machine;
+      eh_frame_image = detail::searchable_eh_frame_image(original, hdr_bytes, hdr.shdr.sh_addr,
+                                                         eh_bytes, eh.shdr.sh_addr);
+      eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
+                                    eh_frame_image.size()));
+      if (eh_frame_elf) return dwarf_getcfi_elf(eh_frame_elf.get());
+      lazy_eh_frame.reset();
     }
   }
   return fully_checked_eh_frame();
@@ -380,6 +394,10 @@ std::optional<FrameRule> CfiModule::Impl::eh_frame_rule(uint64_t svma) {
                  " is not one libdw may read as it is");
     }
     lazy_eh_frame.reset();
+    // The reordered copy (if any) goes with the CFI read from it, before the check makes its own.
+    eh_frame.reset();
+    eh_frame_elf.reset();
+    eh_frame_image.clear();
     eh_frame.reset(fully_checked_eh_frame());
   }
   return lookup(eh_frame.get(), svma);
@@ -416,6 +434,8 @@ bool CfiModule::read_code(Svma address, std::span<uint8_t> out) const {
 }
 
 const CfiModule::Integrity& CfiModule::integrity() const { return impl_->integrity; }
+
+bool CfiModule::eh_frame_searched() const { return impl_->lazy_eh_frame != nullptr; }
 
 bool CfiModule::has_cfi() const {
   return impl_->eh_frame != nullptr || impl_->debug_frame != nullptr ||

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace sprof::elf::detail {
 namespace {
-
-constexpr std::string_view kNames("\0.eh_frame\0.shstrtab\0", 21);
-constexpr uint32_t kEhFrameName = 1;   // offset of ".eh_frame" in kNames
-constexpr uint32_t kShstrtabName = 11;  // offset of ".shstrtab"
 
 size_t align8(size_t n) { return (n + 7) / 8 * 8; }
 
@@ -29,34 +26,86 @@ void make_unreferenced_cie(std::span<uint8_t> body, bool dwarf64) {
   std::memcpy(rest.data(), kAfterId, std::min(rest.size(), sizeof kAfterId));
 }
 
-}  // namespace
+struct ImageSection {
+  std::string_view name;
+  std::span<const uint8_t> bytes;
+  uint64_t address = 0;
+  uint64_t alignment = 1;
+};
 
-std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
-                                         std::span<const uint8_t> eh_frame,
-                                         uint64_t eh_frame_address, const CfiSectionIndex& index) {
-  // Layout: ELF header, section names, .eh_frame, section headers (null, .eh_frame, .shstrtab).
+// An ELF image with `sections` copied in, in this order (libdw finds them by name and, for
+// .eh_frame_hdr, by coming before .eh_frame), then .shstrtab. Returns the image and where each
+// section's copy starts in it.
+std::vector<uint8_t> image_of(const Elf64_Ehdr& original, std::span<const ImageSection> sections,
+                              std::vector<size_t>& offsets) {
+  std::string names(1, '\0');
+  std::vector<uint32_t> name_offsets;
+  for (const ImageSection& s : sections) {
+    name_offsets.push_back(static_cast<uint32_t>(names.size()));
+    names.append(s.name).push_back('\0');
+  }
+  const auto shstrtab_name = static_cast<uint32_t>(names.size());
+  names.append(".shstrtab").push_back('\0');
+
+  // Layout: ELF header, section names, the sections, section headers (null, ..., .shstrtab).
   const size_t names_offset = sizeof(Elf64_Ehdr);
-  const size_t eh_frame_offset = align8(names_offset + kNames.size());
-  const size_t headers_offset = align8(eh_frame_offset + eh_frame.size());
-  std::vector<uint8_t> image(headers_offset + 3 * sizeof(Elf64_Shdr), 0);
+  size_t at = align8(names_offset + names.size());
+  offsets.clear();
+  for (const ImageSection& s : sections) {
+    offsets.push_back(at);
+    at = align8(at + s.bytes.size());
+  }
+  const size_t header_count = sections.size() + 2;
+  std::vector<uint8_t> image(at + header_count * sizeof(Elf64_Shdr), 0);
 
   Elf64_Ehdr eh{};
   std::memcpy(eh.e_ident, original.e_ident, EI_NIDENT);
   eh.e_type = original.e_type;
   eh.e_machine = original.e_machine;
   eh.e_version = EV_CURRENT;
-  eh.e_shoff = headers_offset;
+  eh.e_shoff = at;
   eh.e_ehsize = sizeof(Elf64_Ehdr);
   eh.e_shentsize = sizeof(Elf64_Shdr);
-  eh.e_shnum = 3;
-  eh.e_shstrndx = 2;
+  eh.e_shnum = static_cast<uint16_t>(header_count);
+  eh.e_shstrndx = static_cast<uint16_t>(header_count - 1);
   std::memcpy(image.data(), &eh, sizeof eh);
-  std::memcpy(image.data() + names_offset, kNames.data(), kNames.size());
+  std::memcpy(image.data() + names_offset, names.data(), names.size());
 
-  const std::span<uint8_t> copy(image.data() + eh_frame_offset, eh_frame.size());
-  // An empty section's span has no data pointer, and memcpy from null is undefined even for
-  // zero bytes.
-  if (!eh_frame.empty()) std::memcpy(copy.data(), eh_frame.data(), eh_frame.size());
+  std::vector<Elf64_Shdr> headers(header_count);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    // An empty section's span has no data pointer, and memcpy from null is undefined even for
+    // zero bytes.
+    if (!sections[i].bytes.empty()) {
+      std::memcpy(image.data() + offsets[i], sections[i].bytes.data(), sections[i].bytes.size());
+    }
+    Elf64_Shdr& h = headers[i + 1];
+    h.sh_name = name_offsets[i];
+    h.sh_type = SHT_PROGBITS;
+    h.sh_flags = SHF_ALLOC;
+    h.sh_addr = sections[i].address;
+    h.sh_offset = offsets[i];
+    h.sh_size = sections[i].bytes.size();
+    h.sh_addralign = sections[i].alignment;
+  }
+  Elf64_Shdr& strtab = headers.back();
+  strtab.sh_name = shstrtab_name;
+  strtab.sh_type = SHT_STRTAB;
+  strtab.sh_offset = names_offset;
+  strtab.sh_size = names.size();
+  strtab.sh_addralign = 1;
+  std::memcpy(image.data() + at, headers.data(), headers.size() * sizeof(Elf64_Shdr));
+  return image;
+}
+
+}  // namespace
+
+std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
+                                         std::span<const uint8_t> eh_frame,
+                                         uint64_t eh_frame_address, const CfiSectionIndex& index) {
+  const ImageSection sections[] = {{".eh_frame", eh_frame, eh_frame_address, 8}};
+  std::vector<size_t> offsets;
+  std::vector<uint8_t> image = image_of(original, sections, offsets);
+  const std::span<uint8_t> copy(image.data() + offsets[0], eh_frame.size());
   for (const RejectedFde& fde : index.rejected_fdes) {
     if (fde.body.offset + fde.body.size <= copy.size()) {
       make_unreferenced_cie(copy.subspan(fde.body.offset, fde.body.size), fde.dwarf64);
@@ -65,22 +114,18 @@ std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
   for (const SectionSpan& span : index.dropped_instructions) {
     if (span.offset + span.size <= copy.size()) std::memset(copy.data() + span.offset, 0, span.size);
   }
-
-  Elf64_Shdr sections[3]{};
-  sections[1].sh_name = kEhFrameName;
-  sections[1].sh_type = SHT_PROGBITS;
-  sections[1].sh_flags = SHF_ALLOC;
-  sections[1].sh_addr = eh_frame_address;
-  sections[1].sh_offset = eh_frame_offset;
-  sections[1].sh_size = eh_frame.size();
-  sections[1].sh_addralign = 8;
-  sections[2].sh_name = kShstrtabName;
-  sections[2].sh_type = SHT_STRTAB;
-  sections[2].sh_offset = names_offset;
-  sections[2].sh_size = kNames.size();
-  sections[2].sh_addralign = 1;
-  std::memcpy(image.data() + headers_offset, sections, sizeof sections);
   return image;
+}
+
+std::vector<uint8_t> searchable_eh_frame_image(const Elf64_Ehdr& original,
+                                               std::span<const uint8_t> eh_frame_hdr,
+                                               uint64_t eh_frame_hdr_address,
+                                               std::span<const uint8_t> eh_frame,
+                                               uint64_t eh_frame_address) {
+  const ImageSection sections[] = {{".eh_frame_hdr", eh_frame_hdr, eh_frame_hdr_address, 4},
+                                   {".eh_frame", eh_frame, eh_frame_address, 8}};
+  std::vector<size_t> offsets;
+  return image_of(original, sections, offsets);
 }
 
 }  // namespace sprof::elf::detail

@@ -37,6 +37,7 @@
 #include "sprof/convert/process_name.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/convert/stats.hpp"
+#include "sprof/convert/unwind/stack_stitcher.hpp"
 #include "sprof/convert/unwind/unwinder.hpp"
 #include "sprof/profile/profile.hpp"
 #include "sprof/profile/sample_spill.hpp"
@@ -123,6 +124,7 @@ class ProfileConverter {
     size_t thread = 0;  // index into that process's threads
     OffCpuState off_cpu = {};
     InternedStack last_stack = {};
+    unwind::StackStitcher stitcher = {};  // completes stacks deeper than the copied stack
   };
   struct ProcessState {
     size_t image = 0;
@@ -153,7 +155,7 @@ class ProfileConverter {
   void learn_mapping_of(uint64_t user_ip, uint32_t pid, ProcessState& p);
   void add_marker_to_root(profile::Marker marker);
   // Fills `frames` leaf first: kernel frames, then user frames.
-  void collect_frames(const perf::SampleRecord& s, ProcessState& p);
+  void collect_frames(const perf::SampleRecord& s, ProcessState& p, ThreadState& ts);
   // Unwinds `s` and interns its stack in the thread's tables.
   std::optional<uint32_t> intern_sample_stack(ThreadState& ts, const perf::SampleRecord& s);
 

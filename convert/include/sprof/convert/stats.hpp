@@ -80,6 +80,9 @@ struct RecordingStats {
   uint64_t unwound_samples = 0;
   // Samples whose walk left at least one frame through its frame pointer, for want of CFI.
   uint64_t frame_pointer_fallback_samples = 0;
+  // Samples deeper than the copied stack, completed from the thread's earlier stacks
+  // (unwind/stack_stitcher.hpp); they count as reaching the thread entry.
+  uint64_t stitched_samples = 0;
   // CPU time of sprof's reading thread while recording: reading the rings, parsing, unwinding
   // and building the profile (thread CPU time, so moments when the target preempts sprof do not
   // count). Unwinding alone is measured by bench/unwind.cpp.

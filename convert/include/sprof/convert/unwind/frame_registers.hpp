@@ -66,6 +66,7 @@ inline StepStatus read_stack(const StackMemory& stack, uint64_t address, uint64_
 // threads.
 inline bool begin_unwind(const UserRegs& regs, UnwindResult& out, FrameRegisters& frame) {
   out.frames.clear();
+  out.cfas.clear();
   out.stop = UnwindStop::kComplete;
   out.frame_pointer_steps = 0;
   if (!regs.has(PerfReg::kIp) || !regs.has(PerfReg::kSp)) {

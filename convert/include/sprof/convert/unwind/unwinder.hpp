@@ -90,6 +90,10 @@ inline constexpr size_t kUnwindStopCount = 8;
 struct UnwindResult {
   // frames[0] is the sampled ip (kInstructionPointer), the rest are return addresses.
   std::vector<FrameAddress> frames;
+  // cfas[i]: the CFA of frames[i] (its caller's stack pointer), 0 where unknown; the last one is
+  // known when the walk stopped at the end of the copied stack. Only the CFI unwinder fills it
+  // (StackStitcher uses it); others leave it empty.
+  std::vector<uint64_t> cfas;
   UnwindStop stop = UnwindStop::kComplete;
   // Frames left through the frame pointer because no CFI covered their code (Go, JIT code,
   // hand-written assembly): the walk went on where it would otherwise have stopped.

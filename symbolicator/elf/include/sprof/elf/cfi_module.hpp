@@ -58,6 +58,10 @@ class CfiModule {
 
   // Whether the file (or its debug file) has any CFI at all.
   bool has_cfi() const;
+  // Whether libdw binary-searches .eh_frame_hdr's table for .eh_frame (else it scans the section,
+  // which for a large file costs milliseconds and a tree of every FDE passed). Files linked by
+  // gold or mold are searched through a copy with GNU ld's section order.
+  bool eh_frame_searched() const;
 
   // What the checks set aside; all zero / false for a well-formed file.
   struct Integrity {
