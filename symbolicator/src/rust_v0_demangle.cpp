@@ -5,9 +5,13 @@
 //            | "Y" type path | "I" path {generic-arg} "E" | backref
 //   type     = basic-char | path | "A" type const | "S" type | "T" {type} "E" | "R"/"Q" [lt] type
 //            | "P"/"O" type | "F" fn-sig | "D" dyn-bounds lifetime | backref
+//   const    = "p" | basic-char ["n"] hex "_" | "e" hex "_" (str bytes) | "R"/"Q" const
+//            | "A" {const} "E" | "T" {const} "E" | "V" path ("U" | "T" {const} "E"
+//            | "S" {[disambiguator] ident const} "E") | backref
 //   backref  = "B" base62  (a byte offset counted from just after "_R"; must point backwards)
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -239,7 +243,7 @@ class V0Printer {
       auto lt = base62();
       return lt && lifetime(*lt);
     }
-    if (eat('K')) return constant();
+    if (eat('K')) return constant(false);
     return type();
   }
 
@@ -340,7 +344,7 @@ class V0Printer {
         if (!type()) return false;
         if (array) {
           print("; ");
-          if (!constant()) return false;
+          if (!constant(true)) return false;
         }
         print("]");
         return true;
@@ -458,66 +462,196 @@ class V0Printer {
     return true;
   }
 
-  // ---- constants (integers, bool, char, placeholder) ----
-  bool constant() {
+  // ---- constants ----
+  // `in_value`: nested in another constant. Literals print bare; a str, reference, array, tuple
+  // or ADT value in generic-argument position is wrapped in braces, as Rust source needs it
+  // ("f::<{[1, 2]}>"), but not inside another constant or as an array length.
+  bool constant(bool in_value) {
     DepthGuard guard(depth_);
     if (!within_limits()) return false;
-    if (eat('B')) return backref([&] { return constant(); });
-    if (eat('p')) {
-      print("_");
-      return true;
+    const char tag = next();
+    switch (tag) {
+      case 'B': return backref([&] { return constant(in_value); });
+      case 'p': print("_"); return true;
+      case 'R':
+      case 'Q':
+        // `&*"..."` (a reference to a str constant) is what a string literal is: printed bare.
+        if (tag == 'R' && eat('e')) return str_literal();
+        return braced(in_value, [&] {
+          print(tag == 'R' ? "&" : "&mut ");
+          return constant(true);
+        });
+      case 'e':
+        return braced(in_value, [&] {
+          print("*");
+          return str_literal();
+        });
+      case 'A':
+        return braced(in_value, [&] {
+          print("[");
+          size_t count = 0;
+          if (!constants_until_end(count)) return false;
+          print("]");
+          return true;
+        });
+      case 'T':
+        return braced(in_value, [&] {
+          print("(");
+          size_t count = 0;
+          if (!constants_until_end(count)) return false;
+          print(count == 1 ? ",)" : ")");
+          return true;
+        });
+      case 'V': return braced(in_value, [&] { return adt_constant(); });
+      default: return scalar_constant(tag);
     }
-    const char ty = next();
-    const bool negative = (ty == 'a' || ty == 's' || ty == 'l' || ty == 'x' || ty == 'n' ||
-                           ty == 'i') && eat('n');
+  }
+
+  template <typename F>
+  bool braced(bool in_value, F&& inner) {
+    if (!in_value) print("{");
+    if (!inner()) return false;
+    if (!in_value) print("}");
+    return true;
+  }
+
+  // Comma-separated constants up to and including 'E'.
+  bool constants_until_end(size_t& count) {
+    for (count = 0; !eat('E'); ++count) {
+      if (pos_ >= sym_.size()) return false;
+      if (count > 0) print(", ");
+      if (!constant(true)) return false;
+    }
+    return true;
+  }
+
+  // An enum variant or struct value: its path, then "U" (unit), "T" {const} "E" (tuple-like) or
+  // "S" {[disambiguator] ident const} "E" (named fields).
+  bool adt_constant() {
+    if (!path(true)) return false;
+    switch (next()) {
+      case 'U': return true;
+      case 'T': {
+        print("(");
+        size_t count = 0;
+        if (!constants_until_end(count)) return false;
+        print(")");
+        return true;
+      }
+      case 'S':
+        print(" { ");
+        for (size_t i = 0; !eat('E'); ++i) {
+          if (pos_ >= sym_.size()) return false;
+          if (i > 0) print(", ");
+          auto dis = optional_base62('s');
+          auto field = ident();
+          if (!dis || !field) return false;
+          print_ident(*field);
+          print(": ");
+          if (!constant(true)) return false;
+        }
+        print(" }");
+        return true;
+      default: return false;
+    }
+  }
+
+  // Lower-case hex digits up to and including '_'.
+  std::optional<std::string_view> hex_nibbles() {
     const size_t start = pos_;
     while (std::isxdigit(static_cast<unsigned char>(peek())) &&
            !std::isupper(static_cast<unsigned char>(peek()))) {
       ++pos_;
     }
-    std::string_view hex = sym_.substr(start, pos_ - start);
-    if (!eat('_')) return false;
+    const std::string_view hex = sym_.substr(start, pos_ - start);
+    if (!eat('_')) return std::nullopt;
+    return hex;
+  }
+
+  // Integers, bool and char: a basic-type tag, then the value in hex.
+  bool scalar_constant(char ty) {
+    const bool negative =
+        (ty == 'a' || ty == 's' || ty == 'l' || ty == 'x' || ty == 'n' || ty == 'i') && eat('n');
+    auto nibbles = hex_nibbles();
+    if (!nibbles) return false;
+    std::string_view hex = *nibbles;
     while (hex.size() > 1 && hex[0] == '0') hex.remove_prefix(1);
-    uint64_t value = 0;
-    if (hex.size() <= 16) value = hex.empty() ? 0 : std::stoull(std::string(hex), nullptr, 16);
+    const bool fits = hex.size() <= 16;
+    const uint64_t value = fits && !hex.empty() ? std::stoull(std::string(hex), nullptr, 16) : 0;
     switch (ty) {
-      case 'h': case 't': case 'm': case 'y': case 'o': case 'j':
-      case 'a': case 's': case 'l': case 'x': case 'n': case 'i':
+      case 'h':
+      case 't':
+      case 'm':
+      case 'y':
+      case 'o':
+      case 'j':
+      case 'a':
+      case 's':
+      case 'l':
+      case 'x':
+      case 'n':
+      case 'i':
         if (negative) print("-");
-        print(hex.size() <= 16 ? std::to_string(value) : "0x" + std::string(hex));
+        print(fits ? std::to_string(value) : "0x" + std::string(hex));
         return true;
       case 'b':
-        if (value > 1) return false;
+        if (!fits || value > 1) return false;
         print(value == 1 ? "true" : "false");
         return true;
-      case 'c':
-        return char_literal(value);
-      default:
-        return false;  // structured constants (str, refs, arrays, ADTs) are not supported
+      case 'c': {
+        if (!fits || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return false;
+        std::string quoted = "'";
+        append_escaped(quoted, '\'', static_cast<uint32_t>(value));
+        print(quoted + "'");
+        return true;
+      }
+      default: return false;
     }
   }
 
-  bool char_literal(uint64_t cp) {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    std::string s = "'";
-    switch (cp) {
-      case '\'': s += "\\'"; break;
-      case '\\': s += "\\\\"; break;
-      case '\n': s += "\\n"; break;
-      case '\t': s += "\\t"; break;
-      case '\r': s += "\\r"; break;
-      default:
-        if (cp < 0x20 || cp == 0x7F) {
-          char buf[16];
-          std::snprintf(buf, sizeof(buf), "\\u{%x}", static_cast<unsigned>(cp));
-          s += buf;
-        } else {
-          detail::append_utf8(s, static_cast<uint32_t>(cp));
-        }
+  // A str constant: its UTF-8 bytes in hex, printed as a string literal.
+  bool str_literal() {
+    auto hex = hex_nibbles();
+    if (!hex || hex->size() % 2 != 0) return false;
+    std::string bytes;
+    for (size_t i = 0; i < hex->size(); i += 2) {
+      bytes.push_back(static_cast<char>(std::stoi(std::string(hex->substr(i, 2)), nullptr, 16)));
     }
-    s += "'";
-    print(s);
+    std::string quoted = "\"";
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+      auto cp = detail::next_utf8(rest);
+      if (!cp) return false;
+      append_escaped(quoted, '"', *cp);
+    }
+    print(quoted + "\"");
     return true;
+  }
+
+  // A character inside `quote`s as Rust's char::escape_debug writes it (rustc-demangle's
+  // choice), except that the other kind of quote is left alone. Printable non-ASCII characters
+  // stay as they are; control characters become \u{..}.
+  static void append_escaped(std::string& out, char quote, uint32_t cp) {
+    switch (cp) {
+      case '\t': out += "\\t"; return;
+      case '\r': out += "\\r"; return;
+      case '\n': out += "\\n"; return;
+      case '\\': out += "\\\\"; return;
+      case '\0': out += "\\0"; return;
+      case '\'':
+      case '"':
+        if (cp == static_cast<uint32_t>(quote)) out += '\\';
+        out += static_cast<char>(cp);
+        return;
+      default: break;
+    }
+    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) {
+      char buf[16];
+      std::snprintf(buf, sizeof(buf), "\\u{%x}", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      detail::append_utf8(out, cp);
+    }
   }
 
   std::string_view sym_;

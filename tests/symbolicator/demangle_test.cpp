@@ -80,6 +80,31 @@ TEST_CASE("Rust v0 names: const generics") {
         "<const_generic::Foo<_>>::foo::FOO");
 }
 
+// Symbols rustc 1.97-nightly emitted for `#![feature(adt_const_params, unsized_const_params)]`
+// generics; printed as rustc-demangle (rustfilt) prints them: braces around a constant that is
+// not a literal, `"..."` for a `&str`.
+TEST_CASE("Rust v0 names: structured constants (str, references, arrays, tuples, ADTs)") {
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1sKRe616263_EB2_") == "sc::s::<\"abc\">");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1sKRe71756f22746520c3a420f09fa6800a_EB2_") ==
+        "sc::s::<\"quo\\\"te \u00e4 \U0001f980\\n\">");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc3arrKAh1_h2_h3_EEB2_") == "sc::arr::<{[1, 2, 3]}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc3tupKTh7_b1_EEB2_") == "sc::tup::<{(7, true)}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc4tup1KTh9_EEB2_") == "sc::tup1::<{(9,)}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc4srefKRAh4_h5_EEB2_") == "sc::sref::<{&[4, 5]}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc2ptKVNtB2_5PointS1xm3_1yan2_EEB2_") ==
+        "sc::pt::<{sc::Point { x: 3, y: -2 }}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc4pairKVNtB2_4PairTh1_b0_EEB2_") ==
+        "sc::pair::<{sc::Pair(1, false)}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E4UnitUEB2_") == "sc::e::<{sc::E::Unit}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E3TupTt5_EEB2_") ==
+        "sc::e::<{sc::E::Tup(5)}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E5NamedS1ac7a_EEB2_") ==
+        "sc::e::<{sc::E::Named { a: 'z' }}>");
+  SUBCASE("a str constant that is not UTF-8 leaves the name mangled") {
+    CHECK(demangle_rust_v0("_RINvC2sc1sKRefe_EB2_") == std::nullopt);
+  }
+}
+
 TEST_CASE("Rust v0 punycode identifiers decode to UTF-8") {
   CHECK(demangle("_RNqCs4fqI2P2rA04_11utf8_identsu30____7hkackfecea1cbdathfdh9hlq6y") ==
         "utf8_idents::საჭმელად_გემრიელი_სადილი");

@@ -6,9 +6,10 @@
 //   Rust legacy ("_ZN...17h<hash>E")   path components joined by "::", $..$ escapes decoded, the
 //                                      hash dropped (rustc-demangle's alternate form);
 //   Rust v0 ("_R...", RFC 2603)        paths, generics, impls, closures, basic types, references,
-//                                      arrays, tuples, fn pointers, dyn traits, integer/bool/char
-//                                      consts, backrefs and punycode identifiers; crate hashes
-//                                      dropped. Rarely seen forms (structured const values) fail.
+//                                      arrays, tuples, fn pointers, dyn traits, backrefs, punycode
+//                                      identifiers and constants (integers, bool, char, and the
+//                                      str/reference/array/tuple/ADT values of adt_const_params),
+//                                      as rustc-demangle's alternate form; crate hashes dropped.
 // A name that does not demangle is returned unchanged. Pure functions; thread-safe.
 #pragma once
 
