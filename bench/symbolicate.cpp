@@ -23,6 +23,9 @@
 // docs/benchmarks.md); disagreements are listed in it and on stderr.
 // `--write-request DIR` instead writes the v5 request (DIR/request.json) and a minimal Gecko
 // profile naming the modules (DIR/profile.json), for measuring the server with them.
+// `--agreement PATH` (repeatable) instead measures agreement only, with --count addresses in
+// each given binary (e.g. the Rust and clang/lld programs of tests/targets/toolchains), and lists
+// every disagreement.
 #include <link.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -74,6 +77,7 @@ struct Options {
   bool sprof_only = false;     // skip the tools (for profiling sprof)
   bool skip_addr2line = false;  // only llvm-symbolizer (eu-addr2line alone takes a minute)
   std::string write_request;  // a directory: write the request and a profile, measure nothing
+  std::vector<std::string> agreement;  // binaries whose agreement alone is measured
 };
 
 double median(std::vector<double> v) {
@@ -156,9 +160,20 @@ bool load_module(const std::string& path, size_t count, std::mt19937_64& rng, Mo
   }
   if (functions.empty()) return false;
   const std::vector<std::pair<uint64_t, uint64_t>> list(functions.begin(), functions.end());
-  std::uniform_int_distribution<size_t> pick(0, list.size() - 1);
   std::set<uint64_t> chosen;
-  while (chosen.size() < count) {
+  // A small program may have no more in-function addresses than asked for: then all are taken.
+  uint64_t bytes = 0;
+  for (const auto& [start, size] : list) bytes += size;
+  bool all = false;
+  if (bytes <= 4 * count) {
+    for (const auto& [start, size] : list) {
+      for (uint64_t a = start; a < start + size; ++a) chosen.insert(a - identity->base_vaddr);
+    }
+    all = chosen.size() <= count;
+    if (!all) chosen.clear();
+  }
+  std::uniform_int_distribution<size_t> pick(0, list.size() - 1);
+  while (!all && chosen.size() < count) {
     const auto& [start, size] = list[pick(rng)];
     chosen.insert(start + rng() % size - identity->base_vaddr);
   }
@@ -181,29 +196,41 @@ std::string v5_request(const std::vector<Module>& modules) {
   return body + "]}";
 }
 
-// Per job, per address: the function names innermost first, as the v5 reply gives them.
-std::vector<std::vector<Chain>> parse_v5_reply(const std::string& json) {
+// Per job, per address: the function names innermost first, as the v5 reply gives them, and
+// (if asked for) their source positions.
+std::vector<std::vector<Chain>> parse_v5_reply(
+    const std::string& json,
+    std::vector<std::vector<sprof::bench::Positions>>* positions = nullptr) {
   std::vector<std::vector<Chain>> chains;
   simdjson::dom::parser parser;
   simdjson::dom::array results;
   if (parser.parse(json)["results"].get(results)) return chains;
   for (auto result : results) {
     auto& job = chains.emplace_back();
+    std::vector<sprof::bench::Positions> job_positions;
     simdjson::dom::array frames;
     if (result["stacks"].at(0).get(frames)) continue;
     for (auto frame : frames) {
       Chain chain;
+      sprof::bench::Positions where;
       simdjson::dom::array inlines;
-      std::string_view name;
-      auto add = [&] { chain.push_back(sprof::bench::comparable_name(std::string(name))); };
+      auto add = [&](simdjson::dom::element level) {
+        std::string_view name;
+        if (level["function"].get(name)) return;
+        chain.push_back(sprof::bench::comparable_name(std::string(name)));
+        std::string_view file;
+        uint64_t line = 0;
+        if (level["file"].get(file) || level["line"].get(line)) line = 0;
+        where.push_back(sprof::bench::position(file, line));
+      };
       if (!frame["inlines"].get(inlines)) {
-        for (auto inlined : inlines) {
-          if (!inlined["function"].get(name)) add();
-        }
+        for (auto inlined : inlines) add(inlined);
       }
-      if (!frame["function"].get(name)) add();
+      add(frame);
       job.push_back(std::move(chain));
+      job_positions.push_back(std::move(where));
     }
+    if (positions != nullptr) positions->push_back(std::move(job_positions));
   }
   return chains;
 }
@@ -304,10 +331,12 @@ bool parse_options(int argc, char** argv, Options& options) {
       options.binary = argv[++i];
     } else if (arg == "--write-request" && i + 1 < argc) {
       options.write_request = argv[++i];
+    } else if (arg == "--agreement" && i + 1 < argc) {
+      options.agreement.push_back(argv[++i]);
     } else {
       std::fprintf(stderr,
                    "usage: %s [--count N] [--runs N] [--binary PATH] [--sprof-only] "
-                   "[--skip-addr2line] [--write-request DIR]\n",
+                   "[--skip-addr2line] [--write-request DIR] [--agreement PATH]...\n",
                    argv[0]);
       return false;
     }
@@ -370,11 +399,71 @@ struct FreshApi {
   sprof::api::SymbolicationApi api;
 };
 
+// `--agreement`: each binary's addresses through a fresh symbolicator's /symbolicate/v5 (relative
+// addresses, as profiles have them) and through llvm-symbolizer (SVMAs), every disagreement listed.
+int measure_agreement(const Options& options) {
+  const std::string llvm = sprof::bench::find_llvm_symbolizer();
+  if (llvm.empty()) {
+    std::fprintf(stderr, "llvm-symbolizer not found (apt install llvm-14)\n");
+    return 1;
+  }
+  std::mt19937_64 rng(20240611);
+  std::printf(
+      "| binary | addresses | same chain | exact | same inline depth | same file:line |\n"
+      "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  std::vector<std::string> disagreements, other_aliases, other_positions;
+  for (const std::string& path : options.agreement) {
+    Module module;
+    if (!load_module(path, options.count, rng, module)) return 1;
+    FreshApi api({module});
+    std::vector<std::vector<sprof::bench::Positions>> our_positions;
+    const auto ours = parse_v5_reply(api.reply_to(v5_request({module})), &our_positions);
+    std::vector<sprof::bench::Positions> their_positions;
+    auto theirs = sprof::bench::run_llvm_symbolizer(llvm, module.debug_file, module.svmas(),
+                                                    &their_positions);
+    if (ours.size() != 1 || !theirs) {
+      std::fprintf(stderr, "no usable answer for %s\n", path.c_str());
+      return 1;
+    }
+    const std::vector<uint64_t> svmas = module.svmas();
+    const sprof::bench::AliasIndex aliases({module.path, module.debug_file});
+    const auto a = sprof::bench::compare(ours[0], *theirs, aliases, svmas, svmas.size());
+    const auto p = sprof::bench::compare_positions(our_positions[0], their_positions, svmas, 10);
+    std::printf("| %s | %zu | %s | %s | %s | %s |\n", module.debug_name.c_str(), a.total,
+                percent(a.same_chain, a.total).c_str(),
+                percent(a.same_chain_exact, a.total).c_str(),
+                percent(a.same_depth, a.total).c_str(), percent(p.same, p.total).c_str());
+    for (const auto& e : a.examples) disagreements.push_back(module.debug_name + " " + e);
+    for (const auto& e : p.examples) other_positions.push_back(module.debug_name + " " + e);
+    for (size_t i = 0; i < ours[0].size() && other_aliases.size() < 10; ++i) {
+      const Chain& x = ours[0][i];
+      const Chain& y = (*theirs)[i];
+      if (x == y || x.size() != y.size() || x.empty()) continue;
+      char address[32];
+      std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(svmas[i]));
+      other_aliases.push_back(module.debug_name + " " + address + ": sprof " + x.back() +
+                              " | llvm-symbolizer " + y.back());
+    }
+  }
+  const auto list = [](const char* heading, const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    std::printf("\n%s\n\n", heading);
+    for (const auto& line : lines) std::printf("- `%s`\n", line.c_str());
+  };
+  list("Every disagreement (sprof's chain, innermost first, then llvm-symbolizer's):",
+       disagreements);
+  list("The same chain through another alias of the outer function (the first 10):", other_aliases);
+  list("Other file:line at some level (the first 10 per binary; innermost first):",
+       other_positions);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 1;
+  if (!options.agreement.empty()) return measure_agreement(options);
 
   std::vector<std::string> paths = loaded_libraries();
   paths.push_back(options.binary);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "sprof/elf/elf_symbols.hpp"
@@ -56,7 +57,8 @@ std::string comparable_name(const std::string& name) {
 
 std::optional<std::vector<Chain>> run_llvm_symbolizer(const std::string& tool,
                                                       const std::string& file,
-                                                      const std::vector<uint64_t>& svmas) {
+                                                      const std::vector<uint64_t>& svmas,
+                                                      std::vector<Positions>* positions) {
   char input[] = "/tmp/sprof_llvm_addresses_XXXXXX";
   const int fd = ::mkstemp(input);
   if (fd < 0) return std::nullopt;
@@ -90,12 +92,18 @@ std::optional<std::vector<Chain>> run_llvm_symbolizer(const std::string& tool,
         return std::nullopt;
       }
       Chain chain;
+      Positions where;
       for (auto frame : frames) {
         std::string_view name;
         if (frame["FunctionName"].get(name) || name.empty()) continue;
         chain.push_back(comparable_name(std::string(name)));
+        std::string_view source;
+        uint64_t source_line = 0;
+        if (frame["FileName"].get(source) || frame["Line"].get(source_line)) source_line = 0;
+        where.push_back(position(source, source_line));
       }
       chains.push_back(std::move(chain));
+      if (positions != nullptr) positions->push_back(std::move(where));
     }
     start = end + 1;
   }
@@ -109,6 +117,20 @@ Chain chain_of(const std::optional<symbolicator::SymbolInfo>& info) {
   for (const auto& inlined : info->inlines) chain.push_back(comparable_name(inlined.function));
   if (!info->function.empty()) chain.push_back(comparable_name(info->function));
   return chain;
+}
+
+std::string position(std::string_view file, uint64_t line) {
+  if (line == 0 || file.empty()) return {};
+  // sprof resolves "dir/../x" lexically, llvm-symbolizer keeps it: the same file either way.
+  return std::filesystem::path(file).lexically_normal().string() + ":" + std::to_string(line);
+}
+
+Positions positions_of(const std::optional<symbolicator::SymbolInfo>& info) {
+  Positions out;
+  if (!info) return out;
+  for (const auto& inlined : info->inlines) out.push_back(position(inlined.file, inlined.line));
+  if (!info->function.empty()) out.push_back(position(info->file, info->line));
+  return out;
 }
 
 AliasIndex::AliasIndex(const std::vector<std::string>& files) {
@@ -156,6 +178,22 @@ Agreement compare(const std::vector<Chain>& ours, const std::vector<Chain>& thei
     if (!same && a.examples.size() < max_examples) {
       a.examples.push_back(hex(i < svmas.size() ? svmas[i] : 0) + ": sprof " + describe(x) +
                            " | llvm-symbolizer " + describe(y));
+    }
+  }
+  return a;
+}
+
+PositionAgreement compare_positions(const std::vector<Positions>& ours,
+                                    const std::vector<Positions>& theirs,
+                                    const std::vector<uint64_t>& svmas, size_t max_examples) {
+  PositionAgreement a;
+  a.total = ours.size();
+  for (size_t i = 0; i < ours.size() && i < theirs.size(); ++i) {
+    if (ours[i] == theirs[i]) {
+      ++a.same;
+    } else if (a.examples.size() < max_examples) {
+      a.examples.push_back(hex(i < svmas.size() ? svmas[i] : 0) + ": sprof " + describe(ours[i]) +
+                           " | llvm-symbolizer " + describe(theirs[i]));
     }
   }
   return a;

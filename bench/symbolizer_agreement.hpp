@@ -9,7 +9,7 @@
 // spelled both, without GCC's clone suffixes (".cold", ".isra.0") and symbol versions; the
 // outermost function may be another alias of the same address (glibc's "__sched_getparam" vs
 // "sched_getparam"), which both tools pick among differently. Exact agreement (the same alias)
-// is counted too.
+// is counted too. Source positions ("file:line" at every inline level) are compared on their own.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -26,17 +27,25 @@ namespace sprof::bench {
 // One address's function names, innermost first (the outer function last); empty: no name.
 using Chain = std::vector<std::string>;
 
+// One address's source positions, "file:line" per frame in the order of its Chain ("" for a frame
+// without a line: llvm-symbolizer's line 0).
+using Positions = std::vector<std::string>;
+
 // "llvm-symbolizer" or Debian's "llvm-symbolizer-14" when on PATH; "" when neither is.
 std::string find_llvm_symbolizer();
 
 // Runs `tool --obj=file` over SVMAs (raw names, demangled here). nullopt when the output does
-// not have one answer per address.
+// not have one answer per address. `positions`, if given, receives each answer's positions.
 std::optional<std::vector<Chain>> run_llvm_symbolizer(const std::string& tool,
                                                       const std::string& file,
-                                                      const std::vector<uint64_t>& svmas);
+                                                      const std::vector<uint64_t>& svmas,
+                                                      std::vector<Positions>* positions = nullptr);
 
-// sprof's answer as a chain.
+// sprof's answer as a chain, and its positions.
 Chain chain_of(const std::optional<symbolicator::SymbolInfo>& info);
+Positions positions_of(const std::optional<symbolicator::SymbolInfo>& info);
+// "file:line", or "" without a line.
+std::string position(std::string_view file, uint64_t line);
 
 // Demangled (if mangled), without clone suffix and symbol version.
 std::string comparable_name(const std::string& name);
@@ -65,5 +74,15 @@ struct Agreement {
 Agreement compare(const std::vector<Chain>& ours, const std::vector<Chain>& theirs,
                   const AliasIndex& aliases, const std::vector<uint64_t>& svmas,
                   size_t max_examples = 5);
+
+// Addresses whose positions are the same at every level; the first disagreements for the reader.
+struct PositionAgreement {
+  size_t total = 0;
+  size_t same = 0;
+  std::vector<std::string> examples;
+};
+PositionAgreement compare_positions(const std::vector<Positions>& ours,
+                                    const std::vector<Positions>& theirs,
+                                    const std::vector<uint64_t>& svmas, size_t max_examples = 5);
 
 }  // namespace sprof::bench

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "sprof/elf/plt_stubs.hpp"
+#include "sprof/symbolicator/demangle.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "symbols_test_support.hpp"
 
@@ -91,6 +92,43 @@ TEST_CASE("an address in a stub is named name@plt, also where only .dynsym is le
       }
     }
   }
+}
+
+// LLD lays .plt out its own way (a 16-byte header, then 16-byte stubs, and the executable LOAD
+// segment with p_vaddr != p_offset): the clang/lld and Rust (rust-lld) programs of
+// tests/targets/toolchains.cmake.
+TEST_CASE("PLT stubs of LLD-linked programs are named as objdump names them") {
+#ifndef SPROF_TOOLCHAIN_TARGETS
+  MESSAGE("skipped: configured with -DSPROF_TOOLCHAIN_TARGETS=OFF");
+#else
+  for (const std::string name : {"tc_clang_lld", "tc_rust", "tc_rust_v0"}) {
+    CAPTURE(name);
+    const std::string path = test::target_path("toolchains/" + name);
+    const auto expected = objdump_stubs(path);
+    if (expected.empty()) {
+      MESSAGE("objdump gave no stubs; skipped");
+      return;
+    }
+    const auto stubs = elf::read_plt_stubs(path);
+    REQUIRE(stubs.has_value());
+    std::map<uint64_t, std::string> read;
+    for (const elf::PltStub& stub : *stubs) read[stub.address] = stub.symbol;
+    CHECK(read == expected);
+
+    const auto identity = test::identity_of(path);
+    SymbolicatorOptions options;
+    options.debug_roots.clear();
+    Symbolicator symbolicator(std::move(options));
+    symbolicator.add_hint(ModuleHint{name, identity.breakpad_id(), path});
+    auto map = symbolicator.module(name, identity.breakpad_id());
+    REQUIRE(map.has_value());
+    for (const auto& [address, stub] : expected) {
+      auto info = (*map)->lookup(RelativeAddress{address - identity.base_vaddr + 5});
+      REQUIRE(info.has_value());
+      CHECK(info->function == demangle(stub) + "@plt");
+    }
+  }
+#endif
 }
 
 }  // namespace
