@@ -12,6 +12,7 @@
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/elf/module_identity.hpp"
+#include "sprof/symbolicator/demangle.hpp"
 #include "sprof_test/paths.hpp"
 
 namespace {
@@ -51,14 +52,15 @@ struct Fixture {
   }
 };
 
-std::string asm_request(uint64_t start, uint64_t size, bool until_end) {
+std::string asm_request(uint64_t start, uint64_t size, bool until_end,
+                        const char* debug_name = "api_target") {
   char body[256];
   std::snprintf(body, sizeof body,
-                R"({"debugName": "api_target", "debugId": "0C", "name": "api_target",)"
+                R"({"debugName": "%s", "debugId": "0C", "name": "%s",)"
                 R"( "codeId": null, "startAddress": "0x%llx", "size": "0x%llx",)"
                 R"( "continueUntilFunctionEnd": %s})",
-                static_cast<unsigned long long>(start), static_cast<unsigned long long>(size),
-                until_end ? "true" : "false");
+                debug_name, debug_name, static_cast<unsigned long long>(start),
+                static_cast<unsigned long long>(size), until_end ? "true" : "false");
   return body;
 }
 
@@ -93,14 +95,15 @@ Disassembly parse_reply(const std::string& json) {
 }
 
 // Instruction offsets as binutils' objdump decodes the same range; empty if objdump is missing.
-std::vector<uint64_t> objdump_offsets(const TargetFunction& function, uint64_t base_vaddr) {
+std::vector<uint64_t> objdump_offsets(const TargetFunction& function, uint64_t base_vaddr,
+                                      const std::string& path = kTarget) {
   const uint64_t start = function.relative + base_vaddr;
   char command[512];
   std::snprintf(command, sizeof command,
                 "objdump -d --no-show-raw-insn --start-address=0x%llx --stop-address=0x%llx %s "
                 "2>/dev/null",
                 static_cast<unsigned long long>(start),
-                static_cast<unsigned long long>(start + function.size), kTarget.c_str());
+                static_cast<unsigned long long>(start + function.size), path.c_str());
   std::vector<uint64_t> offsets;
   FILE* pipe = ::popen(command, "r");
   if (pipe == nullptr) return offsets;
@@ -148,6 +151,64 @@ TEST_CASE("asm v1 disassembles a function of a real binary on its instruction bo
     for (const auto& instruction : disassembly.instructions) offsets.push_back(instruction.first);
     CHECK(offsets == reference);
   }
+}
+
+// LLD (clang++ -fuse-ld=lld, and rustc's rust-lld) places the executable LOAD segment at
+// p_vaddr != p_offset, so code read at file offset == SVMA would be other bytes: /asm/v1 must go
+// through the segment. The programs of tests/targets/toolchains.cmake.
+TEST_CASE("asm v1 reads the code of LLD-linked programs through their LOAD segment") {
+#ifndef SPROF_TOOLCHAIN_TARGETS
+  MESSAGE("skipped: configured with -DSPROF_TOOLCHAIN_TARGETS=OFF");
+#else
+  const std::pair<const char*, const char*> functions[] = {
+      {"tc_clang_lld", "tc::mix_leaf(unsigned long)"},
+      {"tc_rust", "tc_rust::mix_leaf"},
+      {"tc_rust_v0", "tc_rust::mix_leaf"},
+  };
+  for (const auto& [name, function] : functions) {
+    const std::string path = std::string(sprof::test::kTargetsDir) + "/toolchains/" + name;
+    CAPTURE(path);
+    auto identity = sprof::elf::read_module_identity(path);
+    REQUIRE(identity.has_value());
+    bool shifted = false;  // the premise: the executable LOAD segment has p_vaddr != p_offset
+    for (const auto& load : identity->loads) {
+      shifted |= load.executable && load.vaddr != load.offset;
+    }
+    REQUIRE(shifted);
+    auto symbols = sprof::elf::read_symbols(path);
+    REQUIRE(symbols.has_value());
+    TargetFunction leaf;
+    for (const auto& symbol : *symbols) {
+      if (symbol.size > 0 && sprof::symbolicator::demangle(symbol.name) == function) {
+        leaf = {symbol.address - identity->base_vaddr, symbol.size};
+      }
+    }
+    REQUIRE(leaf.size > 0);
+
+    FakeModuleSource modules;
+    auto map = std::make_shared<FakeSymbolMap>();
+    map->binary_path = path;
+    map->functions.push_back(fake_function(function, leaf.relative, leaf.size));
+    modules.maps[std::string(name) + "/0C"] = map;
+    SymbolicationApi api{modules};
+    const auto reply = api.handle("/asm/v1", asm_request(leaf.relative, leaf.size, false, name));
+    REQUIRE(reply.status == 200);
+    const auto disassembly = parse_reply(reply.body);
+    REQUIRE(disassembly.instructions.size() > 3);
+    CHECK(disassembly.instructions.back().second == "ret");
+    std::vector<uint64_t> offsets;
+    for (const auto& instruction : disassembly.instructions) {
+      CHECK(instruction.second != "(bad)");
+      offsets.push_back(instruction.first);
+    }
+    const auto reference = objdump_offsets(leaf, identity->base_vaddr, path);
+    if (reference.empty()) {
+      MESSAGE("objdump not available; instruction boundaries not cross-checked");
+    } else {
+      CHECK(offsets == reference);
+    }
+  }
+#endif
 }
 
 TEST_CASE("asm v1 continues to the function's end when the profiler sent only a lower bound") {

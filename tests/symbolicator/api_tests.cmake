@@ -11,3 +11,7 @@ sprof_add_test(sprof_symbolication_api_tests
     ${CMAKE_CURRENT_LIST_DIR}/api_symbolicate_v5_test.cpp
   LIBS sprof::symbolication_api sprof::elf simdjson::simdjson ZLIB::ZLIB)
 add_dependencies(sprof_symbolication_api_tests api_target sprof_symbols_split)
+if(SPROF_TOOLCHAIN_TARGETS)
+  add_dependencies(sprof_symbolication_api_tests tc_rust tc_rust_v0 tc_clang_lld)
+  target_compile_definitions(sprof_symbolication_api_tests PRIVATE SPROF_TOOLCHAIN_TARGETS)
+endif()
