@@ -26,6 +26,16 @@ if(NOT SPROF_RUSTC)
                       "the suite expects), or point -DSPROF_RUSTC=/path/to/rustc at it, "
                       "${toolchain_hint}.")
 endif()
+# Before 1.90 rustc linked through the system's cc (GNU ld), and the programs would not be what
+# they are for.
+execute_process(COMMAND ${SPROF_RUSTC} --version OUTPUT_VARIABLE rustc_version_text
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" rustc_version "${rustc_version_text}")
+if(NOT rustc_version OR rustc_version VERSION_LESS 1.90)
+  message(FATAL_ERROR "tests/targets/toolchains.cmake: ${SPROF_RUSTC} is \"${rustc_version_text}\"; "
+                      "rustc >= 1.90 is needed (it links with rust-lld). Install it with rustup, "
+                      "${toolchain_hint}.")
+endif()
 if(NOT SPROF_CLANGXX)
   message(FATAL_ERROR "tests/targets/toolchains.cmake: clang++ not found. Install the Debian "
                       "package clang (apt-get install clang lld), ${toolchain_hint}.")
