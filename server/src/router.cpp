@@ -186,6 +186,12 @@ std::optional<std::string> path_under_token(std::string_view target, std::string
 }
 
 Response handle_request(const Request& request, const RouterConfig& config) {
+  // RFC 9112 section 3.2: a request with no Host field, or with more than one, gets 400. Checking
+  // only the first of two would let "Host: 127.0.0.1" vouch for a second, rebinding one.
+  const auto host_fields =
+      std::count_if(request.headers.begin(), request.headers.end(),
+                    [](const HttpHeader& h) { return iequals(h.name, "Host"); });
+  if (host_fields > 1) return text_response(400, "more than one Host header");
   const std::optional<std::string_view> host = request.header("Host");
   if (!host) return text_response(400, "missing Host header");
   if (!detail::is_allowed_host(*host, config.bind_address, config.public_host)) {

@@ -219,6 +219,22 @@ TEST_CASE("a request whose Host is not a loopback name gets 421 and no profile b
   CHECK(direct.header("access-control-allow-origin") == "*");
 }
 
+TEST_CASE("a request with two Host headers gets 400 and no profile bytes, in either order") {
+  RunningServer running(options_with_echo_api());
+  for (const char* hosts :
+       {"Host: 127.0.0.1\r\nHost: evil.com\r\n", "Host: evil.com\r\nHost: 127.0.0.1\r\n"}) {
+    const std::string label = hosts;
+    CAPTURE(label);
+    HttpTestClient client(running.port());
+    const std::string reply =
+        client.send_raw("GET " + running.prefix() + "/profile.json HTTP/1.1\r\n" + hosts +
+                        "Connection: close\r\n\r\n");
+    CHECK(reply.starts_with("HTTP/1.1 400"));
+    CHECK(reply.find("more than one Host header") != std::string::npos);
+    CHECK(reply.find(kProfileBytes) == std::string::npos);
+  }
+}
+
 TEST_CASE("a declared body above the limit gets 413 without the body being sent") {
   ServerOptions options = options_with_echo_api();
   options.body_limit_bytes = 1024;

@@ -333,6 +333,25 @@ TEST_CASE("the host --server-url names is answered as well, and no other name") 
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "other.lan:3000"}}).status == 421);
 }
 
+TEST_CASE("a request with two Host headers is 400 whatever their order (RFC 9112 section 3.2)") {
+  Fixture f;
+  for (const auto& hosts : {std::pair{"127.0.0.1", "evil.com"}, std::pair{"evil.com", "127.0.0.1"},
+                            std::pair{"127.0.0.1", "127.0.0.1"}}) {
+    const std::string label = std::string(hosts.first) + " then " + hosts.second;
+    CAPTURE(label);
+    Request request;
+    request.method = "GET";
+    request.target = under_token("/profile.json");
+    request.headers = {{"Host", hosts.first}, {"host", hosts.second}};
+    const Response res = handle_request(request, f.config);
+    CHECK(res.status == 400);
+    CHECK(res.body.find("more than one Host header") != std::string::npos);
+    CHECK_FALSE(res.body_file.valid());
+    CHECK_FALSE(res.header("Access-Control-Allow-Origin").has_value());
+  }
+  CHECK(f.calls.empty());
+}
+
 TEST_CASE("a request without a Host header is 400") {
   Fixture f;
   Request request;
