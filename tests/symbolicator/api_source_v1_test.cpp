@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -104,6 +105,50 @@ TEST_CASE("source v1 refuses /etc/passwd and files not named at moduleOffset") {
     CHECK(reply.status == 200);
     CHECK(reply.body.find("no symbols for module x/0B") != std::string::npos);
   }
+}
+
+// Runs the test in `dir` and goes back to where it was.
+struct WorkingDirectory {
+  std::filesystem::path previous = std::filesystem::current_path();
+  explicit WorkingDirectory(const std::string& dir) { std::filesystem::current_path(dir); }
+  ~WorkingDirectory() { std::filesystem::current_path(previous); }
+};
+
+TEST_CASE(
+    "source v1 refuses a relative file name instead of opening it in the server's directory") {
+  // Debian's glibc names its sources relative to a build root ("iconv/gconv_conf.c"); opened as
+  // is, that name is looked up wherever `sprof load` runs, where anyone may have put a symlink.
+  TempSource secret("root:secret\n");
+  const std::filesystem::path dir = secret.dir + "/cwd";
+  std::filesystem::create_directories(dir / "iconv");
+  std::filesystem::create_symlink(secret.path, dir / "iconv/gconv_conf.c");
+  std::ofstream(dir / "plain.c") << "root:plain\n";
+  // A build that mapped its directory to /proc/self/cwd names the server's directory too.
+  for (const std::string relative :
+       {"iconv/gconv_conf.c", "plain.c", "./plain.c", "/proc/self/cwd/plain.c"}) {
+    CAPTURE(relative);
+    Fixture f(relative);
+    const WorkingDirectory in(dir.string());
+    const auto reply = f.api.handle("/source/v1", request(R"("0x110")", relative));
+    CHECK(reply.status == 200);
+    CHECK(reply.body.starts_with(R"({"error":")"));
+    CHECK(reply.body.find("not served") != std::string::npos);
+    CHECK(reply.body.find("root:") == std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("source v1 refuses a symlink where the debug info names a source file") {
+  TempSource secret("root:secret\n");
+  const std::string planted = secret.dir + "/planted.c";
+  std::filesystem::create_symlink(secret.path, planted);
+  Fixture f(planted);
+  const auto reply = f.api.handle("/source/v1", request(R"("0x110")", planted));
+  CHECK(reply.status == 200);
+  CHECK(reply.body.starts_with(R"({"error":")"));
+  CHECK(reply.body.find("is a symbolic link") != std::string::npos);
+  CHECK(reply.body.find("root:") == std::string::npos);
+  ::unlink(planted.c_str());
 }
 
 TEST_CASE("source v1 turns bytes that are not UTF-8 into replacement characters") {

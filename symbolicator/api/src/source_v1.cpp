@@ -20,10 +20,29 @@ bool symbol_mentions_file(const symbolicator::SymbolInfo& info, std::string_view
   return false;
 }
 
-// Reads a whole regular file of at most `kMaxSourceFileBytes`. Source paths in debug info are
-// often symlinked trees, so symlinks are followed; a FIFO or device is still refused.
+// Reads a whole regular file of at most `kMaxSourceFileBytes`, by the name the debug info gives.
+// - A name that is still relative is refused: the symbolicator already joined it with its unit's
+//   DW_AT_comp_dir, so it is relative to a build directory nobody knows (Debian's glibc builds
+//   in "."), and opening it as is would read the server's working directory, where anyone may
+//   have put a file or a symlink by that name.
+//   So is a name under /proc: builds that map their directory to /proc/self/cwd name files
+//   that, opened here, are the server's own working directory again.
+// - A symlink in the name's last component is not followed: whoever can write the source's
+//   directory could otherwise point the name at any file the server may read. Directories on
+//   the way are followed, as source trees are often reached through symlinked directories.
+// A FIFO or device is refused too.
 Result<std::string> read_source_file(const std::string& path) {
-  auto text = read_small_file(path, kMaxSourceFileBytes, Symlinks::kFollow);
+  if (!path.starts_with('/')) {
+    return fail(Errc::kPermissionDenied,
+                path +
+                    " is not an absolute path (its compilation directory is relative or "
+                    "unknown), so where it is cannot be known; not served");
+  }
+  if (path.starts_with("/proc/")) {
+    return fail(Errc::kPermissionDenied,
+                path + " is under /proc, which would name the server's own files; not served");
+  }
+  auto text = read_small_file(path, kMaxSourceFileBytes, Symlinks::kRefuse);
   // Not the request's fault, so not kTooLarge (which maps to 400).
   if (!text && text.error().code == Errc::kTooLarge) {
     return fail(Errc::kUnsupported, path + " is larger than the source size limit");
