@@ -13,6 +13,7 @@
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/presymbolicate/embedded_symbols.hpp"
 #include "sprof/profile/profile_file.hpp"
+#include "sprof/profile/profile_reader.hpp"
 #include "sprof/server/browser.hpp"
 #include "sprof/server/server.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -165,17 +166,23 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
     std::fprintf(stderr, "sprof: cannot load the profile: %s\n", bytes.error().message.c_str());
     return bytes.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
   }
-  std::vector<symbolicator::ModuleHint> hints = api::library_hints_from_profile(*bytes);
   if (!facts) {
-    // `sprof load` of an arbitrary file: say so now rather than let the browser fail later.
-    const api::ProfileSummary summary = api::summarize_profile(*bytes);
-    if (!summary.is_gecko_profile) {
+    // `sprof load` of an arbitrary file: say what is wrong now rather than let the browser fail
+    // later; a file that is not JSON is told apart from JSON that is not a profile.
+    const auto format = profile::identify_profile_format(*bytes);
+    if (!format.has_value()) {
+      std::fprintf(stderr, "sprof: cannot load %s: %s\n", profile_path.c_str(),
+                   format.error().message.c_str());
+      return format.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
+    }
+    if (*format == profile::ProfileFormat::kUnknown) {
       std::fprintf(stderr, "sprof: %s is not a Gecko profile (no meta.version)\n",
                    profile_path.c_str());
       return kExitUsage;
     }
-    facts = facts_from_summary(profile_path, summary);
+    facts = facts_from_summary(profile_path, api::summarize_profile(*bytes));
   }
+  std::vector<symbolicator::ModuleHint> hints = api::library_hints_from_profile(*bytes);
   bytes->clear();
   bytes->shrink_to_fit();
   const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);

@@ -21,7 +21,13 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
                  bytes.error().message.c_str());
     return kExitUsage;
   }
-  switch (profile::detect_profile_format(*bytes)) {
+  const auto format = profile::identify_profile_format(*bytes);
+  if (!format.has_value()) {
+    std::fprintf(stderr, "sprof: cannot read %s: %s\n", input.c_str(),
+                 format.error().message.c_str());
+    return format.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
+  }
+  switch (*format) {
     case profile::ProfileFormat::kUnknown:
       std::fprintf(stderr, "sprof: %s is not a profile (no meta.version)\n", input.c_str());
       return kExitUsage;

@@ -152,8 +152,7 @@ Result<ProfileSymbols> read_embedded_symbols(std::string_view json) {
   simdjson::dom::parser parser;
   element root;
   if (auto error = parser.parse(simdjson::padded_string(json)).get(root)) {
-    return fail(Errc::kMalformed, std::string("self-contained profile: not valid JSON: ") +
-                                      simdjson::error_message(error));
+    return detail::json_parse_error("self-contained profile", error);
   }
   if (detail::format_of(root) != ProfileFormat::kProcessed) {
     return fail(Errc::kUnsupported, "not a self-contained profile (no preprocessedProfileVersion)");

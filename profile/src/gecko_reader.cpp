@@ -409,8 +409,7 @@ Result<Profile> read_gecko_json(std::string_view json) {
   simdjson::dom::parser parser;
   element root;
   if (auto error = parser.parse(simdjson::padded_string(json)).get(root)) {
-    return fail(Errc::kMalformed,
-                std::string("Gecko profile: not valid JSON: ") + simdjson::error_message(error));
+    return detail::json_parse_error("Gecko profile", error);
   }
   if (detail::format_of(root) != ProfileFormat::kGecko) {
     return fail(Errc::kUnsupported, "not a Gecko profile (no meta.version, or a processed one)");

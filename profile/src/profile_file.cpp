@@ -54,9 +54,15 @@ class JsonText {
  private:
   Result<void> check_shape() {
     if (shape_known_) return ok();
-    std::string_view text = text_;
-    // A UTF-8 byte order mark is dropped by the profiler's TextDecoder.
-    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    if (!bom_checked_) {
+      // A UTF-8 byte order mark is dropped, as the profiler's TextDecoder drops it; JSON parsers
+      // (simdjson) refuse it. A chunk may end inside it.
+      constexpr std::string_view kBom = "\xEF\xBB\xBF";
+      if (text_.size() < kBom.size() && kBom.starts_with(text_)) return ok();
+      if (text_.starts_with(kBom)) text_.erase(0, kBom.size());
+      bom_checked_ = true;
+    }
+    const std::string_view text = text_;
     size_t i = 0;
     while (i < text.size() && is_json_whitespace(text[i])) ++i;
     if (i == text.size()) {
@@ -75,6 +81,7 @@ class JsonText {
   const std::string& path_;
   uint64_t max_bytes_;
   std::string text_;
+  bool bom_checked_ = false;
   bool shape_known_ = false;
 };
 

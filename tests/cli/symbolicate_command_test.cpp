@@ -60,6 +60,83 @@ TEST_CASE("symbolicate makes a Gecko file self-contained in place and lists modu
   CHECK(read_profile_text((dir.path / "copy.json.gz").string()).value_or("") == *text);
 }
 
+TEST_CASE("a profile that is not valid JSON is refused with the reason, not as 'no meta.version'") {
+  TempDir dir;
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* reason;
+  };
+  const std::string meta = R"({"meta": {"version": 36}, "x": )";
+  const std::vector<Case> cases = {
+      {"trailing", meta + "1} garbage", "text after the end"},
+      {"nan", meta + "NaN}", "such as NaN"},
+      {"surrogate", meta + R"("\ud800"})", "lone UTF-16 surrogate"},
+      {"utf8", meta + "\"\xff\"}", "not valid UTF-8"},
+      {"bigint", meta + "18446744073709551616}", "an integer of 2^64 or more"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string path = (dir.path / (std::string(c.name) + ".json")).string();
+    std::ofstream(path, std::ios::binary) << c.text;
+    for (const std::vector<std::string>& command :
+         {std::vector<std::string>{"symbolicate", path}, {"load", "--no-open", path}}) {
+      CAPTURE(command.front());
+      std::vector<std::string> argv{kSprofExe};
+      argv.insert(argv.end(), command.begin(), command.end());
+      RunOptions options;
+      options.timeout = std::chrono::seconds(60);  // `load` of a file it accepted would serve
+      const ProcessResult r = run_process(argv, options);
+      INFO(r.err);
+      CHECK_FALSE(r.timed_out);
+      CHECK(r.exit_code == 1);
+      CHECK(r.err.find(path + ": profile: not valid JSON: ") != std::string::npos);
+      CHECK(r.err.find(c.reason) != std::string::npos);
+      CHECK(r.err.find("meta.version") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a profile too large for the memory sprof may use is refused as such") {
+  TempDir dir;
+  // 40 MB of JSON that simdjson needs several times over to parse: under a 300 MiB address
+  // space the text is read, and the parse runs out of memory.
+  const std::string path = (dir.path / "large.json").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << R"({"meta": {"version": 36}, "x": [0)";
+    const std::string zeros = [] {
+      std::string s;
+      for (int i = 0; i < 1000; ++i) s += ",0";
+      return s;
+    }();
+    for (int i = 0; i < 20000; ++i) out << zeros;
+    out << "]}";
+  }
+  const ProcessResult r =
+      run_process({"prlimit", "--as=" + std::to_string(300 << 20), kSprofExe, "symbolicate", path});
+  INFO(r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("cannot read " + path + ": profile: not enough memory") != std::string::npos);
+  CHECK(r.err.find("meta.version") == std::string::npos);
+}
+
+TEST_CASE("symbolicate reads a profile that starts with a UTF-8 byte order mark") {
+  TempDir dir;
+  const std::string plain = (dir.path / "plain.json").string();
+  REQUIRE(sprof::profile::write_gecko_file(make_sample_profile(), plain).has_value());
+  const auto text = read_profile_text(plain);
+  REQUIRE(text.has_value());
+  const std::string path = (dir.path / "bom.json").string();
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBF" << *text;
+  const std::string out = (dir.path / "out.json").string();
+  const ProcessResult r = run_sprof({"symbolicate", path, "-o", out});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(sprof::profile::detect_profile_format(read_profile_text(out).value_or("")) ==
+        sprof::profile::ProfileFormat::kProcessed);
+}
+
 TEST_CASE("symbolicate refuses what is not a profile and leaves it alone") {
   TempDir dir;
   const std::string path = (dir.path / "notes.json").string();

@@ -26,6 +26,9 @@ enum class ProfileFormat {
 };
 
 ProfileFormat detect_profile_format(std::string_view json);
+// The same, telling a text that is not JSON (an error saying why: kMalformed, or kTooLarge when
+// memory ran out) from JSON that is no profile (kUnknown), for messages to the user.
+Result<ProfileFormat> identify_profile_format(std::string_view json);
 
 Result<Profile> read_gecko_json(std::string_view json);
 
