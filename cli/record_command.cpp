@@ -119,11 +119,13 @@ int exit_code_for(const Error& e) {
 }  // namespace
 
 int run_record_command(const RecordCommandOptions& options) {
-  // A recording that cannot be saved is lost: find out before it starts.
-  if (auto writable = ReplacingFile::check_target(options.output); !writable.has_value()) {
+  // A recording that cannot be saved is lost: find out before it starts, and hold the file
+  // open, since a recording may use up every descriptor the limit (ulimit -n) allows.
+  auto output = ReplacingFile::reserve(options.output);
+  if (!output.has_value()) {
     std::fprintf(stderr, "sprof: cannot write the profile to %s (%s); nothing was recorded\n",
-                 options.output.c_str(), writable.error().message.c_str());
-    return exit_code_for(writable.error());
+                 options.output.c_str(), output.error().message.c_str());
+    return exit_code_for(output.error());
   }
   auto session = recorder::Session::start(options.record);
   if (!session.has_value()) {
@@ -155,7 +157,7 @@ int run_record_command(const RecordCommandOptions& options) {
 
   auto written = [&] {
     const WriteSignalGuard signals;  // Ctrl-C lets the write finish; a second one abandons it
-    return profile::write_gecko_file(recording.profile, options.output);
+    return profile::write_gecko_file(recording.profile, std::move(*output));
   }();
   if (!written.has_value()) {
     std::fprintf(stderr, "sprof: cannot write the profile: %s\n",

@@ -122,12 +122,16 @@ Result<ReplacingFile> ReplacingFile::create(std::string path, mode_t mode) {
   return fail(Errc::kIo, "cannot create a temporary file beside " + path);
 }
 
-Result<void> ReplacingFile::check_target(const std::string& path) {
+Result<ReplacingFile> ReplacingFile::reserve(std::string path, mode_t mode) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return fail(Errc::kInvalidArgument, "'" + path + "' is a directory, not a file");
   }
-  SPROF_TRY(ReplacingFile probe, create(path));
+  return create(std::move(path), mode);
+}
+
+Result<void> ReplacingFile::check_target(const std::string& path) {
+  SPROF_TRY(ReplacingFile probe, reserve(path));
   (void)probe;  // removed when it goes out of scope: the target is untouched
   return ok();
 }

@@ -74,10 +74,9 @@ class GzipFileSink : public PlainFileSink {
 
 }  // namespace
 
-Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip) {
-  SPROF_TRY(ReplacingFile file, ReplacingFile::create(path));
-  if (!gzip) return std::unique_ptr<FileSink>(std::make_unique<PlainFileSink>(std::move(file)));
-  return std::unique_ptr<FileSink>(std::make_unique<GzipFileSink>(std::move(file)));
+std::unique_ptr<FileSink> open_file_sink(ReplacingFile file, bool gzip) {
+  if (!gzip) return std::make_unique<PlainFileSink>(std::move(file));
+  return std::make_unique<GzipFileSink>(std::move(file));
 }
 
 }  // namespace sprof::profile::detail

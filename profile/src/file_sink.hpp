@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "sprof/core/replacing_file.hpp"
 #include "sprof/core/result.hpp"
 
 namespace sprof::profile::detail {
@@ -24,8 +25,8 @@ class FileSink {
   virtual Result<uint64_t> finish() = 0;
 };
 
-// Writes `path` through a `ReplacingFile`: an existing file there stays as it was until `finish`
-// succeeds, and is kept when anything fails. Compresses with gzip when `gzip` is set.
-Result<std::unique_ptr<FileSink>> open_file_sink(const std::string& path, bool gzip);
+// Writes through `file`: an existing file at its path stays as it was until `finish` succeeds,
+// and is kept when anything fails. Compresses with gzip when `gzip` is set.
+std::unique_ptr<FileSink> open_file_sink(ReplacingFile file, bool gzip);
 
 }  // namespace sprof::profile::detail

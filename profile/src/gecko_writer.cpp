@@ -128,4 +128,9 @@ Result<uint64_t> write_gecko_file(const Profile& profile, const std::string& pat
   });
 }
 
+Result<uint64_t> write_gecko_file(const Profile& profile, ReplacingFile file) {
+  return detail::write_json_file(
+      std::move(file), [&](const detail::ChunkSink& sink) { write_gecko_json(profile, sink); });
+}
+
 }  // namespace sprof::profile

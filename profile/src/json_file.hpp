@@ -7,13 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "sprof/core/replacing_file.hpp"
 #include "sprof/core/result.hpp"
 
 namespace sprof::profile::detail {
 
 using ChunkSink = std::function<void(std::string_view)>;
 
-// Calls `produce` with a sink into `path`; returns the bytes written to the file.
+// Calls `produce` with a sink into `file` (created beside its path, or reserved earlier) and
+// commits it; returns the bytes written to the file.
+Result<uint64_t> write_json_file(ReplacingFile file,
+                                 const std::function<void(const ChunkSink&)>& produce);
 Result<uint64_t> write_json_file(const std::string& path,
                                  const std::function<void(const ChunkSink&)>& produce);
 

@@ -156,6 +156,35 @@ TEST_CASE("an output directory the user cannot write to is refused before the co
   CHECK_FALSE(fs::exists(open_dir + "/ran"));
 }
 
+TEST_CASE("whatever the open file limit, a recording is refused at the start or saved") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("nofile");
+  // The recording holds a descriptor per CPU and event: a low limit (ulimit -n) either stops it
+  // from starting or leaves none over at the end, when the profile is written.
+  int saved = 0;
+  int refused = 0;
+  for (int limit = 6; limit <= 32; limit += 2) {
+    CAPTURE(limit);
+    const std::string out = dir + "/n" + std::to_string(limit) + ".json";
+    const auto r =
+        run_process({"prlimit", "--nofile=" + std::to_string(limit), kSprofExe, "record", "-s",
+                     "--no-presymbolicate", "-o", out, "--", target_path("it_spin"), "0.2"});
+    INFO("stderr: " << r.err);
+    CHECK(r.err.find("cannot write the profile") == std::string::npos);
+    if (r.exit_code == 0) {
+      ++saved;
+      CHECK(read_profile(out).processes.at(0).name == "it_spin");
+    } else {
+      ++refused;
+      CHECK(r.err.find("Too many open files") != std::string::npos);
+      CHECK_FALSE(fs::exists(out));
+    }
+  }
+  // The sweep crossed the limit a recording needs.
+  CHECK(saved > 0);
+  CHECK(refused > 0);
+}
+
 TEST_CASE("a command that ignores Ctrl-C is stopped by the second one, and the profile is written") {
   skip_without_perf();
   const auto dir = make_temp_dir("stubborn");

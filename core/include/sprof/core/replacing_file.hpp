@@ -25,9 +25,13 @@ class ReplacingFile {
   // Creates the temporary file beside `path`. Errors: kNotFound (no such directory),
   // kPermissionDenied, kIo.
   static Result<ReplacingFile> create(std::string path, mode_t mode = 0644);
+  // `create`, for content that takes long to produce (a recording): first refuses a `path` that
+  // is a directory. The temporary file is kept open from now on, so writing the result later
+  // needs no new descriptor, which a recording that used up its limit (ulimit -n) would not get.
+  // Errors as `create`, and kInvalidArgument for a directory.
+  static Result<ReplacingFile> reserve(std::string path, mode_t mode = 0644);
   // Whether `path` could be written later, checked now, before the work that produces the
-  // content (a long recording): it is not a directory, and a temporary file can be created
-  // beside it (the directory exists and is writable; the probe is removed). Errors as `create`.
+  // content: what `reserve` checks, with the temporary file removed again. Errors as `reserve`.
   static Result<void> check_target(const std::string& path);
 
   ReplacingFile(ReplacingFile&& other) noexcept;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "sprof/core/replacing_file.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/profile/profile.hpp"
 
@@ -24,5 +25,7 @@ std::string gecko_json_string(const Profile& profile);
 
 // Writes `path`; gzip-compressed when the name ends in ".gz". Returns the bytes written.
 Result<uint64_t> write_gecko_file(const Profile& profile, const std::string& path);
+// The same, into a file reserved before the profile was made (`ReplacingFile::reserve`).
+Result<uint64_t> write_gecko_file(const Profile& profile, ReplacingFile file);
 
 }  // namespace sprof::profile
