@@ -9,6 +9,7 @@ inline constexpr int kExitUsage = 1;        // bad command line
 inline constexpr int kExitPermission = 2;   // perf_event_open refused, port not bindable, ...
 inline constexpr int kExitFailure = 3;      // recording, writing or serving failed
 inline constexpr int kExitCannotExecute = 127;  // the command could not be executed (as in sh)
-inline constexpr int kExitInterrupted = 130;    // 128 + SIGINT: stopped by a second Ctrl-C
+// Plus the signal: stopped by a second SIGINT (130), SIGTERM (143), ..., as a shell reports it.
+inline constexpr int kExitSignalled = 128;
 
 }  // namespace sprof::cli

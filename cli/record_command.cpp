@@ -3,7 +3,9 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstring>
 #include <optional>
+#include <string>
 
 #include "console.hpp"
 #include "exit_codes.hpp"
@@ -56,7 +58,14 @@ std::string how_terminated(const recorder::Recording& r) {
   return "was terminated (SIGTERM)";
 }
 
-void print_stop_notes(const recorder::Recording& r, const recorder::RecordOptions& o) {
+// "SIGTERM" for 15: the name a user sent, or a number where the C library knows none.
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+void print_stop_notes(const recorder::Recording& r, const recorder::RecordOptions& o,
+                      int stop_signal) {
   if (o.iteration_count > 1) {
     std::printf("sprof: %d of %d iterations recorded\n", r.iterations, o.iteration_count);
   }
@@ -70,9 +79,9 @@ void print_stop_notes(const recorder::Recording& r, const recorder::RecordOption
                   o.duration_s, r.left_running.front());
     }
   } else if (r.stop_cause == recorder::StopCause::kStopRequested) {
-    std::printf("sprof: stopped by a second interrupt; the command (pid %d) ignored the first and "
-                "%s\n",
-                r.terminated_pid, how_terminated(r).c_str());
+    std::printf("sprof: stopped by a second signal (%s); the command (pid %d) ignored the first "
+                "and %s\n",
+                signal_name(stop_signal).c_str(), r.terminated_pid, how_terminated(r).c_str());
   }
 }
 
@@ -134,6 +143,7 @@ int run_record_command(const RecordCommandOptions& options) {
   }
 
   recorder::Recording recording;
+  int stop_signal = 0;  // the signal that stopped a recording by request
   {
     RecordingSignalGuard signals;
     announce_recording(options.record);  // once Ctrl-C is handled
@@ -153,6 +163,7 @@ int run_record_command(const RecordCommandOptions& options) {
       return exit_code_for(result.error());
     }
     recording = std::move(*result);
+    stop_signal = signals.last_signal();
   }
 
   auto written = [&] {
@@ -178,7 +189,7 @@ int run_record_command(const RecordCommandOptions& options) {
     if (recording.status.signaled) {
       std::printf("sprof: the command was killed by signal %d\n", recording.status.signal);
     }
-    print_stop_notes(recording, options.record);
+    print_stop_notes(recording, options.record, stop_signal);
     std::fflush(stdout);
   }
   // One symbolicator names the summary's allocation paths and embeds the symbols after: the
@@ -196,10 +207,11 @@ int run_record_command(const RecordCommandOptions& options) {
                                         options.save_only, options.presymbolicate, options.serve,
                                         facts, symbolicator.get());
   if (serve_code != kExitOk) return serve_code;
-  // Interrupted twice: the user stopped it, as 128 + SIGINT says in a shell.
+  // Signalled twice: the user stopped it, and a shell reports that as 128 + the signal (130 for
+  // Ctrl-C, 143 for SIGTERM).
   if (!options.record.command.empty() &&
       recording.stop_cause == recorder::StopCause::kStopRequested) {
-    return kExitInterrupted;
+    return kExitSignalled + stop_signal;
   }
   return recording.status.shell_code();
 }

@@ -8,9 +8,11 @@ namespace {
 
 std::atomic<int> g_pending_signal{0};
 std::atomic<int> g_stop_requests{0};
+std::atomic<int> g_last_signal{0};
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 void on_signal(int sig, siginfo_t* info, void*) {
+  g_last_signal.store(sig);
   g_stop_requests.fetch_add(1);
   // SI_USER/SI_QUEUE: sent by a process (kill, timeout, systemd) to sprof only. Anything else
   // (SI_KERNEL: the terminal) went to the whole foreground group, the command included.
@@ -24,6 +26,7 @@ void on_signal(int sig, siginfo_t* info, void*) {
 RecordingSignalGuard::RecordingSignalGuard() {
   g_pending_signal.store(0);
   g_stop_requests.store(0);
+  g_last_signal.store(0);
   struct sigaction sa {};
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO;  // no SA_RESTART: poll() returns early with EINTR
@@ -38,5 +41,7 @@ RecordingSignalGuard::~RecordingSignalGuard() {
 std::atomic<int>& RecordingSignalGuard::pending_signal() { return g_pending_signal; }
 
 const std::atomic<int>& RecordingSignalGuard::stop_requests() const { return g_stop_requests; }
+
+int RecordingSignalGuard::last_signal() const { return g_last_signal.load(); }
 
 }  // namespace sprof::cli

@@ -25,6 +25,9 @@ class RecordingSignalGuard {
   std::atomic<int>& pending_signal();
   // How many of the signals arrived, however sent.
   const std::atomic<int>& stop_requests() const;
+  // The signal that arrived last (0 before any): the one that stopped a recording, which sprof
+  // names and exits with (128 + it), as a shell would report it.
+  int last_signal() const;
 };
 
 }  // namespace sprof::cli

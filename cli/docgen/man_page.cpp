@@ -66,9 +66,9 @@ debuginfod servers to fetch missing debug information from (unless \fB\-\-no\-de
 Diagnostics of sprof's libraries on stderr: debug, info, warn (default) or error.)";
 
 constexpr const char* kExitStatus = R"(\fBsprof record\fR exits with the recorded command's status (its exit code, or 128 + signal);
-0 when \fB\-d\fR stopped the recording and for \fB\-p\fR and \fB\-a\fR; 130 when a second Ctrl\-C stopped
-it; 127 when the command could not be executed; 1 for usage errors; 2 when permission was
-refused; 3 when recording or writing failed. \fBsprof import\fR exits with 1 for a file it cannot read
+0 when \fB\-d\fR stopped the recording and for \fB\-p\fR and \fB\-a\fR; 128 + the signal when a second
+signal stopped it (130 for Ctrl\-C, 143 for SIGTERM); 127 when the command could not be executed;
+1 for usage errors; 2 when permission was refused; 3 when recording or writing failed. \fBsprof import\fR exits with 1 for a file it cannot read
 or a \fB\-\-pid\fR/\fB\-\-name\fR that keeps nothing, 3 when writing or serving failed.)";
 
 constexpr const char* kExamples = R"(.TP

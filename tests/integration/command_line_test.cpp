@@ -185,33 +185,39 @@ TEST_CASE("whatever the open file limit, a recording is refused at the start or 
   CHECK(refused > 0);
 }
 
-TEST_CASE("a command that ignores Ctrl-C is stopped by the second one, and the profile is written") {
+TEST_CASE("a command that ignores a signal is stopped by the second one, named, and the profile is written") {
   skip_without_perf();
-  const auto dir = make_temp_dir("stubborn");
-  const auto out = dir + "/p.json";
-  BackgroundProcess recorder({kSprofExe, "record", "-s", "--no-presymbolicate", "-o", out, "--",
-                              target_path("it_stubborn"), "-1"},
-                             dir + "/sprof.log");
-  REQUIRE_FALSE(recorder.wait_for_log("ready", std::chrono::seconds(30)).empty());
-  // The first SIGINT goes to the command, which ignores it: sprof keeps recording and says what
-  // a second one does.
-  kill(recorder.pid(), SIGINT);
-  REQUIRE_FALSE(recorder.wait_for_log("Ctrl-C again", std::chrono::seconds(30)).empty());
-  CHECK(running(recorder.pid()));
-  const int code = recorder.stop(SIGINT, std::chrono::seconds(60));
-  const std::string log = recorder.log();
-  INFO("log: " << log);
-  CHECK(code == 128 + SIGINT);
-  CHECK(log.find("stopped by a second interrupt") != std::string::npos);
-  // It ignores SIGTERM too, so it took SIGKILL; the summary says which.
-  CHECK(log.find("was killed (SIGKILL") != std::string::npos);
-  const pid_t child = command_pid(log);
-  REQUIRE(child > 0);
-  CHECK_FALSE(running(child));
-  const auto profile = read_profile(out);
-  REQUIRE(profile.processes.size() == 1);
-  CHECK(profile.processes[0].name == "it_stubborn");
-  CHECK(profile.processes[0].threads.at(0).samples > 0);
+  // kill(2) to sprof alone is forwarded to the command, as a terminal's Ctrl-C reaches it anyway.
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    CAPTURE(name);
+    const auto dir = make_temp_dir("stubborn-" + name);
+    const auto out = dir + "/p.json";
+    BackgroundProcess recorder({kSprofExe, "record", "-s", "--no-presymbolicate", "-o", out, "--",
+                                target_path("it_stubborn"), "-1"},
+                               dir + "/sprof.log");
+    REQUIRE_FALSE(recorder.wait_for_log("ready", std::chrono::seconds(30)).empty());
+    // The first signal goes to the command, which ignores it: sprof keeps recording and says
+    // what a second one does.
+    kill(recorder.pid(), sig);
+    REQUIRE_FALSE(recorder.wait_for_log("Ctrl-C again", std::chrono::seconds(30)).empty());
+    CHECK(running(recorder.pid()));
+    const int code = recorder.stop(sig, std::chrono::seconds(60));
+    const std::string log = recorder.log();
+    INFO("log: " << log);
+    // What a shell reports for a process that the signal ended: 130 for SIGINT, 143 for SIGTERM.
+    CHECK(code == 128 + sig);
+    CHECK(log.find("stopped by a second signal (" + name + ")") != std::string::npos);
+    // It ignores SIGTERM too, so it took SIGKILL; the summary says which.
+    CHECK(log.find("was killed (SIGKILL") != std::string::npos);
+    const pid_t child = command_pid(log);
+    REQUIRE(child > 0);
+    CHECK_FALSE(running(child));
+    const auto profile = read_profile(out);
+    REQUIRE(profile.processes.size() == 1);
+    CHECK(profile.processes[0].name == "it_stubborn");
+    CHECK(profile.processes[0].threads.at(0).samples > 0);
+  }
 }
 
 TEST_CASE("the status line is drawn on a terminal and not into a pipe, and -q keeps only errors") {
