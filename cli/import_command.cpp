@@ -84,14 +84,13 @@ int run_import_command(const ImportCommandOptions& options) {
       local_kernel ? std::optional<BuildId>(*local_kernel) : std::nullopt;
   if (!quiet()) {
     for (const auto& line : import_summary_lines(imported->report, kernel)) {
-      std::printf("sprof: %s\n", line.c_str());
+      std::fprintf(stderr, "sprof: %s\n", line.c_str());
     }
     const double rate = imported->profile.meta.interval_ms > 0
                             ? 1000.0 / imported->profile.meta.interval_ms
                             : 0;
-    std::printf("%s\n%s\n", summary_line(facts).c_str(),
-                details_line(imported->stats, static_cast<int>(rate + 0.5)).c_str());
-    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n%s\n", summary_line(facts).c_str(),
+                 details_line(imported->stats, static_cast<int>(rate + 0.5)).c_str());
   }
   return save_and_serve(imported->profile, options.output, *written, options.save_only,
                         options.presymbolicate, options.serve, facts);

@@ -67,21 +67,22 @@ std::string signal_name(int sig) {
 void print_stop_notes(const recorder::Recording& r, const recorder::RecordOptions& o,
                       int stop_signal) {
   if (o.iteration_count > 1) {
-    std::printf("sprof: %d of %d iterations recorded\n", r.iterations, o.iteration_count);
+    std::fprintf(stderr, "sprof: %d of %d iterations recorded\n", r.iterations, o.iteration_count);
   }
   if (o.command.empty()) return;
   if (r.stop_cause == recorder::StopCause::kDuration) {
     if (r.left_running.empty()) {
-      std::printf("sprof: stopped after %.1f s; the command (pid %d) %s\n", o.duration_s,
-                  r.terminated_pid, how_terminated(r).c_str());
+      std::fprintf(stderr, "sprof: stopped after %.1f s; the command (pid %d) %s\n", o.duration_s,
+                   r.terminated_pid, how_terminated(r).c_str());
     } else {
-      std::printf("sprof: stopped after %.1f s; the command (pid %d) was left running\n",
-                  o.duration_s, r.left_running.front());
+      std::fprintf(stderr, "sprof: stopped after %.1f s; the command (pid %d) was left running\n",
+                   o.duration_s, r.left_running.front());
     }
   } else if (r.stop_cause == recorder::StopCause::kStopRequested) {
-    std::printf("sprof: stopped by a second signal (%s); the command (pid %d) ignored the first "
-                "and %s\n",
-                signal_name(stop_signal).c_str(), r.terminated_pid, how_terminated(r).c_str());
+    std::fprintf(stderr,
+                 "sprof: stopped by a second signal (%s); the command (pid %d) ignored the first "
+                 "and %s\n",
+                 signal_name(stop_signal).c_str(), r.terminated_pid, how_terminated(r).c_str());
   }
 }
 
@@ -92,7 +93,8 @@ void print_heap_summary(const recorder::Recording& r, symbolicator::Symbolicator
       symbolicator != nullptr
           ? retained_paths(r.profile, heap, *symbolicator, kRetainedPathsShown)
           : std::vector<RetainedPath>{};
-  for (const std::string& line : heap_summary_lines(heap, paths)) std::printf("%s\n", line.c_str());
+  for (const std::string& line : heap_summary_lines(heap, paths))
+    std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 // The command got the first Ctrl-C and is still running a second later: say once what a second
@@ -182,15 +184,13 @@ int run_record_command(const RecordCommandOptions& options) {
   const bool command_ended = !options.record.command.empty() &&
                              recording.stop_cause == recorder::StopCause::kTargetsEnded;
   if (!quiet()) {
-    std::printf("%s\n%s; written %.0f ms after %s\n", summary_line(facts).c_str(),
-                details_line(recording.stats, options.record.frequency_hz).c_str(),
-                write_latency_ms,
-                command_ended ? "the command exited" : "the recording stopped");
+    std::fprintf(stderr, "%s\n%s; written %.0f ms after %s\n", summary_line(facts).c_str(),
+                 details_line(recording.stats, options.record.frequency_hz).c_str(),
+                 write_latency_ms, command_ended ? "the command exited" : "the recording stopped");
     if (recording.status.signaled) {
-      std::printf("sprof: the command was killed by signal %d\n", recording.status.signal);
+      std::fprintf(stderr, "sprof: the command was killed by signal %d\n", recording.status.signal);
     }
     print_stop_notes(recording, options.record, stop_signal);
-    std::fflush(stdout);
   }
   // One symbolicator names the summary's allocation paths and embeds the symbols after: the
   // symbol maps it builds for the first serve the second.
@@ -200,7 +200,6 @@ int run_record_command(const RecordCommandOptions& options) {
   }
   if (!quiet()) {
     print_heap_summary(recording, symbolicator.get());
-    std::fflush(stdout);
   }
 
   const int serve_code = save_and_serve(recording.profile, options.output, *written,

@@ -17,22 +17,23 @@ void print_report(const presymbolicate::SaveReport& report, const std::string& p
   if (quiet()) return;
   const auto& symbols = report.symbols;
   const auto missing = symbols.missing();
-  std::printf("sprof: %s is self-contained (%s, was %s): %s of %s addresses named in %zu of %zu "
-              "modules; embedded in %.0f ms\n",
-              path.c_str(), human_bytes(report.bytes).c_str(), human_bytes(previous_bytes).c_str(),
-              grouped(symbols.named).c_str(), grouped(symbols.addresses).c_str(),
-              symbols.modules.size() - missing.size(), symbols.modules.size(),
-              symbols.elapsed_ms + report.write_ms);
+  std::fprintf(stderr,
+               "sprof: %s is self-contained (%s, was %s): %s of %s addresses named in %zu of %zu "
+               "modules; embedded in %.0f ms\n",
+               path.c_str(), human_bytes(report.bytes).c_str(), human_bytes(previous_bytes).c_str(),
+               grouped(symbols.named).c_str(), grouped(symbols.addresses).c_str(),
+               symbols.modules.size() - missing.size(), symbols.modules.size(),
+               symbols.elapsed_ms + report.write_ms);
   // Lossy but normal: say which modules stay unnamed, and why.
   constexpr size_t kShown = 5;
   for (size_t i = 0; i < missing.size() && i < kShown; ++i) {
-    std::printf("sprof: no symbols for %s: %s\n", missing[i]->module.debug_name.c_str(),
-                missing[i]->error.c_str());
+    std::fprintf(stderr, "sprof: no symbols for %s: %s\n", missing[i]->module.debug_name.c_str(),
+                 missing[i]->error.c_str());
   }
   if (missing.size() > kShown) {
-    std::printf("sprof: ... and %zu more modules without symbols\n", missing.size() - kShown);
+    std::fprintf(stderr, "sprof: ... and %zu more modules without symbols\n",
+                 missing.size() - kShown);
   }
-  std::fflush(stdout);
 }
 
 }  // namespace
@@ -45,8 +46,7 @@ bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& 
   // embed again: the second pass builds those modules' maps from what was downloaded.
   if (report && !symbolicator.wait_for_downloads(std::chrono::milliseconds(0))) {
     if (!quiet()) {
-      std::printf("sprof: waiting for debuginfod downloads to embed full names\n");
-      std::fflush(stdout);
+      std::fprintf(stderr, "sprof: waiting for debuginfod downloads to embed full names\n");
     }
     symbolicator.wait_for_downloads(std::chrono::seconds(sources.debuginfod_timeout_s));
     report = presymbolicate::save_self_contained(profile, symbolicator, path);

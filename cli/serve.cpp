@@ -90,8 +90,7 @@ class BackgroundTask {
   void finish() {
     if (!thread_.joinable()) return;
     if (!done_ && !quiet()) {
-      std::printf("sprof: finishing the profile file before exiting\n");
-      std::fflush(stdout);
+      std::fprintf(stderr, "sprof: finishing the profile file before exiting\n");
     }
     thread_.join();
   }
@@ -128,18 +127,17 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
   const std::string& url = (*server)->profiler_url();
   const std::string page = (*server)->base_url() + "/";
   if (options.no_open) {
-    std::printf("sprof: open %s\n", url.c_str());
+    std::fprintf(stderr, "sprof: open %s\n", url.c_str());
   } else if (auto opened = server::open_in_browser(url); opened.has_value()) {
-    std::printf("sprof: opened %s\n", url.c_str());
+    std::fprintf(stderr, "sprof: opened %s\n", url.c_str());
   } else {
-    std::printf("sprof: could not open a browser (%s); open %s\n",
-                opened.error().message.c_str(), url.c_str());
+    std::fprintf(stderr, "sprof: could not open a browser (%s); open %s\n",
+                 opened.error().message.c_str(), url.c_str());
   }
   if (!quiet()) {
-    std::printf("sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
-                profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
+    std::fprintf(stderr, "sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
+                 profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
   }
-  std::fflush(stdout);
   BackgroundTask task(background);
   (*server)->run();
   // Without the server, Ctrl-C is no longer caught: a second one ends sprof at once. A running

@@ -32,7 +32,7 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
       std::fprintf(stderr, "sprof: %s is not a profile (no meta.version)\n", input.c_str());
       return kExitUsage;
     case profile::ProfileFormat::kProcessed: {
-      if (!quiet()) std::printf("sprof: %s is self-contained already\n", input.c_str());
+      if (!quiet()) std::fprintf(stderr, "sprof: %s is self-contained already\n", input.c_str());
       std::error_code ec;
       if (output != input &&
           !std::filesystem::copy_file(input, output,

@@ -39,9 +39,9 @@ TEST_CASE("symbolicate makes a Gecko file self-contained in place and lists modu
   const ProcessResult r = run_sprof({"symbolicate", path});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find(path + " is self-contained") != std::string::npos);
+  CHECK(r.err.find(path + " is self-contained") != std::string::npos);
   // None of the sample's libs exist on this machine: each is named with its reason.
-  CHECK(r.out.find("no symbols for demo: ") != std::string::npos);
+  CHECK(r.err.find("no symbols for demo: ") != std::string::npos);
   auto text = read_profile_text(path);
   REQUIRE(text.has_value());
   CHECK(sprof::profile::detect_profile_format(*text) == sprof::profile::ProfileFormat::kProcessed);
@@ -56,7 +56,7 @@ TEST_CASE("symbolicate makes a Gecko file self-contained in place and lists modu
   // Running it again on the result changes nothing.
   const ProcessResult again = run_sprof({"symbolicate", path, "-o", (dir.path / "copy.json.gz").string()});
   CHECK(again.exit_code == 0);
-  CHECK(again.out.find("self-contained already") != std::string::npos);
+  CHECK(again.err.find("self-contained already") != std::string::npos);
   CHECK(read_profile_text((dir.path / "copy.json.gz").string()).value_or("") == *text);
 }
 

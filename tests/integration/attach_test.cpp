@@ -158,7 +158,7 @@ TEST_CASE("-d stops recording a launched command and leaves the command running"
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {"-d", "1"}, quiet(target_path("it_spin") + " -1"));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
-  const pid_t left = left_running_pid(r.out);
+  const pid_t left = left_running_pid(r.err);
   REQUIRE(left > 0);
   CHECK(running(left));
   ::kill(left, SIGKILL);
@@ -187,7 +187,7 @@ TEST_CASE("-d with --kill-on-stop terminates the launched command") {
                         quiet(target_path("it_spin") + " -1"));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("was terminated") != std::string::npos);
+  CHECK(r.err.find("was terminated") != std::string::npos);
   const auto profile = read_profile(out);
   REQUIRE_FALSE(profile.processes.empty());
   CHECK_FALSE(running(static_cast<pid_t>(profile.processes[0].pid)));
@@ -200,7 +200,7 @@ TEST_CASE("--iteration-count runs the command again into one profile, one image 
   auto r = sprof_record(out, {"--iteration-count", "3"}, {target_path("it_spin"), "0.2"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("3 of 3 iterations") != std::string::npos);
+  CHECK(r.err.find("3 of 3 iterations") != std::string::npos);
   const auto profile = read_profile(out);
   REQUIRE(profile.processes.size() == 3);
   std::set<int64_t> pids;
@@ -220,7 +220,7 @@ TEST_CASE("--iteration-count stops at the first failing run and exits with its s
   auto r = sprof_record(out, {"--iteration-count", "3"}, {target_path("it_spin"), "0.1", "4"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 4);
-  CHECK(r.out.find("1 of 3 iterations") != std::string::npos);
+  CHECK(r.err.find("1 of 3 iterations") != std::string::npos);
   CHECK(read_profile(out).processes.size() == 1);
 }
 

@@ -102,8 +102,8 @@ TEST_CASE("record --heap=all: every site's bytes and the leak exactly, self-cont
   REQUIRE(run.exit_code == 0);
   const int64_t leaked = printed(run.out, "leak_site bytes");
   REQUIRE(leaked > 0);
-  CHECK(run.out.find("from leak_site < main") != std::string::npos);
-  CHECK(run.out.find("records were dropped") == std::string::npos);
+  CHECK(run.err.find("from leak_site < main") != std::string::npos);
+  CHECK(run.err.find("records were dropped") == std::string::npos);
 
   auto check_profile = [&](ProfilerCli& cli) {
     const auto threads = all_threads(cli.profile_info().out);
@@ -194,7 +194,7 @@ TEST_CASE("record --heap --no-cpu: the peak within 5 % of the program's and a kn
       record(dir + "/p.json.gz", {"--heap", "--no-cpu"}, {target_path("hp_peak_leak")});
   INFO("sprof:\n" << run.out << run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(run.out.find("no CPU samples") != std::string::npos);
+  CHECK(run.err.find("no CPU samples") != std::string::npos);
   const int64_t peak = printed(run.out, "peak_bytes");
   const int64_t leaked = printed(run.out, "leak_bytes");
   REQUIRE(peak > 0);
@@ -225,7 +225,7 @@ TEST_CASE("record --heap --no-cpu: the peak within 5 % of the program's and a kn
   for (const ThreadHandle& t : threads) {
     CHECK(total_of(weights(cli, t.index, "native-retained-allocations"), "hp_peak_leak!grow_site") == 0);
   }
-  CHECK(run.out.find("from counted_malloc < leak_big < main") != std::string::npos);
+  CHECK(run.err.find("from counted_malloc < leak_big < main") != std::string::npos);
   // The memory track: one counter, for the process.
   const ProcessResult counters = cli.run({"counter", "list", "--json"});
   INFO(counters.out << counters.err);
@@ -312,7 +312,7 @@ TEST_CASE("programs that ignore LD_PRELOAD are named in the summary and keep the
                                      {target_path("hp_static")});
     INFO("sprof:\n" << run.out << run.err);
     CHECK(run.exit_code == 0);
-    CHECK(run.out.find("did not load libsprof-heap.so") != std::string::npos);
+    CHECK(run.err.find("did not load libsprof-heap.so") != std::string::npos);
     const ProfileView view = read_profile(dir + "/p.json.gz");
     REQUIRE_FALSE(view.processes.empty());
     CHECK(view.processes[0].name == "hp_static");
@@ -323,7 +323,7 @@ TEST_CASE("programs that ignore LD_PRELOAD are named in the summary and keep the
     INFO("sprof:\n" << run.out << run.err);
     CHECK(run.exit_code == 0);
     CHECK(run.out.find("child environment=cleared") != std::string::npos);
-    CHECK(run.out.find("1 of 2 programs did not load libsprof-heap.so") != std::string::npos);
+    CHECK(run.err.find("1 of 2 programs did not load libsprof-heap.so") != std::string::npos);
   }
 }
 

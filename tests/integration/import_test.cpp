@@ -92,7 +92,7 @@ TEST_CASE("of several events, the clock is shown and the others' samples are cou
   const auto r = sprof_import(dir + "/perf.data", dir + "/p.json.gz");
   INFO("sprof import stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("samples of other events than cpu-clock were skipped") != std::string::npos);
+  CHECK(r.err.find("samples of other events than cpu-clock were skipped") != std::string::npos);
   const auto profile = read_profile(dir + "/p.json.gz");
   CHECK(profile.json.find("\"event\":\"cpu-clock\"") != std::string::npos);
   // Every cpu-clock sample perf itself reads is in the profile, and only those.
@@ -104,8 +104,8 @@ TEST_CASE("of several events, the clock is shown and the others' samples are cou
     for (const auto& t : proc.threads) samples += t.samples;
   }
   CHECK(samples == perf_counts.at("cpu-clock"));
-  CHECK(r.out.find("note: " + std::to_string(perf_counts.at("page-faults")) + " samples of other") !=
-        std::string::npos);
+  CHECK(r.err.find("note: " + std::to_string(perf_counts.at("page-faults")) +
+                   " samples of other") != std::string::npos);
 }
 
 TEST_CASE("context-switch samples become off-CPU samples and switch records give exact CPU time") {
@@ -193,7 +193,7 @@ TEST_CASE("a perf.data cut short imports what it holds, or is refused with a rea
   const auto half = sprof_import(data, dir + "/half.json.gz");
   INFO("half stdout: " << half.out << "\nstderr: " << half.err);
   CHECK(half.exit_code == 0);
-  CHECK(half.out.find("truncated") != std::string::npos);
+  CHECK(half.err.find("truncated") != std::string::npos);
   const auto profile = read_profile(dir + "/half.json.gz");
   const ProcessView* process = find_process_named(profile, "it_spin");
   REQUIRE(process != nullptr);

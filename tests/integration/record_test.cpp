@@ -21,8 +21,8 @@ TEST_CASE("recording four named threads gives one track per thread with rate x C
   auto r = sprof_record(out, {"-r", "1000"}, {target_path("it_threads"), "4", "1.5"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("4 threads") == std::string::npos);  // main + 4 workers = 5
-  CHECK(r.out.find("5 threads") != std::string::npos);
+  CHECK(r.err.find("4 threads") == std::string::npos);  // main + 4 workers = 5
+  CHECK(r.err.find("5 threads") != std::string::npos);
   const auto profile = read_profile(out);
   REQUIRE(profile.processes.size() == 1);
   const auto& proc = profile.processes[0];

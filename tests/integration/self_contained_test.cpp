@@ -386,7 +386,7 @@ TEST_CASE("sprof symbolicate gives an older file the names sprof's server gives 
   const ProcessResult r = run_process({kSprofExe, "symbolicate", gecko, "-o", out});
   INFO("sprof symbolicate:\n" << r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("is self-contained") != std::string::npos);
+  CHECK(r.err.find("is self-contained") != std::string::npos);
   require_self_contained(out);
 
   ProfilerCli cli = locate_cli();
