@@ -185,6 +185,32 @@ TEST_CASE("whatever the open file limit, a recording is refused at the start or 
   CHECK(refused > 0);
 }
 
+TEST_CASE("a user without locked memory for the rings is told which limits and how to raise them") {
+  skip_without_perf();
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to run sprof as nobody (root is exempt from the limits)");
+    return;
+  }
+  const auto dir = make_temp_dir("memlock");
+  ::chmod(dir.c_str(), 0777);
+  // perf_mmap charges rings to perf_event_mlock_kb (per CPU), then to RLIMIT_MEMLOCK: with
+  // `ulimit -l 0`, a user's rings beyond the first fill the allowance and mmap fails with EPERM.
+  const auto r =
+      run_process({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "prlimit",
+                   "--memlock=0", kSprofExe, "record", "-s", "--no-presymbolicate", "-o",
+                   dir + "/p.json", "--", target_path("it_spin"), "0.2"});
+  INFO("stderr: " << r.err);
+  if (r.err.find("mmap(") == std::string::npos) {
+    MESSAGE("skipped: the rings fit this machine's allowance, or nobody may not record: " << r.err);
+    return;
+  }
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("Operation not permitted") != std::string::npos);
+  CHECK(r.err.find("RLIMIT_MEMLOCK (ulimit -l) 0 KiB") != std::string::npos);
+  CHECK(r.err.find("raise `ulimit -l`") != std::string::npos);
+  CHECK(r.err.find("kernel.perf_event_mlock_kb") != std::string::npos);
+}
+
 TEST_CASE("a command that ignores a signal is stopped by the second one, named, and the profile is written") {
   skip_without_perf();
   // kill(2) to sprof alone is forwarded to the command, as a terminal's Ctrl-C reaches it anyway.

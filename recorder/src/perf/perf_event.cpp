@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,6 +46,24 @@ std::string sysctl_note(const char* name, const char* path) {
 }
 
 size_t page_size() { return static_cast<size_t>(::sysconf(_SC_PAGESIZE)); }
+
+// The kernel (perf_mmap) charges a ring's pages to the user's perf_event_mlock_kb allowance, which
+// is per CPU, and what exceeds it to RLIMIT_MEMLOCK; EPERM means both are spent (root and
+// CAP_IPC_LOCK are exempt). The error says which limits and how to raise them: a bare "Operation
+// not permitted" sends users to perf_event_paranoid instead.
+std::string locked_memory_note() {
+  rlimit memlock{};
+  std::string limit = "unknown";
+  if (::getrlimit(RLIMIT_MEMLOCK, &memlock) == 0) {
+    limit = memlock.rlim_cur == RLIM_INFINITY ? std::string("unlimited")
+                                              : std::to_string(memlock.rlim_cur / 1024) + " KiB";
+  }
+  return "the perf ring buffers are locked memory, beyond what this user may lock: " +
+         sysctl_note("perf_event_mlock_kb", "/proc/sys/kernel/perf_event_mlock_kb") +
+         " KiB per CPU, then RLIMIT_MEMLOCK (ulimit -l) " + limit +
+         "; raise `ulimit -l`, or kernel.perf_event_mlock_kb with sysctl, or record with a lower "
+         "-F or --stack-size for smaller rings";
+}
 
 // ~0.25 s of data per CPU ring: a sample costs ~1 KiB (header, callchain) plus its stack copy.
 size_t auto_ring_pages(const EventConfig& c) {
@@ -108,8 +127,7 @@ Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
         (ring.error().sys_errno != EPERM && ring.error().sys_errno != ENOMEM)) {
       if (!ring && ring.error().sys_errno == EPERM) {
         Error e = ring.error();
-        e.message += " (" + sysctl_note("perf_event_mlock_kb", "/proc/sys/kernel/perf_event_mlock_kb") +
-                     ")";
+        e.message += " (" + locked_memory_note() + ")";
         return unexpected(std::move(e));
       }
       return ring;
