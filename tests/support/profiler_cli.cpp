@@ -1,7 +1,9 @@
 #include "profiler_cli.hpp"
 
-#include <simdjson.h>
 #include <signal.h>
+#include <simdjson.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -62,6 +64,22 @@ void kill_and_reap_daemon(pid_t pid) {
   for (int i = 0; i < 200 && ::kill(pid, 0) == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
+
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+// Whether a server listens on the Unix socket at `path`.
+bool socket_accepts(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof address.sun_path) return false;
+  path.copy(address.sun_path, path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const bool accepted =
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+  ::close(fd);
+  return accepted;
 }
 
 }  // namespace
@@ -171,18 +189,42 @@ ProcessResult ProfilerCli::start_daemon(const std::vector<std::string>& load_arg
   loaded_ = true;
   ProcessResult result = attempt_load();
   // `load` gives the daemon it spawns a fixed 500 ms to start listening (profiler-cli 0.10.0)
-  // and says "retrying often works" when node takes longer, as it does on a busy machine.
-  // That is a start-up race of the tool, not a verdict on the profile: kill the half-started
-  // daemon and load again in a fresh session, a bounded number of times.
+  // and says "retrying often works" when node takes longer, as it does on a busy machine. That
+  // is a start-up race of the tool, not a verdict on the profile, and the daemon goes on loading
+  // the profile: wait for it (as long as a slow machine needs), and start a fresh session only
+  // if it died.
   constexpr int kStartAttempts = 5;
   for (int attempt = 1; attempt < kStartAttempts; ++attempt) {
     const std::optional<pid_t> daemon = daemon_still_starting(result);
     if (!daemon) break;
+    if (std::optional<ProcessResult> ready = wait_until_loaded(*daemon)) return *ready;
     kill_and_reap_daemon(*daemon);
     session_ += "r";
     result = attempt_load();
   }
   return result;
+}
+
+std::optional<ProcessResult> ProfilerCli::wait_until_loaded(pid_t daemon) {
+  // What `load` itself waits for a profile to load (PROFILER_CLI_LOAD_TIMEOUT_MS, 60 s), and
+  // more for the start that it gave up on.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  const fs::path metadata = fs::path(session_dir_) / (session_ + ".json");
+  const std::string socket = (fs::path(session_dir_) / (session_ + ".sock")).string();
+  while (std::chrono::steady_clock::now() < deadline && process_exists(daemon)) {
+    // A query sent before the daemon has written its metadata and listens makes the CLI clean
+    // the session's files up as stale, under the starting daemon: query only after both.
+    if (!fs::exists(metadata) || !socket_accepts(socket)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    // Until the profile is loaded the daemon answers "Profile still loading, try again shortly".
+    ProcessResult probe = profile_info();
+    if (probe.exit_code == 0) return probe;
+    if ((probe.out + probe.err).find("Profile load failed") != std::string::npos) return probe;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return std::nullopt;
 }
 
 ProcessResult ProfilerCli::profile_info() { return run({"profile", "info", "--all", "--json"}); }

@@ -10,6 +10,9 @@
 // missing. Commands are run as `<node24> <cli.js> args...` through `run_process`: no shell.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,10 +67,14 @@ class ProfilerCli {
 
  private:
   ProfilerCli(std::string node, std::string cli_js, std::string session_dir, std::string session);
-  // Runs `load_args --session S` (which starts the session's daemon), retrying the tool's
-  // start-up race in a fresh session.
+  // Runs `load_args --session S` (which starts the session's daemon); when `load` gave up on a
+  // daemon that is still starting, waits for that daemon, and retries in a fresh session only
+  // if it died.
   ProcessResult start_daemon(const std::vector<std::string>& load_args,
                              const std::vector<std::pair<std::string, std::string>>& env);
+  // Polls the session until `daemon` answers with its profile loaded (that answer), the load
+  // failed (the answer saying so), or the daemon is gone or a generous bound passed (nullopt).
+  std::optional<ProcessResult> wait_until_loaded(pid_t daemon);
 
   std::string node_;
   std::string cli_js_;
