@@ -169,7 +169,7 @@ void DwarfLookup::read_unit_now(Unit& unit) {
 }
 
 void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
-  const elf::DwarfInlineTree read = reader_->inline_tree(function.offset);
+  const elf::DwarfInlineTree read = reader_->inline_tree(unit.offset, function.offset);
   auto tree = std::make_unique<Tree>();
   tree->scopes.reserve(read.scopes.size());
   for (const elf::DwarfScope& s : read.scopes) {

@@ -84,7 +84,7 @@ class DwarfLookup {
     ScopeIndex index;           // values: indexes into scopes
   };
   struct Function {
-    uint64_t offset = 0;        // of its DIE
+    uint64_t offset = 0;        // of its DIE, in its unit's DWARF
     uint32_t first_range = 0;   // into Unit::function_ranges
     uint32_t range_count = 0;
     std::once_flag read;

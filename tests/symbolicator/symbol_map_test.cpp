@@ -1,6 +1,7 @@
 // Symbol maps of the programs from tests/targets/symbols.cmake: names, extents, lines and the
-// forced inline chain, for a PIE, a non-PIE program and a shared library.
+// forced inline chain, for a PIE, a non-PIE program, split DWARF and a shared library.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <cctype>
 #include <optional>
@@ -118,6 +119,52 @@ TEST_CASE("a non-PIE program is addressed relative to its first PT_LOAD") {
   SymbolInfo leaf = lookup_in(m, "_ZN12sprof_target19named_leaf_functionEi", 1);
   CHECK(leaf.function == "sprof_target::named_leaf_function(int)");
   check_inline_chain(m);
+}
+
+// -gsplit-dwarf: the program's units are skeletons; functions, inline trees and call lines come
+// from the .dwo files next to the objects, line rows from the program's own line table.
+void check_split_dwarf(const std::string& program) {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path(program));
+  SymbolInfo leaf = lookup_in(m, "_ZN12sprof_target19named_leaf_functionEi", 2);
+  CHECK(leaf.function == "sprof_target::named_leaf_function(int)");
+  CHECK(basename_of(leaf.file) == "main.cpp");
+  CHECK(leaf.line > 0);
+  check_inline_chain(m);
+}
+
+TEST_CASE("a split-DWARF program (DWARF 5) is read from its .dwo files") {
+  check_split_dwarf("sprof_symbols_split_dwarf5");
+}
+
+TEST_CASE("a split-DWARF program (DWARF 4, GNU extension) is read from its .dwo files") {
+  check_split_dwarf("sprof_symbols_split_dwarf4");
+}
+
+TEST_CASE("a split-DWARF program whose .dwo is missing is named from its symbol table") {
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, target_path("symbols/sprof_symbols_dwo_missing"));
+  SymbolInfo info = lookup_in(m, "_Z17relative_functioni", 1);
+  CHECK(info.function == "relative_function(int)");
+  CHECK(info.inlines.empty());
+  // The line rows are the program's own (the skeleton's), so they still answer.
+  const std::string source = test::symbols_source("relative_paths.cpp");
+  CHECK(info.file == source);
+  CHECK(info.line == test::marker_line(source, "relative_body"));
+}
+
+TEST_CASE("a split-DWARF program whose .dwo path names a FIFO is not blocked by it") {
+  // libdw looks for the .dwo next to the program first, and would wait in open(2) for a writer.
+  test::TempDir dir;
+  const std::string path =
+      dir.copy_in(target_path("symbols/sprof_symbols_dwo_missing"), "sprof_symbols_dwo_missing");
+  REQUIRE(mkfifo((dir.path() + "/relative_paths.dwo").c_str(), 0600) == 0);
+  Symbolicator symbolicator(no_system_roots());
+  const Module m = open_module(symbolicator, path);
+  SymbolInfo info = lookup_in(m, "_Z17relative_functioni", 1);
+  CHECK(info.function == "relative_function(int)");
+  CHECK(info.line ==
+        test::marker_line(test::symbols_source("relative_paths.cpp"), "relative_body"));
 }
 
 TEST_CASE("a shared library's C and C++ member functions symbolicate") {

@@ -14,6 +14,18 @@ sprof_add_target(sprof_symbols_nopie
   LIBS sprof_symbols_shared)
 target_link_options(sprof_symbols_nopie PRIVATE -no-pie)
 
+# Split DWARF (-gsplit-dwarf): the program holds skeleton units, each naming the .dwo file that
+# holds its DIEs (next to its object file: DW_AT_dwo_name, relative to DW_AT_comp_dir). DWARF 5 is
+# g++'s default; with DWARF 4 it is GNU's extension (DW_AT_GNU_dwo_name).
+sprof_add_target(sprof_symbols_split_dwarf5
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp symbols/local_classes.cpp
+  FLAGS ${SPROF_TARGET_FLAGS} -gsplit-dwarf
+  LIBS sprof_symbols_shared)
+sprof_add_target(sprof_symbols_split_dwarf4
+  SOURCES symbols/main.cpp symbols/inline_chain.cpp symbols/local_classes.cpp
+  FLAGS ${SPROF_TARGET_FLAGS} -gsplit-dwarf -gdwarf-4
+  LIBS sprof_symbols_shared)
+
 # Separate debug info, made the way distributions do it:
 #   symbols/sprof_symbols_target.debug          objcopy --only-keep-debug (keeps the build-id)
 #   symbols/by_build_id/sprof_symbols_target    --strip-debug, no debuglink: found only through
@@ -64,3 +76,18 @@ add_custom_command(
   COMMENT "Compiling sprof_symbols_relative from a relative source path"
   VERBATIM)
 add_custom_target(sprof_symbols_relative ALL DEPENDS ${symbols_dir}/sprof_symbols_relative)
+
+# Split DWARF whose .dwo is gone: compiled to an object, linked, then the .dwo deleted.
+set(dwo_missing_dir ${symbols_dir}/dwo_missing)
+file(MAKE_DIRECTORY ${dwo_missing_dir})
+add_custom_command(
+  OUTPUT ${symbols_dir}/sprof_symbols_dwo_missing
+  COMMAND ${CMAKE_CXX_COMPILER} -g -O2 -gsplit-dwarf -c
+          ${CMAKE_CURRENT_SOURCE_DIR}/symbols/relative_paths.cpp -o relative_paths.o
+  COMMAND ${CMAKE_CXX_COMPILER} relative_paths.o -o ${symbols_dir}/sprof_symbols_dwo_missing
+  COMMAND ${CMAKE_COMMAND} -E rm -f relative_paths.dwo
+  WORKING_DIRECTORY ${dwo_missing_dir}
+  DEPENDS symbols/relative_paths.cpp
+  COMMENT "Compiling sprof_symbols_dwo_missing with split DWARF, then deleting its .dwo"
+  VERBATIM)
+add_custom_target(sprof_symbols_dwo_missing ALL DEPENDS ${symbols_dir}/sprof_symbols_dwo_missing)

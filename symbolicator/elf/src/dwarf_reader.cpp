@@ -3,11 +3,14 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "dwarf_walk.hpp"
@@ -19,12 +22,54 @@ namespace {
 
 // One reading at a time: a libdw handle for DIEs, one for line tables, and what belongs to them.
 struct Slot {
-  bool busy = false;        // guarded by Impl::pool_mutex
-  Dwarf* dies = nullptr;    // begun on first use, ended with the reader (names point into it)
-  Dwarf* lines = nullptr;   // ended after kRetainedLineRows parsed rows
+  bool busy = false;       // guarded by Impl::pool_mutex
+  Dwarf* dies = nullptr;   // begun on first use, ended with the reader (names point into it)
+  Dwarf* lines = nullptr;  // ended after kRetainedLineRows parsed rows
   size_t retained_rows = 0;
   detail::OriginNames origin_names;  // of `dies`
 };
+
+// A unit as read from one libdw handle.
+struct UnitDies {
+  Dwarf_Die file;  // the unit's DIE in the file: for a split unit, its skeleton
+  Dwarf_Die code;  // the DIE whose children are the unit's code: `file`, or the split unit's
+};
+
+const char* string_attribute(Dwarf_Die* die, unsigned name) {
+  Dwarf_Attribute attr;
+  return dwarf_attr(die, name, &attr) != nullptr ? dwarf_formstring(&attr) : nullptr;
+}
+
+// libdw opens a skeleton's .dwo itself, with a blocking open(2) of a path that the (untrusted)
+// DWARF chooses: a FIFO there would block the reader for good. So the .dwo is looked for only if
+// each path libdw tries (DW_AT_dwo_name in the file's directory, then in DW_AT_comp_dir) is
+// missing or a regular file: stat does not block, and follows symlinks as open(2) does. (A FIFO
+// swapped in between this check and libdw's open is not caught.) What libdw reads from a .dwo it
+// reads as DWARF, as it reads the file, and it links the .dwo only if its unit id matches.
+bool dwo_paths_are_regular(Dwarf_Die* skeleton, const std::filesystem::path& file_directory) {
+  const char* dwo_name = string_attribute(skeleton, DW_AT_dwo_name);
+  if (dwo_name == nullptr) dwo_name = string_attribute(skeleton, DW_AT_GNU_dwo_name);
+  if (dwo_name == nullptr) return false;
+  const char* comp_dir = string_attribute(skeleton, DW_AT_comp_dir);
+  // An absolute DW_AT_dwo_name or comp dir replaces what precedes it, as in libdw.
+  const std::filesystem::path tried[] = {
+      file_directory / dwo_name, file_directory / (comp_dir != nullptr ? comp_dir : "") / dwo_name};
+  for (const std::filesystem::path& path : tried) {
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return false;
+  }
+  return true;
+}
+
+bool has_skeleton_units(Dwarf* dwarf) {
+  Dwarf_CU* cu = nullptr;
+  Dwarf_Half version = 0;
+  uint8_t unit_type = 0;
+  while (dwarf_get_units(dwarf, cu, &cu, &version, &unit_type, nullptr, nullptr) == 0) {
+    if (unit_type == DW_UT_skeleton) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -97,6 +142,23 @@ struct DwarfReader::Impl {
     return handle;
   }
 
+  // The unit whose DIE in the file is at `unit`, on `dwarf`; for a split unit, with the split
+  // unit's DIE when its .dwo may be opened (split_units) and libdw finds it.
+  std::optional<UnitDies> unit_dies(Dwarf* dwarf, uint64_t unit) const {
+    UnitDies dies;
+    if (dwarf == nullptr || dwarf_offdie(dwarf, unit, &dies.file) == nullptr) return std::nullopt;
+    dies.code = dies.file;
+    if (!std::binary_search(split_units.begin(), split_units.end(), unit)) return dies;
+    uint8_t unit_type = 0;
+    Dwarf_Die split;
+    if (dwarf_cu_info(dies.file.cu, nullptr, &unit_type, nullptr, &split, nullptr, nullptr,
+                      nullptr) == 0 &&
+        unit_type == DW_UT_skeleton && split.cu != nullptr) {
+      dies.code = split;
+    }
+    return dies;
+  }
+
   // Counts the DWARF bytes of a unit walked; past kDroppedEvery, the mapped file's pages are
   // given back (ElfFile::drop_mapped_pages), so the pages walks touched do not pile up in the
   // resident set of a process that reads a large module (the sprof binary's DWARF is ~60 MB).
@@ -112,6 +174,10 @@ struct DwarfReader::Impl {
   static constexpr uint64_t kDroppedEvery = 1 << 20;
 
   ElfFile file;
+  std::filesystem::path directory;  // the file's, where libdw first looks for a .dwo
+  // Skeleton units whose .dwo may be opened (dwo_paths_are_regular), by unit DIE offset, sorted.
+  // Written by units(), as unit_ends is.
+  std::vector<uint64_t> split_units;
   std::vector<std::pair<uint64_t, uint64_t>> unit_ends;  // (unit DIE offset, bytes to the next)
   std::atomic<uint64_t> walked_since_drop{0};
   std::mutex begin_mutex;
@@ -126,15 +192,25 @@ DwarfReader::~DwarfReader() = default;
 Result<std::unique_ptr<DwarfReader>> DwarfReader::open(const std::string& path,
                                                        size_t concurrency) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));
+  // libdw names the directory it looks for a .dwo in by the descriptor's link, as here.
+  std::error_code error;
+  std::filesystem::path directory =
+      std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(file.fd()), error)
+          .parent_path();
   auto impl = std::make_unique<Impl>(std::move(file), concurrency);
+  impl->directory = std::move(directory);
+  bool split = false;
   {
     Impl::Lease lease(*impl);
     if (lease.dies() == nullptr) {
       return fail(Errc::kMalformed, path + ": no DWARF (" + dwarf_errmsg(-1) + ")");
     }
+    split = has_skeleton_units(lease.dies());
   }
   // libdw has read (and inflated) every section it uses; the mapping is all it needs from now.
-  impl->file.release_descriptor();
+  // Except for split DWARF: each handle, as it begins, learns the file's directory (where it
+  // looks for a .dwo first) from the descriptor, so that one stays open for all to find the same.
+  if (!split) impl->file.release_descriptor();
   return std::unique_ptr<DwarfReader>(new DwarfReader(std::move(impl)));
 }
 
@@ -148,13 +224,19 @@ std::vector<DwarfUnit> DwarfReader::units() {
   Dwarf_Half version = 0;
   uint8_t unit_type = 0;
   Dwarf_Die unit_die;
-  Dwarf_Die sub_die;
-  while (dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &unit_die, &sub_die) == 0) {
+  impl_->split_units.clear();
+  // No split sub-DIE asked for: libdw would open the .dwo files unchecked (unit_dies does that).
+  while (dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &unit_die, nullptr) == 0) {
     cu = next;
     // Type units (DWARF 5 DW_UT_type / split) hold no code.
-    if (unit_type != DW_UT_compile && unit_type != DW_UT_partial) continue;
+    if (unit_type != DW_UT_compile && unit_type != DW_UT_partial && unit_type != DW_UT_skeleton) {
+      continue;
+    }
     DwarfUnit& unit = units.emplace_back();
     unit.offset = dwarf_dieoffset(&unit_die);
+    if (unit_type == DW_UT_skeleton && dwo_paths_are_regular(&unit_die, impl_->directory)) {
+      impl_->split_units.push_back(unit.offset);
+    }
     Dwarf_Addr base = 0;
     Dwarf_Addr start = 0;
     Dwarf_Addr end = 0;
@@ -174,10 +256,9 @@ DwarfFunctions DwarfReader::functions(uint64_t unit) {
   DwarfFunctions functions;
   {
     Impl::Lease lease(*impl_);
-    Dwarf* dwarf = lease.dies();
-    Dwarf_Die die;
-    if (dwarf == nullptr || dwarf_offdie(dwarf, unit, &die) == nullptr) return {};
-    functions = detail::walk_unit_functions(&die);
+    std::optional<UnitDies> dies = impl_->unit_dies(lease.dies(), unit);
+    if (!dies) return {};
+    functions = detail::walk_unit_functions(&dies->code);
   }
   impl_->note_walked(unit);
   return functions;
@@ -185,39 +266,50 @@ DwarfFunctions DwarfReader::functions(uint64_t unit) {
 
 void DwarfReader::release_file_pages() { impl_->file.drop_mapped_pages(); }
 
-DwarfInlineTree DwarfReader::inline_tree(uint64_t function) {
+DwarfInlineTree DwarfReader::inline_tree(uint64_t unit, uint64_t function) {
   Impl::Lease lease(*impl_);
-  Dwarf* dwarf = lease.dies();
+  std::optional<UnitDies> dies = impl_->unit_dies(lease.dies(), unit);
   Dwarf_Die die;
-  if (dwarf == nullptr || dwarf_offdie(dwarf, function, &die) == nullptr) return {};
+  // The function's DIE is in the DWARF that holds the unit's code: the file's or the .dwo's.
+  if (!dies || dwarf_offdie(dwarf_cu_getdwarf(dies->code.cu), function, &die) == nullptr) {
+    return {};
+  }
   return detail::walk_inline_tree(&die, lease->origin_names);
 }
 
 DwarfLines DwarfReader::lines(uint64_t unit) {
   DwarfLines out;
   Impl::Lease lease(*impl_);
-  Dwarf* dwarf = lease.lines();
-  Dwarf_Die die;
+  std::optional<UnitDies> dies = impl_->unit_dies(lease.lines(), unit);
+  // The rows and their file table are the file's (a split unit's too: its skeleton's); call
+  // files index the table of the unit that holds the code.
   Dwarf_Lines* lines = nullptr;
   size_t count = 0;
   Dwarf_Files* files = nullptr;
   size_t file_count = 0;
-  if (dwarf == nullptr || dwarf_offdie(dwarf, unit, &die) == nullptr ||
-      dwarf_getsrclines(&die, &lines, &count) != 0 ||
-      dwarf_getsrcfiles(&die, &files, &file_count) != 0) {
+  if (!dies || dwarf_getsrclines(&dies->file, &lines, &count) != 0 ||
+      dwarf_getsrcfiles(&dies->file, &files, &file_count) != 0) {
     return out;
   }
-  lease->retained_rows += count;
-  Dwarf_Attribute attr;
-  const char* comp_dir = dwarf_attr_integrate(&die, DW_AT_comp_dir, &attr) != nullptr
-                             ? dwarf_formstring(&attr)
-                             : nullptr;
-  out.files.reserve(file_count);
-  for (size_t i = 0; i < file_count; ++i) {
-    const char* path = dwarf_filesrc(files, i, nullptr, nullptr);
-    out.files.push_back(path != nullptr ? join_source_path(comp_dir != nullptr ? comp_dir : "", path)
-                                        : std::string());
+  Dwarf_Files* call_files = nullptr;
+  size_t call_file_count = 0;
+  if (dwarf_getsrcfiles(&dies->code, &call_files, &call_file_count) != 0) {
+    call_files = files;
+    call_file_count = file_count;
   }
+  lease->retained_rows += count;
+  const char* comp_dir = string_attribute(&dies->file, DW_AT_comp_dir);
+  const auto add_files = [&](Dwarf_Files* table, size_t table_count) {
+    for (size_t i = 0; i < table_count; ++i) {
+      const char* path = dwarf_filesrc(table, i, nullptr, nullptr);
+      out.files.push_back(path != nullptr
+                              ? join_source_path(comp_dir != nullptr ? comp_dir : "", path)
+                              : std::string());
+    }
+  };
+  add_files(call_files, call_file_count);
+  const size_t first_row_file = call_files == files ? 0 : out.files.size();
+  if (call_files != files) add_files(files, file_count);
   out.rows.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     Dwarf_Line* line = dwarf_onesrcline(lines, i);
@@ -234,7 +326,7 @@ DwarfLines DwarfReader::lines(uint64_t unit) {
     Dwarf_Files* line_files = nullptr;
     size_t index = 0;
     if (dwarf_line_file(line, &line_files, &index) == 0 && index < file_count) {
-      row.file = static_cast<uint32_t>(index);
+      row.file = static_cast<uint32_t>(first_row_file + index);
     }
     out.rows.push_back(row);
   }

@@ -88,11 +88,11 @@ void for_each_range(Dwarf_Die* die, CodeAttributes& a, Add add) {
 // The name the DIE's function is known by: the linkage name (mangled) if any, else DW_AT_name,
 // following DW_AT_abstract_origin/DW_AT_specification (as eu-addr2line's get_diename does).
 std::string_view name_of(Dwarf_Die* die, CodeAttributes& a, OriginNames& names) {
-  Dwarf_Off key = 0;
+  const void* key = nullptr;
   if (a.has_origin) {
     Dwarf_Die target;
     if (dwarf_formref_die(&a.origin, &target) != nullptr) {
-      key = dwarf_dieoffset(&target);
+      key = target.addr;
       if (auto it = names.find(key); it != names.end()) return it->second;
     }
   }
@@ -104,7 +104,7 @@ std::string_view name_of(Dwarf_Die* die, CodeAttributes& a, OriginNames& names) 
     name = dwarf_formstring(&attr);
   }
   const std::string_view view = name != nullptr ? name : "";
-  if (key != 0) names.emplace(key, view);
+  if (key != nullptr) names.emplace(key, view);
   return view;
 }
 

@@ -18,9 +18,11 @@
 
 namespace sprof::elf::detail {
 
-// Names by the offset of the DIE that DW_AT_abstract_origin or DW_AT_specification refers to:
-// the many inlined copies of a function share one. Valid as long as the libdw handle.
-using OriginNames = std::unordered_map<Dwarf_Off, std::string_view>;
+// Names by the DIE that DW_AT_abstract_origin or DW_AT_specification refers to: the many inlined
+// copies of a function share one. Keyed by where the DIE's bytes are (Dwarf_Die::addr), not by
+// its offset: a handle reads split units from .dwo files too, whose offsets all start at 0.
+// Valid as long as the libdw handle.
+using OriginNames = std::unordered_map<const void*, std::string_view>;
 
 DwarfFunctions walk_unit_functions(Dwarf_Die* unit_die);
 

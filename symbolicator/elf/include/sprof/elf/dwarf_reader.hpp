@@ -24,6 +24,14 @@
 // table it has parsed until its handle ends: a line handle ends after `kRetainedLineRows` rows
 // and a fresh one begins on the same (already inflated) sections.
 //
+// Split DWARF (-gsplit-dwarf; DWARF 5 skeleton units, or DWARF 4 with GNU's extension): a unit in
+// the file is a skeleton that names, by DW_AT_dwo_name relative to DW_AT_comp_dir or to the
+// file's directory, the .dwo file that holds its DIEs. libdw finds and opens the .dwo (each handle
+// its own copy, kept as long as the handle). Functions and inline trees come from the .dwo, line
+// rows from the skeleton's line table in the file. A unit whose .dwo is missing (or is not a
+// regular file) has lines but no functions, so its addresses are named from the symbol table.
+// DWARF packages (.dwp) are not read: libdw 0.188 cannot.
+//
 // Damaged DIEs are skipped, never fatal.
 #pragma once
 
@@ -38,12 +46,15 @@
 namespace sprof::elf {
 
 struct DwarfUnit {
-  uint64_t offset = 0;             // of the unit's DIE; names the unit in later calls
+  // Of the unit's DIE in the file (a split unit's skeleton); names the unit in later calls.
+  uint64_t offset = 0;
   std::vector<DwarfRange> ranges;  // what the unit DIE claims; empty when it states none
 };
 
 struct DwarfFunction {
-  uint64_t offset = 0;  // of its DIE; names it for `DwarfReader::inline_tree`
+  // Of its DIE in its unit's DWARF (the file, or the unit's .dwo): names it, with the unit, for
+  // `DwarfReader::inline_tree`.
+  uint64_t offset = 0;
   // 0, or +1 per function whose DIE it is defined in; the deeper function wins where ranges
   // overlap.
   uint32_t depth = 0;
@@ -57,14 +68,16 @@ struct DwarfFunctions {
 };
 
 struct DwarfInlineTree {
-  std::vector<DwarfScope> scopes;        // scopes[0] is the function itself; parents come first
-  std::vector<DwarfScopeRange> ranges;   // non-empty ranges, one or more per scope
+  std::vector<DwarfScope> scopes;       // scopes[0] is the function itself; parents come first
+  std::vector<DwarfScopeRange> ranges;  // non-empty ranges, one or more per scope
 };
 
 // One unit's line table: rows in libdw's order (by address, a sequence's end before a row
 // starting at the same address, otherwise line-program order) and the file table they index
 // (DwarfLineRow::file, DwarfScope::call_file), each entry joined with the unit's DW_AT_comp_dir
-// (join_source_path); an entry that names nothing is empty.
+// (join_source_path); an entry that names nothing is empty. A split unit's file tables may differ:
+// call files index the .dwo's, which comes first; when the rows' (the skeleton's) is another,
+// it follows, and rows index past the first.
 struct DwarfLines {
   std::vector<DwarfLineRow> rows;
   std::vector<std::string> files;
@@ -82,14 +95,14 @@ class DwarfReader {
   DwarfReader(const DwarfReader&) = delete;
   DwarfReader& operator=(const DwarfReader&) = delete;
 
-  // Compile and partial units, in file order (type units hold no code).
+  // Compile, partial and skeleton units, in file order (type units hold no code).
   std::vector<DwarfUnit> units();
   // The functions with code of the unit whose DIE is at `unit`.
   DwarfFunctions functions(uint64_t unit);
-  // The function whose DIE is at `function` and the subroutines inlined into it; empty if the
-  // DIE cannot be read. Call files are as the DIEs state them: check them against the unit's
-  // file table (`lines`).
-  DwarfInlineTree inline_tree(uint64_t function);
+  // The function whose DIE is at `function` in unit `unit` and the subroutines inlined into it;
+  // empty if the DIE cannot be read. Call files are as the DIEs state them: check them against
+  // the unit's file table (`lines`).
+  DwarfInlineTree inline_tree(uint64_t unit, uint64_t function);
   DwarfLines lines(uint64_t unit);
   // Gives back the pages of the mapped file read so far (they are read again from the page
   // cache when needed). The reader also does this by itself after every few MB of units walked.
