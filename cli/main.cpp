@@ -12,6 +12,7 @@
 #include "import_command.hpp"
 #include "load_command.hpp"
 #include "record_command.hpp"
+#include "stat_command.hpp"
 #include "symbolicate_command.hpp"
 
 int main(int argc, char** argv) {
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
   if (sprof.import->parsed()) {
     set_verbosity(commands.import.verbosity);
     return run_import_command(commands.import);
+  }
+  if (sprof.stat->parsed()) {
+    set_verbosity(commands.stat.verbosity);
+    return run_stat_command(commands.stat);
   }
   if (sprof.symbolicate->parsed()) {
     set_verbosity(commands.symbolicate.verbosity);

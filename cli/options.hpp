@@ -1,11 +1,13 @@
 // cli/options.hpp: parsed command-line options of `sprof record`, `sprof load`,
-// `sprof import` and `sprof symbolicate` (filled by the definitions in cli/definitions/).
+// `sprof import`, `sprof symbolicate` and `sprof stat` (filled by the definitions in
+// cli/definitions/).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sprof/recorder/counting.hpp"
 #include "sprof/recorder/options.hpp"
 
 namespace sprof::cli {
@@ -56,9 +58,17 @@ struct ImportCommandOptions {
   std::string output = "profile.json.gz";
   bool save_only = false;
   bool presymbolicate = true;
-  std::vector<uint32_t> pids;       // --pid: keep only these processes
-  std::vector<std::string> names;   // --name
+  std::vector<uint32_t> pids;      // --pid: keep only these processes
+  std::vector<std::string> names;  // --name
   ServeOptions serve;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+struct StatCommandOptions {
+  recorder::CountOptions count;
+  int repeat = 1;  // -r: run the command this many times; report mean and spread
+  bool json = false;
+  std::string output;  // empty: stderr, as perf stat
   Verbosity verbosity = Verbosity::kNormal;
 };
 

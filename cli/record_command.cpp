@@ -118,15 +118,6 @@ class SecondInterruptHint {
   bool done_ = false;
 };
 
-int exit_code_for(const Error& e) {
-  switch (e.code) {
-    case Errc::kExecFailed: return kExitCannotExecute;
-    case Errc::kPermissionDenied: return kExitPermission;
-    case Errc::kInvalidArgument: return kExitUsage;
-    default: return kExitFailure;
-  }
-}
-
 }  // namespace
 
 int run_record_command(const RecordCommandOptions& options) {
@@ -136,12 +127,12 @@ int run_record_command(const RecordCommandOptions& options) {
   if (!output.has_value()) {
     std::fprintf(stderr, "sprof: cannot write the profile to %s (%s); nothing was recorded\n",
                  options.output.c_str(), output.error().message.c_str());
-    return exit_code_for(output.error());
+    return run_error_exit_code(output.error());
   }
   auto session = recorder::Session::start(options.record);
   if (!session.has_value()) {
     std::fprintf(stderr, "sprof: %s\n", session.error().message.c_str());
-    return exit_code_for(session.error());
+    return run_error_exit_code(session.error());
   }
 
   recorder::Recording recording;
@@ -162,7 +153,7 @@ int run_record_command(const RecordCommandOptions& options) {
     status.clear();
     if (!result.has_value()) {
       std::fprintf(stderr, "sprof: recording failed: %s\n", result.error().message.c_str());
-      return exit_code_for(result.error());
+      return run_error_exit_code(result.error());
     }
     recording = std::move(*result);
     stop_signal = signals.last_signal();

@@ -19,6 +19,7 @@ struct Commands {
   LoadCommandOptions load;
   ImportCommandOptions import;
   SymbolicateCommandOptions symbolicate;
+  StatCommandOptions stat;
 };
 
 struct SprofApp {
@@ -27,6 +28,7 @@ struct SprofApp {
   CLI::App* load = nullptr;
   CLI::App* import = nullptr;
   CLI::App* symbolicate = nullptr;
+  CLI::App* stat = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -42,6 +44,7 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options);
 CLI::App* define_load(CLI::App& app, LoadCommandOptions& options);
 CLI::App* define_import(CLI::App& app, ImportCommandOptions& options);
 CLI::App* define_symbolicate(CLI::App& app, SymbolicateCommandOptions& options);
+CLI::App* define_stat(CLI::App& app, StatCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);

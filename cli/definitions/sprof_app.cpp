@@ -22,7 +22,8 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.load = define_load(app, into.load);
   sprof.import = define_import(app, into.import);
   sprof.symbolicate = define_symbolicate(app, into.symbolicate);
-  sprof.command_runners = {sprof.record};
+  sprof.stat = define_stat(app, into.stat);
+  sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }
 

@@ -118,25 +118,6 @@ Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu) {
   return unexpected(std::move(e));
 }
 
-// Maps `pages` data pages, halving on EPERM/ENOMEM: unprivileged users are limited by
-// perf_event_mlock_kb (516 KiB per user by default; root is exempt).
-Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
-  for (;;) {
-    auto ring = MappedRingBuffer::map(fd, pages);
-    if (ring || pages <= kMinRetryPages ||
-        (ring.error().sys_errno != EPERM && ring.error().sys_errno != ENOMEM)) {
-      if (!ring && ring.error().sys_errno == EPERM) {
-        Error e = ring.error();
-        e.message += " (" + locked_memory_note() + ")";
-        return unexpected(std::move(e));
-      }
-      return ring;
-    }
-    pages /= 2;
-    log::info("perf ring buffer: retrying with " + std::to_string(pages) + " pages");
-  }
-}
-
 // Opens the event of one more task on `cpu` and redirects its records into the ring of
 // `ring_fd`, that CPU's first event (PERF_EVENT_IOC_SET_OUTPUT; both must be on the same CPU).
 Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd) {
@@ -202,6 +183,23 @@ Error unavailable_event(SamplingEvent event, const Error& cause) {
 }
 
 }  // namespace
+
+Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
+  for (;;) {
+    auto ring = MappedRingBuffer::map(fd, pages);
+    if (ring || pages <= kMinRetryPages ||
+        (ring.error().sys_errno != EPERM && ring.error().sys_errno != ENOMEM)) {
+      if (!ring && ring.error().sys_errno == EPERM) {
+        Error e = ring.error();
+        e.message += " (" + locked_memory_note() + ")";
+        return unexpected(std::move(e));
+      }
+      return ring;
+    }
+    pages /= 2;
+    log::info("perf ring buffer: retrying with " + std::to_string(pages) + " pages");
+  }
+}
 
 std::vector<EventKind> event_kinds_to_try(SamplingEvent event) {
   if (const auto kind = kind_of(event)) return {*kind};

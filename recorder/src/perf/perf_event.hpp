@@ -109,6 +109,10 @@ std::optional<uint64_t> sched_runtime_tracepoint_id();
 // The CPU says it runs under a hypervisor (CPUID leaf 1, ECX bit 31): its CPUs may stall.
 bool runs_under_hypervisor();
 
+// Maps a ring of `pages` data pages for `fd`, halving on EPERM/ENOMEM: unprivileged users are
+// limited by perf_event_mlock_kb (516 KiB per user by default; root is exempt).
+Result<MappedRingBuffer> map_ring(int fd, size_t pages);
+
 struct PollStatus {
   bool readable = false;     // some ring crossed its wakeup watermark
   bool all_hung_up = false;  // every event reported POLLHUP: all sampled tasks have exited
