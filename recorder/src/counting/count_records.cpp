@@ -59,6 +59,15 @@ CountRecord parse_count_record(std::span<const uint8_t> bytes) {
       r.name = std::string(body.padded_string(body.remaining()));
       return r;
     }
+    case PERF_RECORD_FORK: {
+      ThreadCreated r;
+      r.pid = static_cast<int>(body.u32());
+      body.u32();  // ppid
+      r.tid = static_cast<int>(body.u32());
+      r.parent_tid = static_cast<int>(body.u32());
+      if (!body.ok()) return MalformedRecord{};
+      return r;
+    }
     case PERF_RECORD_LOST: {
       body.u64();  // id
       LostRecords r{body.u64()};

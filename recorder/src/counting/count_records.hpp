@@ -2,7 +2,8 @@
 //
 // The bytes a counting event gives back, decoded: what read(2) returns for one counter, and the
 // records its ring holds (PERF_RECORD_READ: an exited thread's own final count; PERF_RECORD_COMM:
-// a thread's name; PERF_RECORD_LOST). Pure, so tests feed it bytes.
+// a thread's name; PERF_RECORD_FORK: who created it; PERF_RECORD_LOST). Pure, so tests feed it
+// bytes.
 //
 // Every counter is opened with `kCountReadFormat` and without PERF_FORMAT_GROUP: the kernel
 // writes an exiting thread's READ record after it has detached the thread's counter from its
@@ -50,14 +51,19 @@ struct ThreadName {  // PERF_RECORD_COMM
   int tid = 0;
   std::string name;
 };
+struct ThreadCreated {  // PERF_RECORD_FORK: a thread or process, and the thread that created it
+  int pid = 0;
+  int tid = 0;
+  int parent_tid = 0;  // ptid
+};
 struct LostRecords {  // PERF_RECORD_LOST
   uint64_t lost = 0;
 };
 struct MalformedRecord {};
 struct OtherRecord {};  // a record type counting does not ask for (skipped)
 
-using CountRecord =
-    std::variant<ThreadExitCount, ThreadName, LostRecords, MalformedRecord, OtherRecord>;
+using CountRecord = std::variant<ThreadExitCount, ThreadName, ThreadCreated, LostRecords,
+                                 MalformedRecord, OtherRecord>;
 
 // One counter of one task, from its per-CPU copies: each copy is enabled for all of the task's
 // time but runs only while the task is on its CPU, so the values and running times add up and

@@ -68,6 +68,15 @@ std::string missing_reason(CounterEvent event) {
   return "not supported by this machine (" + cause + ")";
 }
 
+// One counter of one thread from its per-CPU copies (across_cpus). Software counters are never
+// multiplexed: where their copies' times disagree (by ~0.1% in an attached process, whose copies
+// were opened moments apart) that is no share of time missed, so they are not scaled.
+CounterReading combine_cpus(CounterEvent event, const std::vector<CounterReading>& per_cpu) {
+  CounterReading r = across_cpus(per_cpu);
+  if (counter_type_config(event).first == PERF_TYPE_SOFTWARE) r.time_running_ns = r.time_enabled_ns;
+  return r;
+}
+
 Result<UniqueFd> open_counter(perf_event_attr& attr, pid_t tid, uint32_t cpu, int group_fd) {
   const long fd = ::syscall(SYS_perf_event_open, &attr, tid, static_cast<int>(cpu), group_fd,
                             PERF_FLAG_FD_CLOEXEC);
@@ -160,6 +169,7 @@ Result<void> CounterSet::open_all(const CounterSetConfig& config, bool exclude_k
         // its ring.
         attr.comm = ring_fd < 0 ? 1 : 0;
         attr.comm_exec = attr.comm;
+        attr.task = attr.comm;
         SPROF_TRY(UniqueFd fd, open_counter(attr, tasks_[task].tid, cpu, leader ? -1 : group_fd));
         if (leader) group_fd = fd.get();
         if (ring_fd < 0) {
@@ -189,6 +199,8 @@ void CounterSet::drain() {
         add_exit_count(exit->pid, exit->tid, exit->count.id, exit->count.reading);
       } else if (const auto* name = std::get_if<ThreadName>(&record)) {
         names_[name->tid] = name->name;
+      } else if (const auto* created = std::get_if<ThreadCreated>(&record)) {
+        add_created(created->pid, created->tid, created->parent_tid);
       } else if (const auto* lost = std::get_if<LostRecords>(&record)) {
         lost_records_ += lost->lost;
       }
@@ -206,6 +218,29 @@ void CounterSet::add_exit_count(int pid, int tid, uint64_t id, const CounterRead
   row.task = counter.task;
   row.readings.resize(events_.size(), std::vector<CounterReading>(cpu_count_));
   row.readings[counter.event][counter.cpu] += reading;
+}
+
+void CounterSet::add_created(int pid, int tid, int parent_tid) {
+  if (const auto it = family_.find(parent_tid); it != family_.end()) {
+    family_[tid] = Relative{it->second.task, pid};
+    return;
+  }
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    if (tasks_[t].tid == parent_tid) family_[tid] = Relative{t, pid};
+  }
+}
+
+CountedTask CounterSet::remainder_task(size_t t) const {
+  // The kernel swaps two tasks' counter contexts on a context switch when one was copied from
+  // the other (it then swaps their counts too, inherit_stat), so the counters opened on task t
+  // may end up with any thread of its family: the one that writes no exit record. Where several
+  // have none (attach: threads still running), the row is task t's own and includes them.
+  std::vector<CountedTask> without_record;
+  if (!exited_.contains(tasks_[t].tid)) without_record.push_back(tasks_[t]);
+  for (const auto& [tid, relative] : family_) {
+    if (relative.task == t && !exited_.contains(tid)) without_record.push_back({relative.pid, tid});
+  }
+  return without_record.size() == 1 ? without_record.front() : tasks_[t];
 }
 
 Result<void> CounterSet::disable() {
@@ -240,7 +275,7 @@ Result<void> CounterSet::collect(Counts& out) {
   out.totals.assign(events_.size(), CounterReading{});
   for (size_t t = 0; t < tasks_.size(); ++t) {
     for (size_t e = 0; e < events_.size(); ++e) {
-      own[t][e] = across_cpus(task_totals[t][e]);
+      own[t][e] = combine_cpus(events_[e], task_totals[t][e]);
       out.totals[e] += own[t][e];
     }
   }
@@ -250,12 +285,17 @@ Result<void> CounterSet::collect(Counts& out) {
     counts.pid = row.pid;
     counts.tid = tid;
     for (size_t e = 0; e < events_.size(); ++e) {
-      counts.readings.push_back(across_cpus(row.readings[e]));
+      counts.readings.push_back(combine_cpus(events_[e], row.readings[e]));
       own[row.task][e] -= counts.readings.back();
     }
   }
   for (size_t t = 0; t < tasks_.size(); ++t) {
-    rows[tasks_[t].tid] = ThreadCounts{tasks_[t].pid, tasks_[t].tid, {}, own[t]};
+    const CountedTask task = remainder_task(t);
+    ThreadCounts& row = rows[task.tid];
+    row.pid = task.pid;
+    row.tid = task.tid;
+    row.readings.resize(events_.size());
+    for (size_t e = 0; e < events_.size(); ++e) row.readings[e] += own[t][e];
   }
   for (auto& [tid, row] : rows) {
     // A thread that never renamed itself has its process's name.

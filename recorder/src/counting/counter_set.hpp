@@ -80,6 +80,9 @@ class CounterSet {
   Result<void> open_all(const CounterSetConfig& config, bool exclude_kernel,
                         const std::vector<uint32_t>& cpus);
   void add_exit_count(int pid, int tid, uint64_t id, const CounterReading& reading);
+  void add_created(int pid, int tid, int parent_tid);
+  // The thread whose counts are task `t`'s total less its descendants' rows (see collect).
+  CountedTask remainder_task(size_t t) const;
 
   std::vector<CounterEvent> events_;
   std::vector<MissingCounter> missing_;
@@ -92,6 +95,12 @@ class CounterSet {
   std::unordered_map<uint64_t, size_t> counter_by_id_;
   std::map<int, ThreadRow> exited_;   // tid -> its own final counts
   std::map<int, std::string> names_;  // tid -> comm
+  // Every thread created under a counted task: tid -> index into tasks_, and its process.
+  struct Relative {
+    size_t task = 0;
+    int pid = 0;
+  };
+  std::map<int, Relative> family_;
   uint64_t lost_records_ = 0;
 };
 
