@@ -26,4 +26,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libdebuginfod1")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # The build keeps debug info (sprof symbolicates itself in tests); the package does not need it.
 set(CPACK_STRIP_FILES ON)
+# glibc's own `sprof` (libc-devtools; its man page is in manpages) has the same paths: the
+# maintainer scripts divert it to sprof.glibc while this package is installed
+# (cmake/debian/preinst, postrm).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+  ${CMAKE_CURRENT_LIST_DIR}/debian/preinst ${CMAKE_CURRENT_LIST_DIR}/debian/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)
