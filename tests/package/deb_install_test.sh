@@ -98,7 +98,7 @@ test -f /usr/share/man/man1/sprof.glibc.1.gz || { echo "FAIL: no sprof.glibc.1.g
 dpkg-divert --list | grep -q 'sprof.glibc by sprof' || { echo "FAIL: no diversion"; exit 1; }
 echo "diverted: ok"
 cd /tmp
-sprof record -s -- true
+sprof record -s -- true 2>&1  # its summary is on stderr
 test -s /tmp/profile.json.gz
 test -f /usr/share/bash-completion/completions/sprof
 test -f /usr/share/zsh/vendor-completions/_sprof
