@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -168,8 +169,12 @@ int run_record_command(const RecordCommandOptions& options) {
                  written.error().message.c_str());
     return kExitFailure;
   }
-  const double write_latency_ms =
-      static_cast<double>(clock_ns(CLOCK_MONOTONIC) - recording.child_exit_monotonic_ns) / 1e6;
+  // The exit time comes from the exit record's timestamp, which can be a little later than this
+  // read of the clock for a command that exits at once (`true`): never shown as negative (it
+  // printed as 18446649747965 ms).
+  const auto since_exit_ns = static_cast<int64_t>(clock_ns(CLOCK_MONOTONIC)) -
+                             static_cast<int64_t>(recording.child_exit_monotonic_ns);
+  const double write_latency_ms = static_cast<double>(std::max<int64_t>(since_exit_ns, 0)) / 1e6;
   const auto facts =
       facts_from(recording, target_description(options.record), options.output, *written);
   const bool command_ended = !options.record.command.empty() &&
@@ -182,6 +187,10 @@ int run_record_command(const RecordCommandOptions& options) {
       std::fprintf(stderr, "sprof: the command was killed by signal %d\n", recording.status.signal);
     }
     print_stop_notes(recording, options.record, stop_signal);
+    if (const auto hint = stack_size_hint(recording.stats, options.record.stack_size);
+        !hint.empty()) {
+      std::fprintf(stderr, "%s\n", hint.c_str());
+    }
   }
   // One symbolicator names the summary's allocation paths and embeds the symbols after: the
   // symbol maps it builds for the first serve the second.

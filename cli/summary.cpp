@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sprof/convert/unwind/unwinder.hpp"
+
 namespace sprof::cli {
 
 namespace {
@@ -65,6 +67,24 @@ std::string summary_line(const RecordingFacts& f) {
          count_of(f.samples, "sample", "samples") + ", " +
          std::to_string(f.lost) + " lost -> " + f.output_path + " (" +
          human_bytes(f.output_bytes) + ")";
+}
+
+std::string stack_size_hint(const convert::RecordingStats& s, uint32_t stack_size) {
+  // perf_event_open's largest user stack copy: a u16 size rounded down to 8 bytes.
+  constexpr uint32_t kMaxStackSize = 65528;
+  const uint64_t truncated =
+      s.unwind_stops[static_cast<size_t>(convert::unwind::UnwindStop::kStackTruncated)];
+  if (stack_size >= kMaxStackSize || s.unwound_samples == 0 ||
+      truncated * 20 <= s.unwound_samples) {
+    return {};
+  }
+  char hint[256];
+  std::snprintf(hint, sizeof hint,
+                "sprof: %.0f%% of stacks were deeper than the %u bytes copied per sample; "
+                "--stack-size %u copies the most the kernel allows",
+                100.0 * static_cast<double>(truncated) / static_cast<double>(s.unwound_samples),
+                stack_size, kMaxStackSize);
+  return hint;
 }
 
 std::string details_line(const convert::RecordingStats& s, int frequency_hz) {

@@ -31,6 +31,10 @@ std::string summary_line(const RecordingFacts& facts);
 // Details worth a second line: event, throttling, malformed records, unwinding outcome.
 std::string details_line(const convert::RecordingStats& stats, int frequency_hz);
 
+// A hint when more than 5 % of the unwound stacks still ran past the stack copied per sample
+// (after stitching), and a larger copy is possible: "" otherwise.
+std::string stack_size_hint(const convert::RecordingStats& stats, uint32_t stack_size);
+
 std::string human_bytes(uint64_t bytes);
 // "1,234"
 std::string grouped(uint64_t n);

@@ -1,0 +1,33 @@
+// The end-of-recording summary's pure parts (cli/summary.cpp).
+#include <doctest/doctest.h>
+
+#include "sprof/convert/unwind/unwinder.hpp"
+#include "summary.hpp"
+
+using sprof::cli::stack_size_hint;
+using sprof::convert::RecordingStats;
+using sprof::convert::unwind::UnwindStop;
+
+namespace {
+
+RecordingStats with_truncated(uint64_t unwound, uint64_t truncated) {
+  RecordingStats s;
+  s.unwound_samples = unwound;
+  s.unwind_stops[static_cast<size_t>(UnwindStop::kStackTruncated)] = truncated;
+  s.unwind_stops[static_cast<size_t>(UnwindStop::kComplete)] = unwound - truncated;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("more than 5 % of stacks past the copied stack suggests the largest copy") {
+  const std::string hint = stack_size_hint(with_truncated(1000, 280), 16384);
+  CHECK(hint == "sprof: 28% of stacks were deeper than the 16384 bytes copied per sample; "
+                "--stack-size 65528 copies the most the kernel allows");
+}
+
+TEST_CASE("no hint at 5 % or less, without samples, or when the copy is already the largest") {
+  CHECK(stack_size_hint(with_truncated(1000, 50), 16384).empty());
+  CHECK(stack_size_hint(with_truncated(0, 0), 16384).empty());
+  CHECK(stack_size_hint(with_truncated(1000, 900), 65528).empty());
+}
