@@ -12,6 +12,7 @@
 #include "import_command.hpp"
 #include "load_command.hpp"
 #include "record_command.hpp"
+#include "report_command.hpp"
 #include "stat_command.hpp"
 #include "symbolicate_command.hpp"
 
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
   if (sprof.symbolicate->parsed()) {
     set_verbosity(commands.symbolicate.verbosity);
     return run_symbolicate_command(commands.symbolicate);
+  }
+  if (sprof.report->parsed()) {
+    set_verbosity(commands.report.verbosity);
+    return run_report_command(commands.report);
   }
   set_verbosity(commands.load.verbosity);
   return run_load_command(commands.load);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "options.hpp"
+#include "report_options.hpp"
 
 namespace sprof::cli {
 
@@ -20,6 +21,7 @@ struct Commands {
   ImportCommandOptions import;
   SymbolicateCommandOptions symbolicate;
   StatCommandOptions stat;
+  ReportCommandOptions report;
 };
 
 struct SprofApp {
@@ -29,6 +31,7 @@ struct SprofApp {
   CLI::App* import = nullptr;
   CLI::App* symbolicate = nullptr;
   CLI::App* stat = nullptr;
+  CLI::App* report = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -45,10 +48,13 @@ CLI::App* define_load(CLI::App& app, LoadCommandOptions& options);
 CLI::App* define_import(CLI::App& app, ImportCommandOptions& options);
 CLI::App* define_symbolicate(CLI::App& app, SymbolicateCommandOptions& options);
 CLI::App* define_stat(CLI::App& app, StatCommandOptions& options);
+CLI::App* define_report(CLI::App& app, ReportCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);
 void add_symbol_options(CLI::App& cmd, SymbolSources& symbols);
 void add_serve_options(CLI::App& cmd, ServeOptions& serve);
+// The profile, --process, --thread and symbol sources (report_definition.cpp).
+void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection);
 
 }  // namespace sprof::cli

@@ -23,6 +23,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.import = define_import(app, into.import);
   sprof.symbolicate = define_symbolicate(app, into.symbolicate);
   sprof.stat = define_stat(app, into.stat);
+  sprof.report = define_report(app, into.report);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

@@ -1,0 +1,60 @@
+#include "report_input.hpp"
+
+#include <cstdio>
+
+#include "exit_codes.hpp"
+#include "self_contained.hpp"
+#include "sprof/profile/profile_file.hpp"
+#include "sprof/profile/profile_reader.hpp"
+#include "sprof/report/load.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+Result<report::ReportProfile> read_report_profile(const ProfileSelection& selection) {
+  SPROF_TRY(std::string json, profile::read_profile_json(selection.input));
+  switch (profile::detect_profile_format(json)) {
+    case profile::ProfileFormat::kUnknown:
+      return fail(Errc::kUnsupported,
+                  "not a profile (no complete JSON object with meta.version: another kind of file, "
+                  "or cut short)");
+    case profile::ProfileFormat::kProcessed: return report::read_processed_profile(json);
+    case profile::ProfileFormat::kGecko: break;
+  }
+  SPROF_TRY(const profile::Profile gecko, profile::read_gecko_json(json));
+  json = std::string();  // the Gecko text is no longer needed while symbols are built
+  const auto symbolicator = symbolicator_for(gecko, selection.symbols);
+  return report::report_profile_from_gecko(gecko, *symbolicator);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& selection) {
+  auto opened = std::make_unique<OpenedProfile>();
+  SPROF_TRY(opened->profile, read_report_profile(selection));
+  if (opened->profile.threads.empty())
+    return fail(Errc::kInvalidArgument, "the profile has no threads");
+  SPROF_TRY(opened->threads,
+            report::select_threads(opened->profile, {selection.process, selection.thread}));
+  uint64_t with_stacks = 0;
+  for (const report::ReportThread* t : opened->threads)
+    with_stacks += t->samples - t->samples_without_stack;
+  if (with_stacks == 0) {
+    return fail(Errc::kInvalidArgument, "no samples with a stack in the selected threads");
+  }
+  return opened;
+}
+
+int report_open_error(const ProfileSelection& selection, const Error& error) {
+  std::fprintf(stderr, "sprof: %s: %s\n", selection.input.c_str(), error.message.c_str());
+  switch (error.code) {
+    case Errc::kMalformed:
+    case Errc::kTooLarge:
+    case Errc::kIo:
+    case Errc::kInternal: return kExitFailure;
+    default: return kExitUsage;
+  }
+}
+
+}  // namespace sprof::cli

@@ -1,0 +1,29 @@
+// cli/report_input.hpp
+//
+// Opening a profile for `sprof report` and `sprof export`: a self-contained file is read with
+// its embedded names; a Gecko file (--no-presymbolicate) is named from the local binaries by the
+// symbolicator the server uses. Then the threads --process and --thread select.
+#pragma once
+
+#include <memory>
+
+#include "report_options.hpp"
+#include "sprof/core/result.hpp"
+#include "sprof/report/report_profile.hpp"
+#include "sprof/report/thread_selection.hpp"
+
+namespace sprof::cli {
+
+struct OpenedProfile {
+  report::ReportProfile profile;
+  report::ThreadSet threads;  // points into `profile`, hence the unique_ptr below
+};
+
+// Errors name the file: not readable or not a profile (kNotFound, kMalformed, kUnsupported, ...),
+// no such process or thread (kNotFound), no samples in the selected threads (kInvalidArgument).
+Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& selection);
+
+// Prints `error` as sprof's message about the profile and returns the exit code for it.
+int report_open_error(const ProfileSelection& selection, const Error& error);
+
+}  // namespace sprof::cli

@@ -1,0 +1,38 @@
+// cli/report_options.hpp: parsed options of `sprof report` (filled by
+// definitions/report_definition.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "options.hpp"
+
+namespace sprof::cli {
+
+// Which part of a profile a report or an export reads.
+struct ProfileSelection {
+  std::string input;
+  std::string process;    // --process PID|NAME
+  std::string thread;     // --thread NAME|TID
+  SymbolSources symbols;  // for a file without embedded symbols
+};
+
+enum class ColourChoice { kAuto, kAlways, kNever };
+
+struct ReportCommandOptions {
+  ProfileSelection selection;
+  bool tree = false;
+  std::string callers;  // --callers FUNC
+  std::string sort = "total";
+  size_t limit = 0;
+  std::optional<double> min_percent;
+  size_t max_depth = 0;
+  bool per_thread = false;
+  bool json = false;
+  size_t width = 0;  // 0: the terminal's, else $COLUMNS, else 80
+  ColourChoice colour = ColourChoice::kAuto;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+}  // namespace sprof::cli

@@ -1,0 +1,28 @@
+// sprof/report/json_report.hpp
+//
+// A report as JSON for scripts and CI. The shape is stable (new fields may be added, none
+// renamed or removed):
+//   {"profile": {"name", "product", "durationMs", "event", "samples", "lostSamples",
+//                "processes", "threads"},
+//    "view": "functions" | "tree" | "callers",
+//    "sections": [{"threads": [{"name", "tid", "pid", "processName", "samples"}],
+//                  "weight": N,
+//                  "functions": [{"name", "module", "self", "total", "selfPercent",
+//                                 "totalPercent"}],                       (view "functions")
+//                  "tree": [{"name", "module", "total", "self", "totalPercent",
+//                            "children": [...]}]}]}                       (the other views)
+// Weights are sample counts (or the profile's sample weights); percentages have two decimals.
+// --limit, --min-percent and --max-depth apply as in the text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sprof/report/report_view.hpp"
+
+namespace sprof::report {
+
+std::string report_json(const ReportProfile& profile, const ReportSummary& summary,
+                        const std::vector<Section>& sections, const ViewOptions& options);
+
+}  // namespace sprof::report

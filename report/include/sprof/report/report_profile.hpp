@@ -1,0 +1,75 @@
+// sprof/report/report_profile.hpp
+//
+// A profile read for reports on the terminal (`sprof report`, `sprof export`): per thread, the
+// stacks of named frames and the weight of samples on each, plus the facts of the header. Frames
+// are what the Firefox Profiler shows: one per inline depth, named by the file's embedded symbols
+// (a self-contained file) or by the symbolicator (a Gecko file), so a report agrees with the
+// call tree in the browser.
+//
+// Functions are shared by every thread (one id per (name, module)), so threads merge by adding
+// weights. Stack tables are topological (a prefix comes before its stack), as in the files.
+// Reading is bounded by the input and never trusts it: a malformed file is an error naming where.
+// Not thread-safe; immutable once read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "sprof/core/result.hpp"
+
+namespace sprof::report {
+
+struct Function {
+  std::string name;
+  std::string module;  // lib name ("libm.so.6"); empty when the frame is in no lib
+};
+
+struct StackNode {
+  std::optional<uint32_t> prefix;  // the caller's node; none at a root
+  uint32_t function;               // index into ReportProfile::functions
+};
+
+struct ReportThread {
+  std::string name;
+  std::string process_name;
+  int64_t pid = 0;
+  int64_t tid = 0;
+  std::vector<StackNode> stacks;
+  // Per stack node: the weight of the samples whose leaf it is, and their CPU time.
+  std::vector<uint64_t> stack_weight;
+  std::vector<uint64_t> stack_cpu_ns;
+  uint64_t samples = 0;  // every sample row, with or without a stack
+  uint64_t samples_without_stack = 0;
+  std::optional<double> first_sample_ms, last_sample_ms;
+};
+
+// A value of the profile's `meta.sprof` object (sprof's own recording facts).
+using MetaValue = std::variant<int64_t, double, std::string>;
+
+struct ReportMeta {
+  std::string product;
+  double interval_ms = 0;
+  double start_time_ms = 0;  // wall clock, ms since the Unix epoch
+  std::optional<double> profiling_start_ms, profiling_end_ms;
+  bool symbolicated = false;  // names came from the file or a symbolicator
+  std::vector<std::pair<std::string, MetaValue>> sprof;  // in file order
+
+  const MetaValue* sprof_value(std::string_view key) const;
+};
+
+struct ReportProfile {
+  ReportMeta meta;
+  std::vector<Function> functions;
+  std::vector<ReportThread> threads;
+};
+
+// Reads a processed profile (the self-contained files sprof writes, or another tool's processed
+// profile with the same tables). kMalformed names the table and row that does not fit.
+Result<ReportProfile> read_processed_profile(std::string_view json);
+
+}  // namespace sprof::report

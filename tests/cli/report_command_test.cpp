@@ -1,0 +1,134 @@
+// `sprof report` on hand-made files: the self-contained form and the Gecko form of the report
+// test profile (tests/report/report_profile_builder.hpp), and input that is no usable profile.
+#include <doctest/doctest.h>
+#include <zlib.h>
+
+#include "report_profile_builder.hpp"
+#include "sprof/profile/gecko_writer.hpp"
+#include "sprof_test/paths.hpp"
+#include "subprocess.hpp"
+#include "temp_dir.hpp"
+
+using namespace sprof::test;
+
+namespace {
+
+ProcessResult run_sprof(std::vector<std::string> args) {
+  args.insert(args.begin(), kSprofExe);
+  return run_process(args);
+}
+
+std::string self_contained_file(const TempDir& dir) {
+  return dir.write_file("p.json", report_profile_json());
+}
+
+}  // namespace
+
+TEST_CASE("report lists the hottest functions of a self-contained file with its header") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const ProcessResult r = run_sprof({"report", "--width", "80", path});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# sprof report: app (" + path + ")\n") == 0);
+  CHECK(r.out.find("# 15 samples (3 lost), 1 process, 2 threads\n") != std::string::npos);
+  CHECK(r.out.find("\n 85.71%   14.29%         12  app     compute\n") != std::string::npos);
+  CHECK(r.out.find('\x1b') == std::string::npos);  // not a terminal: no colours
+}
+
+TEST_CASE("report --tree, --callers, --thread and --json") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const ProcessResult tree = run_sprof({"report", "--tree", "--thread", "worker", path});
+  REQUIRE(tree.exit_code == 0);
+  CHECK(tree.out.find("100.00%    0.00%  worker_entry [app]\n") != std::string::npos);
+  CHECK(tree.out.find("100.00%  100.00%        inlined_helper [app]\n") != std::string::npos);
+  CHECK(tree.out.find("main") == std::string::npos);
+  const ProcessResult callers = run_sprof({"report", "--callers", "compute", path});
+  REQUIRE(callers.exit_code == 0);
+  CHECK(callers.out.find(" 57.14%    main [app]\n") != std::string::npos);
+  const ProcessResult json =
+      run_sprof({"report", "--json", "--thread", "101", "--limit", "1", path});
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find(
+            R"("functions":[{"name":"inlined_helper","module":"app","self":4,"total":4,)") !=
+        std::string::npos);
+}
+
+TEST_CASE("report on a Gecko file names frames through the symbolicator") {
+  TempDir dir;
+  const std::string path = (dir.path() / "g.json").string();
+  REQUIRE(sprof::profile::write_gecko_file(make_report_profile(), path).has_value());
+  const ProcessResult r = run_sprof({"report", "--json", "--no-debuginfod", path});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // /bin/app does not exist here: its frames keep the Firefox Profiler's unsymbolicated names,
+  // and the whole stack (no inline frames) is still counted.
+  CHECK(r.out.find(R"("weight":14)") != std::string::npos);
+  CHECK(r.out.find(R"("name":"0x401010","module":"app","self":0,"total":10)") != std::string::npos);
+}
+
+TEST_CASE("report on input that is no usable profile says why and fails") {
+  TempDir dir;
+  const std::string good = report_profile_json();
+  struct Case {
+    std::string name, bytes, message;
+    std::vector<std::string> extra_args;
+  };
+  const std::vector<Case> cases = {
+      {"truncated.json", good.substr(0, good.size() / 3), "not a profile", {}},
+      {"text.json", "hello", "", {}},
+      {"array.json", "[1,2]", "", {}},
+      {"broken-table.json",
+       good.substr(0, good.find(R"("stack":[)")) + R"("stack":[9999,)" +
+           good.substr(good.find(R"("stack":[)") + 9),
+       "profile: threads[0].samples.stack[0] points outside its table",
+       {}},
+      {"gecko-like.json",
+       R"({"meta":{"version":36,"interval":1},"libs":[],"threads":[]})",
+       "the profile has no threads",
+       {}},
+      {"p.json",
+       good,
+       "no thread nope in the profile; threads: main (100), worker (101)",
+       {"--thread", "nope"}},
+      {"p2.json", good, "no function named zzz", {"--callers", "zzz"}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    const std::string path = dir.write_file(c.name, c.bytes);
+    std::vector<std::string> args{"report", path};
+    args.insert(args.end(), c.extra_args.begin(), c.extra_args.end());
+    const ProcessResult r = run_sprof(args);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.exit_code < 128);  // an exit, not a signal
+    CHECK(r.err.find("sprof: " + path + ": " + c.message) == 0);
+    CHECK(r.out.empty());
+  }
+  const ProcessResult missing = run_sprof({"report", (dir.path() / "nothing.json").string()});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("nothing.json") != std::string::npos);
+}
+
+TEST_CASE("report on a truncated gzip file fails with a message") {
+  TempDir dir;
+  const std::string good = report_profile_json();
+  std::string gz(compressBound(good.size()) + 64, '\0');
+  // A gzip stream (deflateInit2 with 16 + 15 window bits), cut in the middle.
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(good.data()));
+  z.avail_in = static_cast<uInt>(good.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  gz.resize(z.total_out / 2);
+  deflateEnd(&z);
+  const std::string path = dir.write_file("cut.json.gz", gz);
+  const ProcessResult r = run_sprof({"report", path});
+  INFO(r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("sprof: " + path + ": ") == 0);
+  CHECK(r.out.empty());
+}
