@@ -25,7 +25,7 @@ Result<report::ReportProfile> read_report_profile(const ProfileSelection& select
   SPROF_TRY(const profile::Profile gecko, profile::read_gecko_json(json));
   json = std::string();  // the Gecko text is no longer needed while symbols are built
   const auto symbolicator = symbolicator_for(gecko, selection.symbols);
-  return report::report_profile_from_gecko(gecko, *symbolicator);
+  return report::report_profile_from_gecko(gecko, *symbolicator, {selection.include_idle});
 }
 
 }  // namespace
@@ -41,7 +41,8 @@ Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& sele
   for (const report::ReportThread* t : opened->threads)
     with_stacks += t->samples - t->samples_without_stack;
   if (with_stacks == 0) {
-    return fail(Errc::kInvalidArgument, "no samples with a stack in the selected threads");
+    return fail(Errc::kInvalidArgument,
+                "no samples with a stack in the selected threads (off-CPU ones: --include-idle)");
   }
   return opened;
 }

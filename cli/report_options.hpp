@@ -13,9 +13,10 @@ namespace sprof::cli {
 // Which part of a profile a report or an export reads.
 struct ProfileSelection {
   std::string input;
-  std::string process;    // --process PID|NAME
-  std::string thread;     // --thread NAME|TID
-  SymbolSources symbols;  // for a file without embedded symbols
+  std::string process;        // --process PID|NAME
+  std::string thread;         // --thread NAME|TID
+  SymbolSources symbols;      // for a file without embedded symbols
+  bool include_idle = false;  // --include-idle: off-CPU samples count too
 };
 
 enum class ColourChoice { kAuto, kAlways, kNever };

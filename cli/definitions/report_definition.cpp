@@ -10,6 +10,8 @@ void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection) {
       ->type_name("PID|NAME");
   cmd.add_option("--thread", selection.thread, "Only this thread (name or tid)")
       ->type_name("NAME|TID");
+  cmd.add_flag("--include-idle", selection.include_idle,
+               "Count the samples of threads off the CPU (Idle category) too");
   add_symbol_options(cmd, selection.symbols);
 }
 

@@ -25,7 +25,11 @@ class TreeBuilder {
   uint32_t parent(uint32_t node) const { return parents_[node]; }
   CallTree& tree() { return tree_; }
 
+  // Sorts children heaviest first and drops nodes no sample reached (stacks of left-out samples).
   CallTree finish() {
+    const auto unreached = [&](uint32_t n) { return tree_.nodes[n].total == 0; };
+    std::erase_if(tree_.roots, unreached);
+    for (CallNode& node : tree_.nodes) std::erase_if(node.children, unreached);
     const auto heavier = [&](uint32_t a, uint32_t b) {
       return tree_.nodes[a].total > tree_.nodes[b].total;
     };

@@ -14,7 +14,7 @@ void write_summary(JsonWriter& w, const ReportProfile& profile, const ReportSumm
   w.key("profile").begin_object();
   w.field("name", s.name).field("product", profile.meta.product);
   w.key("durationMs").value(s.duration_ms, 3);
-  w.field("event", s.event).field("samples", s.samples);
+  w.field("event", s.event).field("samples", s.samples).field("idleSamples", s.idle_samples);
   w.key("lostSamples").value(s.lost_samples);
   w.field("processes", s.processes).field("threads", s.threads);
   w.end_object();
@@ -86,7 +86,8 @@ std::string report_json(const ReportProfile& profile, const ReportSummary& summa
     w.key("threads").begin_array();
     for (const ReportThread* t : section.threads) {
       w.begin_object().field("name", t->name).field("tid", t->tid).field("pid", t->pid);
-      w.field("processName", t->process_name).field("samples", t->samples).end_object();
+      w.field("processName", t->process_name).field("samples", t->samples);
+      w.field("idleSamples", t->idle_samples).end_object();
     }
     w.end_array();
     if (options.view == View::kFunctions) {

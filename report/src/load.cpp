@@ -6,10 +6,11 @@
 namespace sprof::report {
 
 Result<ReportProfile> report_profile_from_gecko(const profile::Profile& profile,
-                                                symbolicator::Symbolicator& symbolicator) {
+                                                symbolicator::Symbolicator& symbolicator,
+                                                const ReadOptions& options) {
   const presymbolicate::Presymbolication named =
       presymbolicate::presymbolicate(profile, symbolicator);
-  return read_processed_profile(profile::processed_json_string(profile, named.symbols));
+  return read_processed_profile(profile::processed_json_string(profile, named.symbols), options);
 }
 
 }  // namespace sprof::report

@@ -107,8 +107,13 @@ class FunctionInterner {
 
 class ThreadReader {
  public:
-  ThreadReader(element thread, std::string where, FunctionInterner& functions)
-      : thread_(thread), where_(std::move(where)), functions_(functions) {}
+  // `idle_category`: the index of the "Idle" category, whose samples are skipped; none: keep all.
+  ThreadReader(element thread, std::string where, FunctionInterner& functions,
+               std::optional<int64_t> idle_category)
+      : thread_(thread),
+        where_(std::move(where)),
+        functions_(functions),
+        idle_category_(idle_category) {}
 
   Result<ReportThread> read() {
     ReportThread out;
@@ -181,6 +186,9 @@ class ThreadReader {
     SPROF_TRY(element stacks, table(thread_, "stackTable", where_));
     SPROF_TRY(const Column frame, read_column(stacks, "frame", at));
     SPROF_TRY(const Column prefix, read_column(stacks, "prefix", at));
+    if (idle_category_) {
+      SPROF_TRY(stack_category_, read_column(stacks, "category", at, /*required=*/false));
+    }
     out.stacks.reserve(frame.size());
     for (size_t i = 0; i < frame.size(); ++i) {
       SPROF_TRY(const uint32_t f, index_into(frame, i, frame_function.size(), at + ".frame"));
@@ -213,6 +221,10 @@ class ThreadReader {
         continue;
       }
       SPROF_TRY(const uint32_t s, index_into(stack, i, out.stacks.size(), at + ".stack"));
+      if (idle_category_ && s < stack_category_.size() && stack_category_[s] == *idle_category_) {
+        ++out.idle_samples;
+        continue;
+      }
       out.stack_weight[s] +=
           weight.empty() ? 1 : static_cast<uint64_t>(std::max<int64_t>(weight[i], 0));
       if (i < cpu_delta.size() && cpu_delta[i] != kNull) {
@@ -235,7 +247,21 @@ class ThreadReader {
   element thread_;
   std::string where_;
   FunctionInterner& functions_;
+  std::optional<int64_t> idle_category_;
+  Column stack_category_;
 };
+
+// The index of meta.categories' "Idle" entry.
+std::optional<int64_t> idle_category(element meta) {
+  simdjson::dom::array categories;
+  if (meta.at_key("categories").get_array().get(categories) != simdjson::SUCCESS) return {};
+  int64_t index = 0;
+  for (element c : categories) {
+    if (text(member(c, "name")) == "Idle") return index;
+    ++index;
+  }
+  return std::nullopt;
+}
 
 ReportMeta read_meta(element meta) {
   ReportMeta out;
@@ -276,7 +302,7 @@ const MetaValue* ReportMeta::sprof_value(std::string_view key) const {
   return nullptr;
 }
 
-Result<ReportProfile> read_processed_profile(std::string_view json) {
+Result<ReportProfile> read_processed_profile(std::string_view json, const ReadOptions& options) {
   simdjson::dom::parser parser;
   element root;
   if (auto error = parser.parse(simdjson::padded_string(json)).get(root)) {
@@ -295,10 +321,11 @@ Result<ReportProfile> read_processed_profile(std::string_view json) {
   ReportProfile profile;
   profile.meta = read_meta(*meta);
   FunctionInterner functions(profile.functions);
+  const std::optional<int64_t> idle = options.include_idle ? std::nullopt : idle_category(*meta);
   size_t i = 0;
   for (element thread : threads) {
     SPROF_TRY(ReportThread t,
-              ThreadReader(thread, "threads[" + std::to_string(i++) + "]", functions).read());
+              ThreadReader(thread, "threads[" + std::to_string(i++) + "]", functions, idle).read());
     profile.threads.push_back(std::move(t));
   }
   return profile;

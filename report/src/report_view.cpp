@@ -53,6 +53,7 @@ ReportSummary summarize(const ReportProfile& profile, const ThreadSet& threads) 
   std::optional<double> first, last;
   for (const ReportThread* t : threads) {
     s.samples += t->samples;
+    s.idle_samples += t->idle_samples;
     pids.insert(t->pid);
     if (t->first_sample_ms)
       first = std::min(first.value_or(*t->first_sample_ms), *t->first_sample_ms);

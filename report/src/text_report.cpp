@@ -248,6 +248,7 @@ std::string header_text(const ReportSummary& s, const std::string& file, const T
   if (!s.event.empty()) out += ", event " + s.event;
   out += "\n# " + thousands(s.samples) + " samples";
   if (s.lost_samples) out += " (" + thousands(static_cast<uint64_t>(*s.lost_samples)) + " lost)";
+  if (s.idle_samples) out += ", " + thousands(s.idle_samples) + " idle left out (--include-idle)";
   out += ", " + std::to_string(s.processes) + (s.processes == 1 ? " process, " : " processes, ") +
          std::to_string(s.threads) + (s.threads == 1 ? " thread" : " threads") + "\n";
   return out;

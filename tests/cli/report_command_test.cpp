@@ -31,7 +31,9 @@ TEST_CASE("report lists the hottest functions of a self-contained file with its 
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("# sprof report: app (" + path + ")\n") == 0);
-  CHECK(r.out.find("# 15 samples (3 lost), 1 process, 2 threads\n") != std::string::npos);
+  CHECK(r.out.find(
+            "# 16 samples (3 lost), 1 idle left out (--include-idle), 1 process, 2 threads\n") !=
+        std::string::npos);
   CHECK(r.out.find("\n 85.71%   14.29%         12  app     compute\n") != std::string::npos);
   CHECK(r.out.find('\x1b') == std::string::npos);  // not a terminal: no colours
 }

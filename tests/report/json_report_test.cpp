@@ -32,7 +32,8 @@ TEST_CASE("the JSON report: header, threads and functions with weights and perce
   const auto root = r->root;
   CHECK(std::string_view(root["profile"]["name"]) == "app");
   CHECK(std::string_view(root["profile"]["event"]) == "cpu-clock");
-  CHECK(uint64_t(root["profile"]["samples"]) == 15);
+  CHECK(uint64_t(root["profile"]["samples"]) == 16);
+  CHECK(uint64_t(root["profile"]["idleSamples"]) == 1);
   CHECK(int64_t(root["profile"]["lostSamples"]) == 3);
   CHECK(uint64_t(root["profile"]["threads"]) == 2);
   CHECK(double(root["profile"]["durationMs"]) == 20);

@@ -6,6 +6,7 @@
 //   main:   main -> compute -> leaf        x6    (leaf has `inlined_helper` inlined at its PC)
 //           main -> compute                x2
 //           main -> recurse -> recurse     x2
+//           main -> compute -> schedule    x1    (Idle category: the thread off the CPU)
 //   worker: worker_entry -> compute -> leaf x4
 //           (no stack)                      x1
 #pragma once
@@ -20,7 +21,7 @@
 namespace sprof::test {
 
 struct ReportProfileFacts {
-  static constexpr uint64_t kMainSamples = 10;
+  static constexpr uint64_t kMainSamples = 11;   // one idle
   static constexpr uint64_t kWorkerSamples = 5;  // one without a stack
   static constexpr uint64_t kWeight = 14;        // samples with a stack, both threads
 };
@@ -62,6 +63,7 @@ inline profile::Profile make_report_profile() {
     add(t, leaf, 6);
     add(t, compute, 2);
     add(t, recurse2, 2);
+    add(t, t.intern_stack(compute, t.intern_frame("schedule", Category::kIdle)), 1);
   }
   {
     profile::Thread& t = process.threads.emplace_back();

@@ -46,8 +46,9 @@ TEST_CASE("a self-contained profile reads back as named stacks with inline frame
   CHECK(main.pid == 100);
   CHECK(main.tid == 100);
   CHECK(main.process_name == "app");
-  CHECK(main.samples == 10);
+  CHECK(main.samples == 11);
   CHECK(main.samples_without_stack == 0);
+  CHECK(main.idle_samples == 1);
   std::map<std::string, uint64_t> weight_by_path;
   for (uint32_t s = 0; s < main.stacks.size(); ++s) {
     if (main.stack_weight[s] != 0) weight_by_path[path_of(*p, main, s)] += main.stack_weight[s];
@@ -59,12 +60,29 @@ TEST_CASE("a self-contained profile reads back as named stacks with inline frame
   const ReportThread& worker = thread_named(*p, "worker");
   CHECK(worker.samples == 5);
   CHECK(worker.samples_without_stack == 1);
-  for (const Function& f : p->functions) CHECK(f.module == "app");
+  for (const Function& f : p->functions) CHECK(f.module == (f.name == "schedule" ? "" : "app"));
   CHECK(p->meta.symbolicated);
   CHECK(p->meta.interval_ms == 1);
   REQUIRE(p->meta.sprof_value("event") != nullptr);
   CHECK(std::get<std::string>(*p->meta.sprof_value("event")) == "cpu-clock");
   CHECK(std::get<int64_t>(*p->meta.sprof_value("lostSamples")) == 3);
+}
+
+TEST_CASE("idle samples are left out unless asked for") {
+  auto with_idle = read_processed_profile(report_profile_json(), {.include_idle = true});
+  REQUIRE(with_idle.has_value());
+  const ReportThread& main = thread_named(*with_idle, "main");
+  CHECK(main.idle_samples == 0);
+  uint64_t weight = 0;
+  for (uint32_t s = 0; s < main.stacks.size(); ++s) {
+    weight += main.stack_weight[s];
+    if (main.stack_weight[s] != 0 &&
+        with_idle->functions[main.stacks[s].function].name == "schedule") {
+      CHECK(path_of(*with_idle, main, s) == "main;compute;schedule");
+      CHECK(main.stack_weight[s] == 1);
+    }
+  }
+  CHECK(weight == 11);
 }
 
 TEST_CASE("functions are shared by threads: one id per name and module") {
@@ -73,7 +91,7 @@ TEST_CASE("functions are shared by threads: one id per name and module") {
   std::set<std::string> names;
   for (const Function& f : p->functions) CHECK(names.insert(f.name).second);
   CHECK(names == std::set<std::string>{"main", "compute", "leaf", "inlined_helper", "recurse",
-                                       "worker_entry"});
+                                       "worker_entry", "schedule"});
 }
 
 TEST_CASE("input that is not a readable processed profile is an error naming why") {

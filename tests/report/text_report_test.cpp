@@ -125,7 +125,7 @@ TEST_CASE("per-thread sections are headed by their thread") {
   const auto text = lines(
       sections_text(p, *build_sections(p, *select_threads(p, {}), options), options, {80, false}));
   REQUIRE(text.size() == 10);
-  CHECK(text[1] == "# thread main (100) of app (100): 10 samples");
+  CHECK(text[1] == "# thread main (100) of app (100): 11 samples");
   CHECK(text[3] == "100.00%    0.00%         10  app     main");
   CHECK(text[6] == "# thread worker (101) of app (100): 5 samples");
   CHECK(text[8] == "100.00%  100.00%          4  app     inlined_helper");
@@ -136,12 +136,13 @@ TEST_CASE("the header says what was recorded; colours only when asked") {
   const ReportSummary summary = summarize(p, *select_threads(p, {}));
   CHECK(summary.name == "app");
   CHECK(summary.duration_ms == 20);
-  CHECK(summary.samples == 15);
+  CHECK(summary.samples == 16);
+  CHECK(summary.idle_samples == 1);
   CHECK(summary.lost_samples == 3);
   CHECK(header_text(summary, "p.json.gz", {80, false}) ==
         "# sprof report: app (p.json.gz)\n"
         "# duration 0.02 s, event cpu-clock\n"
-        "# 15 samples (3 lost), 1 process, 2 threads\n");
+        "# 16 samples (3 lost), 1 idle left out (--include-idle), 1 process, 2 threads\n");
   CHECK(header_text(summary, "p.json.gz", {80, true}).find("\x1b[1m") == 0);
   ViewOptions options;
   const auto sections = *build_sections(p, *select_threads(p, {}), options);

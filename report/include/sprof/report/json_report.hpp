@@ -2,10 +2,10 @@
 //
 // A report as JSON for scripts and CI. The shape is stable (new fields may be added, none
 // renamed or removed):
-//   {"profile": {"name", "product", "durationMs", "event", "samples", "lostSamples",
-//                "processes", "threads"},
+//   {"profile": {"name", "product", "durationMs", "event", "samples", "idleSamples",
+//                "lostSamples", "processes", "threads"},
 //    "view": "functions" | "tree" | "callers",
-//    "sections": [{"threads": [{"name", "tid", "pid", "processName", "samples"}],
+//    "sections": [{"threads": [{"name", "tid", "pid", "processName", "samples", "idleSamples"}],
 //                  "weight": N,
 //                  "functions": [{"name", "module", "self", "total", "selfPercent",
 //                                 "totalPercent"}],                       (view "functions")

@@ -14,6 +14,7 @@
 namespace sprof::report {
 
 Result<ReportProfile> report_profile_from_gecko(const profile::Profile& profile,
-                                                symbolicator::Symbolicator& symbolicator);
+                                                symbolicator::Symbolicator& symbolicator,
+                                                const ReadOptions& options = {});
 
 }  // namespace sprof::report

@@ -45,6 +45,7 @@ struct ReportThread {
   std::vector<uint64_t> stack_cpu_ns;
   uint64_t samples = 0;  // every sample row, with or without a stack
   uint64_t samples_without_stack = 0;
+  uint64_t idle_samples = 0;  // left out of `stack_weight` (ReadOptions::include_idle)
   std::optional<double> first_sample_ms, last_sample_ms;
 };
 
@@ -68,8 +69,16 @@ struct ReportProfile {
   std::vector<ReportThread> threads;
 };
 
+struct ReadOptions {
+  // Samples whose stack is in the "Idle" category (a thread off the CPU: sprof's off-CPU samples)
+  // are left out unless asked for, as profiler-cli leaves them out: a CPU profile's percentages
+  // are of the time on the CPU, as perf report's are.
+  bool include_idle = false;
+};
+
 // Reads a processed profile (the self-contained files sprof writes, or another tool's processed
 // profile with the same tables). kMalformed names the table and row that does not fit.
-Result<ReportProfile> read_processed_profile(std::string_view json);
+Result<ReportProfile> read_processed_profile(std::string_view json,
+                                             const ReadOptions& options = {});
 
 }  // namespace sprof::report

@@ -44,6 +44,7 @@ struct ReportSummary {
   double duration_ms = 0;
   std::string event;                    // meta.sprof.event; empty if unknown
   uint64_t samples = 0;                 // sample rows of the selected threads
+  uint64_t idle_samples = 0;            // of those, left out as idle
   std::optional<int64_t> lost_samples;  // meta.sprof.lostSamples
   size_t processes = 0;
   size_t threads = 0;

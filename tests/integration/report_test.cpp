@@ -1,0 +1,169 @@
+// `sprof report` on recorded programs: the functions and weights it prints are the ones the
+// Firefox Profiler's own code (profiler-cli) computes from the same file, and the call structure
+// of it_unwind (calc_thread -> outer_level -> middle_level -> {libm_heavy, sort_heavy ->
+// std::sort -> compare_values}) shows in its trees.
+#include <doctest/doctest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "profiler_cli.hpp"
+#include "profiler_cli_queries.hpp"
+#include "recorded_profile.hpp"
+#include "sprof_test/paths.hpp"
+
+using namespace sprof::test;
+
+namespace {
+
+constexpr const char* kUnwindPrefix = "it_unwind!(anonymous namespace)::";
+
+ProcessResult sprof_report(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{kSprofExe, "report"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv);
+}
+
+struct ReportedFunction {
+  uint64_t self = 0, total = 0;
+  double self_percent = 0, total_percent = 0;
+};
+
+// "module!name" -> weights of the first section of `sprof report --json`, and its total weight.
+struct ReportedFunctions {
+  std::map<std::string, ReportedFunction> by_name;
+  uint64_t weight = 0;
+};
+
+ReportedFunctions reported_functions(const std::string& json) {
+  ReportedFunctions out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::element section = doc["sections"].at(0);
+  out.weight = uint64_t(section["weight"]);
+  for (simdjson::dom::element f : simdjson::dom::array(section["functions"])) {
+    ReportedFunction r{uint64_t(f["self"]), uint64_t(f["total"]), double(f["selfPercent"]),
+                       double(f["totalPercent"])};
+    out.by_name[std::string(std::string_view(f["module"])) + "!" +
+                std::string(std::string_view(f["name"]))] = r;
+  }
+  return out;
+}
+
+std::string recorded_it_unwind(const std::string& dir, bool self_contained) {
+  const std::string file = dir + (self_contained ? "/p.json.gz" : "/g.json.gz");
+  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", file};
+  if (!self_contained) argv.push_back("--no-presymbolicate");
+  for (const char* a : {"--", "", "2", "2"}) argv.emplace_back(a);
+  argv[argv.size() - 3] = target_path("it_unwind");
+  const ProcessResult r = run_process(argv);
+  INFO("sprof record: " << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("report: each thread's functions and weights are profiler-cli's for the same file") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("report-vs-profiler-cli");
+  const std::string file = recorded_it_unwind(dir, true);
+  auto cli = ProfilerCli::with_standalone(file);
+  REQUIRE_MESSAGE(cli.has_value(), (cli ? "" : cli.error().message));
+  const std::string info = cli->profile_info().out;
+  int compared_threads = 0;
+  for (const ThreadHandle& thread : all_threads(info)) {
+    CAPTURE(thread.tid);
+    const ProcessResult report =
+        sprof_report({"--json", "--thread", std::to_string(thread.tid), file});
+    INFO(report.err);
+    REQUIRE(report.exit_code == 0);
+    const ReportedFunctions ours = reported_functions(report.out);
+    const ProcessResult theirs_json = cli->run(
+        {"thread", "functions", "--thread", "t-" + std::to_string(thread.index), "--json"});
+    REQUIRE(theirs_json.exit_code == 0);
+    const auto theirs = function_weights(theirs_json.out);
+    if (theirs.empty()) continue;  // a thread without samples
+    ++compared_threads;
+    // Every function either side lists, with the same self and total samples.
+    for (const auto& [name, weight] : theirs) {
+      CAPTURE(name);
+      const auto it = ours.by_name.find(name);
+      REQUIRE(it != ours.by_name.end());
+      CHECK(it->second.self == static_cast<uint64_t>(weight.self));
+      CHECK(it->second.total == static_cast<uint64_t>(weight.total));
+    }
+    CHECK(ours.by_name.size() == theirs.size());
+    // Percentages are of the thread's samples with a stack, rounded to two decimals.
+    for (const auto& [name, r] : ours.by_name) {
+      CAPTURE(name);
+      const double exact = 100.0 * static_cast<double>(r.total) / static_cast<double>(ours.weight);
+      CHECK(std::abs(r.total_percent - exact) <= 0.005 + 1e-9);
+    }
+  }
+  CHECK(compared_threads >= 2);
+}
+
+TEST_CASE("report: it_unwind's call structure in the tree and the callers") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("report-structure");
+  const std::string file = recorded_it_unwind(dir, true);
+
+  const ProcessResult list = sprof_report({"--json", file});
+  REQUIRE(list.exit_code == 0);
+  const ReportedFunctions functions = reported_functions(list.out);
+  for (const char* name :
+       {"calc_thread(int, long)", "outer_level(int)", "middle_level(int)", "libm_heavy(int)",
+        "sort_heavy(int)", "compare_values(double, double)"}) {
+    CAPTURE(name);
+    CHECK(functions.by_name.count(kUnwindPrefix + std::string(name)) == 1);
+  }
+  // Every calc thread's sample is under calc_thread, outer_level and middle_level.
+  const auto& calc = functions.by_name.at(kUnwindPrefix + std::string("calc_thread(int, long)"));
+  CHECK(functions.by_name.at(kUnwindPrefix + std::string("middle_level(int)")).total == calc.total);
+
+  // The text tree names the chain in order, each level indented under the one before.
+  const ProcessResult tree = sprof_report({"--tree", "--width", "200", file});
+  INFO(tree.out);
+  REQUIRE(tree.exit_code == 0);
+  size_t at = 0;
+  size_t indent = 0;
+  for (const char* name :
+       {"calc_thread(int, long)", "outer_level(int)", "middle_level(int)", "sort_heavy(int)"}) {
+    CAPTURE(name);
+    at = tree.out.find("(anonymous namespace)::" + std::string(name), at);
+    REQUIRE(at != std::string::npos);
+    const size_t line_start = tree.out.rfind('\n', at) + 1;
+    const size_t this_indent = at - line_start;
+    CHECK(this_indent > indent);
+    indent = this_indent;
+  }
+
+  // compare_values is called (through std::sort's helpers) only from sort_heavy.
+  const ProcessResult callers =
+      sprof_report({"--callers", "(anonymous namespace)::compare_values(double, double)",
+                    "--min-percent", "0", "--width", "200", file});
+  INFO(callers.out);
+  REQUIRE(callers.exit_code == 0);
+  CHECK(callers.out.find("sort_heavy(int)") != std::string::npos);
+  CHECK(callers.out.find("libm_heavy") == std::string::npos);
+}
+
+TEST_CASE("report: a Gecko file reads as its self-contained form does") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("report-gecko");
+  const std::string gecko = recorded_it_unwind(dir, false);
+  const ProcessResult from_gecko = sprof_report({"--json", "--tree", "--min-percent", "0", gecko});
+  INFO(from_gecko.err);
+  REQUIRE(from_gecko.exit_code == 0);
+  const std::string symbolicated = dir + "/s.json.gz";
+  REQUIRE(run_process({kSprofExe, "symbolicate", "-q", gecko, "-o", symbolicated}).exit_code == 0);
+  const ProcessResult from_file =
+      sprof_report({"--json", "--tree", "--min-percent", "0", symbolicated});
+  REQUIRE(from_file.exit_code == 0);
+  CHECK(from_gecko.out == from_file.out);
+  CHECK(from_gecko.out.find("compare_values(double, double)") != std::string::npos);
+}
