@@ -9,6 +9,7 @@
 #include "definitions/command_tail.hpp"
 #include "definitions/definitions.hpp"
 #include "exit_codes.hpp"
+#include "export_command.hpp"
 #include "import_command.hpp"
 #include "load_command.hpp"
 #include "record_command.hpp"
@@ -51,6 +52,10 @@ int main(int argc, char** argv) {
   if (sprof.report->parsed()) {
     set_verbosity(commands.report.verbosity);
     return run_report_command(commands.report);
+  }
+  if (sprof.export_->parsed()) {
+    set_verbosity(commands.export_.verbosity);
+    return run_export_command(commands.export_);
   }
   set_verbosity(commands.load.verbosity);
   return run_load_command(commands.load);

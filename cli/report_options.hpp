@@ -1,5 +1,5 @@
-// cli/report_options.hpp: parsed options of `sprof report` (filled by
-// definitions/report_definition.cpp).
+// cli/report_options.hpp: parsed options of `sprof report` and `sprof export` (filled by
+// definitions/report_definition.cpp and export_definition.cpp).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +33,16 @@ struct ReportCommandOptions {
   bool json = false;
   size_t width = 0;  // 0: the terminal's, else $COLUMNS, else 80
   ColourChoice colour = ColourChoice::kAuto;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+enum class ExportFormat { kFolded };
+
+struct ExportCommandOptions {
+  ProfileSelection selection;
+  ExportFormat format = ExportFormat::kFolded;
+  std::string output;  // empty or "-": stdout
+  bool thread_prefix = false;
   Verbosity verbosity = Verbosity::kNormal;
 };
 

@@ -22,6 +22,7 @@ struct Commands {
   SymbolicateCommandOptions symbolicate;
   StatCommandOptions stat;
   ReportCommandOptions report;
+  ExportCommandOptions export_;
 };
 
 struct SprofApp {
@@ -32,6 +33,7 @@ struct SprofApp {
   CLI::App* symbolicate = nullptr;
   CLI::App* stat = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* export_ = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -49,6 +51,7 @@ CLI::App* define_import(CLI::App& app, ImportCommandOptions& options);
 CLI::App* define_symbolicate(CLI::App& app, SymbolicateCommandOptions& options);
 CLI::App* define_stat(CLI::App& app, StatCommandOptions& options);
 CLI::App* define_report(CLI::App& app, ReportCommandOptions& options);
+CLI::App* define_export(CLI::App& app, ExportCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);

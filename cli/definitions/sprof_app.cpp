@@ -24,6 +24,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.symbolicate = define_symbolicate(app, into.symbolicate);
   sprof.stat = define_stat(app, into.stat);
   sprof.report = define_report(app, into.report);
+  sprof.export_ = define_export(app, into.export_);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "report_profile_builder.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/paths.hpp"
@@ -133,4 +136,39 @@ TEST_CASE("report on a truncated gzip file fails with a message") {
   CHECK(r.exit_code == 3);
   CHECK(r.err.find("sprof: " + path + ": ") == 0);
   CHECK(r.out.empty());
+}
+
+TEST_CASE("export --format folded writes collapsed stacks to a file or standard output") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const std::string expected =
+      "main;compute 2\n"
+      "main;compute;leaf;inlined_helper 6\n"
+      "main;recurse;recurse 2\n"
+      "worker_entry;compute;leaf;inlined_helper 4\n";
+  const ProcessResult to_stdout = run_sprof({"export", "--format", "folded", path});
+  INFO(to_stdout.err);
+  REQUIRE(to_stdout.exit_code == 0);
+  CHECK(to_stdout.out == expected);
+  const std::string out = (dir.path() / "out.folded").string();
+  const ProcessResult to_file =
+      run_sprof({"export", "-f", "folded", "--thread-prefix", "--thread", "main", "-o", out, path});
+  REQUIRE(to_file.exit_code == 0);
+  CHECK(to_file.out.empty());
+  std::ifstream in(out);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(written ==
+        "app (100)/main (100);main;compute 2\n"
+        "app (100)/main (100);main;compute;leaf;inlined_helper 6\n"
+        "app (100)/main (100);main;recurse;recurse 2\n");
+  const ProcessResult unwritable =
+      run_sprof({"export", "-f", "folded", "-o", (dir.path() / "no/such/dir/x").string(), path});
+  CHECK(unwritable.exit_code == 3);
+  CHECK(unwritable.err.find("sprof: cannot write ") == 0);
+  const ProcessResult bad_format = run_sprof({"export", "-f", "svg", path});
+  CHECK(bad_format.exit_code == 1);
+  CHECK(bad_format.err.find("svg") != std::string::npos);
+  const ProcessResult bad_input = run_sprof({"export", "-f", "folded", dir.write_file("x", "[]")});
+  CHECK(bad_input.exit_code != 0);
+  CHECK(bad_input.out.empty());
 }

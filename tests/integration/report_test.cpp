@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "profiler_cli.hpp"
@@ -166,4 +167,41 @@ TEST_CASE("report: a Gecko file reads as its self-contained form does") {
   REQUIRE(from_file.exit_code == 0);
   CHECK(from_gecko.out == from_file.out);
   CHECK(from_gecko.out.find("compare_values(double, double)") != std::string::npos);
+}
+
+TEST_CASE("export --format folded: the report's samples, one line per stack, root first") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("report-folded");
+  const std::string file = recorded_it_unwind(dir, true);
+  const ProcessResult folded = run_process({kSprofExe, "export", "-f", "folded", file});
+  INFO(folded.err);
+  REQUIRE(folded.exit_code == 0);
+  const ProcessResult report = sprof_report({"--json", file});
+  REQUIRE(report.exit_code == 0);
+  uint64_t total = 0;
+  uint64_t through_sort_heavy = 0;  // with sort_heavy as a frame
+  uint64_t under_chain = 0;         // and below calc_thread > outer_level > middle_level
+  std::istringstream lines(folded.out);
+  const std::string chain =
+      "(anonymous namespace)::calc_thread(int, long);(anonymous namespace)::outer_level(int);"
+      "(anonymous namespace)::middle_level(int);(anonymous namespace)::sort_heavy(int);";
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    REQUIRE(space != std::string::npos);
+    const uint64_t count = std::stoull(line.substr(space + 1));
+    CHECK(count > 0);
+    total += count;
+    // As a caller (";" follows) or as the leaf (the count follows).
+    if (line.find("(anonymous namespace)::sort_heavy(int);") != std::string::npos ||
+        line.find("(anonymous namespace)::sort_heavy(int) ") != std::string::npos) {
+      through_sort_heavy += count;
+    }
+    if (line.find(chain) != std::string::npos) under_chain += count;
+  }
+  const ReportedFunctions functions = reported_functions(report.out);
+  CHECK(total == functions.weight);
+  CHECK(through_sort_heavy ==
+        functions.by_name.at(kUnwindPrefix + std::string("sort_heavy(int)")).total);
+  // A stack the unwinder stopped early misses its callers; nearly all have them.
+  CHECK(static_cast<double>(under_chain) >= 0.99 * static_cast<double>(through_sort_heavy));
 }

@@ -1,0 +1,23 @@
+#include "definitions.hpp"
+
+namespace sprof::cli {
+
+CLI::App* define_export(CLI::App& app, ExportCommandOptions& options) {
+  auto* cmd = app.add_subcommand(
+      "export",
+      "Write a profile's stacks for other tools: folded (FlameGraph, inferno, Pyroscope)");
+  add_profile_selection_options(*cmd, options.selection);
+  cmd->add_option("-f,--format", options.format, "Output format: folded")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, ExportFormat>{{"folded", ExportFormat::kFolded}}, CLI::ignore_case))
+      ->required()
+      ->type_name("FORMAT");
+  cmd->add_option("-o,--output", options.output, "File to write (default: standard output)")
+      ->type_name("FILE");
+  cmd->add_flag("--thread-prefix", options.thread_prefix,
+                "Start each stack with a frame naming its process and thread");
+  add_verbosity_options(*cmd, options.verbosity);
+  return cmd;
+}
+
+}  // namespace sprof::cli
