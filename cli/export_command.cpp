@@ -8,6 +8,7 @@
 #include "exit_codes.hpp"
 #include "report_input.hpp"
 #include "sprof/report/folded_stacks.hpp"
+#include "sprof/report/pprof_export.hpp"
 
 namespace sprof::cli {
 
@@ -33,11 +34,26 @@ bool write_output(const std::string& path, const std::string& bytes) {
 }  // namespace
 
 int run_export_command(const ExportCommandOptions& options) {
+  const bool to_stdout = options.output.empty() || options.output == "-";
+  if (options.format == ExportFormat::kPprof && to_stdout) {
+    std::fprintf(stderr, "sprof: --format pprof writes a binary file: give it with -o FILE\n");
+    return kExitUsage;
+  }
   auto opened = open_profile(options.selection);
   if (!opened) return report_open_error(options.selection, opened.error());
-  const std::string text = report::folded_stacks((*opened)->profile, (*opened)->threads,
-                                                 {.thread_prefix = options.thread_prefix});
-  return write_output(options.output, text) ? kExitOk : kExitFailure;
+  const report::ReportProfile& profile = (*opened)->profile;
+  const report::ThreadSet& threads = (*opened)->threads;
+  if (options.format == ExportFormat::kFolded) {
+    const std::string text =
+        report::folded_stacks(profile, threads, {.thread_prefix = options.thread_prefix});
+    return write_output(options.output, text) ? kExitOk : kExitFailure;
+  }
+  auto pprof = report::pprof_gzip(profile, threads);
+  if (!pprof) {
+    std::fprintf(stderr, "sprof: %s\n", pprof.error().message.c_str());
+    return kExitFailure;
+  }
+  return write_output(options.output, *pprof) ? kExitOk : kExitFailure;
 }
 
 }  // namespace sprof::cli

@@ -36,7 +36,7 @@ struct ReportCommandOptions {
   Verbosity verbosity = Verbosity::kNormal;
 };
 
-enum class ExportFormat { kFolded };
+enum class ExportFormat { kFolded, kPprof };
 
 struct ExportCommandOptions {
   ProfileSelection selection;

@@ -7,9 +7,12 @@ CLI::App* define_export(CLI::App& app, ExportCommandOptions& options) {
       "export",
       "Write a profile's stacks for other tools: folded (FlameGraph, inferno, Pyroscope)");
   add_profile_selection_options(*cmd, options.selection);
-  cmd->add_option("-f,--format", options.format, "Output format: folded")
+  cmd->add_option("-f,--format", options.format,
+                  "folded: collapsed stacks, one line each; pprof: gzip'd profile.proto (needs -o)")
       ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ExportFormat>{{"folded", ExportFormat::kFolded}}, CLI::ignore_case))
+          std::map<std::string, ExportFormat>{{"folded", ExportFormat::kFolded},
+                                              {"pprof", ExportFormat::kPprof}},
+          CLI::ignore_case))
       ->required()
       ->type_name("FORMAT");
   cmd->add_option("-o,--output", options.output, "File to write (default: standard output)")

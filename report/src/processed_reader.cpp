@@ -90,13 +90,13 @@ class FunctionInterner {
  public:
   explicit FunctionInterner(std::vector<Function>& functions) : functions_(functions) {}
 
-  uint32_t intern(std::string_view name, std::string_view module) {
+  uint32_t intern(std::string_view name, std::string_view module, std::string_view file) {
     std::string key;
     key.reserve(name.size() + module.size() + 1);
     key.append(name).push_back('\0');
     key.append(module);
     auto [it, added] = ids_.try_emplace(std::move(key), static_cast<uint32_t>(functions_.size()));
-    if (added) functions_.push_back({std::string(name), std::string(module)});
+    if (added) functions_.push_back({std::string(name), std::string(module), std::string(file)});
     return it->second;
   }
 
@@ -109,11 +109,12 @@ class ThreadReader {
  public:
   // `idle_category`: the index of the "Idle" category, whose samples are skipped; none: keep all.
   ThreadReader(element thread, std::string where, FunctionInterner& functions,
-               std::optional<int64_t> idle_category)
+               std::optional<int64_t> idle_category, size_t libs)
       : thread_(thread),
         where_(std::move(where)),
         functions_(functions),
-        idle_category_(idle_category) {}
+        idle_category_(idle_category),
+        libs_(libs) {}
 
   Result<ReportThread> read() {
     ReportThread out;
@@ -122,9 +123,9 @@ class ThreadReader {
     out.pid = id_of(member(thread_, "pid"));
     out.tid = id_of(member(thread_, "tid"));
     SPROF_TRY(const std::vector<std::string_view> strings, read_strings());
-    SPROF_TRY(const std::vector<uint32_t> func_function, read_functions(strings));
-    SPROF_TRY(const std::vector<uint32_t> frame_function, read_frames(func_function));
-    SPROF_TRY_VOID(read_stacks(frame_function, out));
+    SPROF_TRY(const std::vector<FuncInfo> funcs, read_functions(strings));
+    SPROF_TRY_VOID(read_frames(funcs, out));
+    SPROF_TRY_VOID(read_stacks(out));
     SPROF_TRY_VOID(read_samples(out));
     return out;
   }
@@ -141,47 +142,73 @@ class ThreadReader {
     return strings;
   }
 
-  // Per func: its function id.
-  Result<std::vector<uint32_t>> read_functions(const std::vector<std::string_view>& strings) {
+  // Per func: its function id and lib.
+  struct FuncInfo {
+    uint32_t function;
+    std::optional<uint32_t> lib;
+  };
+
+  Result<std::vector<FuncInfo>> read_functions(const std::vector<std::string_view>& strings) {
     const std::string funcs_at = where_ + ".funcTable";
     const std::string resources_at = where_ + ".resourceTable";
     SPROF_TRY(element funcs, table(thread_, "funcTable", where_));
     SPROF_TRY(element resources, table(thread_, "resourceTable", where_));
     SPROF_TRY(const Column name, read_column(funcs, "name", funcs_at));
     SPROF_TRY(const Column resource, read_column(funcs, "resource", funcs_at));
+    SPROF_TRY(const Column file, read_column(funcs, "fileName", funcs_at, /*required=*/false));
     SPROF_TRY(const Column resource_name, read_column(resources, "name", resources_at));
-    std::vector<uint32_t> ids;
-    ids.reserve(name.size());
+    SPROF_TRY(const Column resource_lib, read_column(resources, "lib", resources_at, false));
+    std::vector<FuncInfo> out;
+    out.reserve(name.size());
     for (size_t f = 0; f < name.size(); ++f) {
       SPROF_TRY(const uint32_t name_index, index_into(name, f, strings.size(), funcs_at + ".name"));
-      std::string_view module;
+      std::string_view module, file_name;
+      std::optional<uint32_t> lib;
       if (f < resource.size() && resource[f] != kNull) {
         SPROF_TRY(const uint32_t r,
                   index_into(resource, f, resource_name.size(), funcs_at + ".resource"));
         SPROF_TRY(const uint32_t module_index,
                   index_into(resource_name, r, strings.size(), resources_at + ".name"));
         module = strings[module_index];
+        if (r < resource_lib.size() && resource_lib[r] != kNull) {
+          SPROF_TRY(lib, index_into(resource_lib, r, libs_, resources_at + ".lib"));
+        }
       }
-      ids.push_back(functions_.intern(strings[name_index], module));
+      if (f < file.size() && file[f] != kNull) {
+        SPROF_TRY(const uint32_t file_index,
+                  index_into(file, f, strings.size(), funcs_at + ".fileName"));
+        file_name = strings[file_index];
+      }
+      out.push_back({functions_.intern(strings[name_index], module, file_name), lib});
     }
-    return ids;
+    return out;
   }
 
-  // Per frame: its function id.
-  Result<std::vector<uint32_t>> read_frames(const std::vector<uint32_t>& func_function) {
+  Result<void> read_frames(const std::vector<FuncInfo>& funcs, ReportThread& out) {
     const std::string at = where_ + ".frameTable";
     SPROF_TRY(element frames, table(thread_, "frameTable", where_));
     SPROF_TRY(const Column func, read_column(frames, "func", at));
-    std::vector<uint32_t> ids;
-    ids.reserve(func.size());
+    SPROF_TRY(const Column address, read_column(frames, "address", at, /*required=*/false));
+    SPROF_TRY(const Column depth, read_column(frames, "inlineDepth", at, false));
+    SPROF_TRY(const Column line, read_column(frames, "line", at, false));
+    const auto optional_at = [](const Column& c, size_t i) {
+      return i < c.size() && c[i] != kNull ? std::optional<uint64_t>(c[i]) : std::nullopt;
+    };
+    out.frames.reserve(func.size());
     for (size_t i = 0; i < func.size(); ++i) {
-      SPROF_TRY(const uint32_t f, index_into(func, i, func_function.size(), at + ".func"));
-      ids.push_back(func_function[f]);
+      SPROF_TRY(const uint32_t f, index_into(func, i, funcs.size(), at + ".func"));
+      Frame frame;
+      frame.function = funcs[f].function;
+      frame.lib = funcs[f].lib;
+      frame.address = optional_at(address, i);
+      frame.inline_depth = static_cast<uint32_t>(optional_at(depth, i).value_or(0));
+      frame.line = static_cast<uint32_t>(optional_at(line, i).value_or(0));
+      out.frames.push_back(frame);
     }
-    return ids;
+    return ok();
   }
 
-  Result<void> read_stacks(const std::vector<uint32_t>& frame_function, ReportThread& out) {
+  Result<void> read_stacks(ReportThread& out) {
     const std::string at = where_ + ".stackTable";
     SPROF_TRY(element stacks, table(thread_, "stackTable", where_));
     SPROF_TRY(const Column frame, read_column(stacks, "frame", at));
@@ -191,8 +218,8 @@ class ThreadReader {
     }
     out.stacks.reserve(frame.size());
     for (size_t i = 0; i < frame.size(); ++i) {
-      SPROF_TRY(const uint32_t f, index_into(frame, i, frame_function.size(), at + ".frame"));
-      StackNode node{std::nullopt, frame_function[f]};
+      SPROF_TRY(const uint32_t f, index_into(frame, i, out.frames.size(), at + ".frame"));
+      StackNode node{std::nullopt, out.frames[f].function, f};
       if (i < prefix.size() && prefix[i] != kNull) {
         // A prefix before its stack keeps every walk to the root finite.
         SPROF_TRY(node.prefix, index_into(prefix, i, i, at + ".prefix"));
@@ -248,8 +275,21 @@ class ThreadReader {
   std::string where_;
   FunctionInterner& functions_;
   std::optional<int64_t> idle_category_;
+  size_t libs_;
   Column stack_category_;
 };
+
+std::vector<Library> read_libs(element root) {
+  std::vector<Library> libs;
+  simdjson::dom::array list;
+  if (root.at_key("libs").get_array().get(list) != simdjson::SUCCESS) return libs;
+  for (element lib : list) {
+    libs.push_back({std::string(text(member(lib, "name"))), std::string(text(member(lib, "path"))),
+                    std::string(text(member(lib, "breakpadId"))),
+                    std::string(text(member(lib, "codeId")))});
+  }
+  return libs;
+}
 
 // The index of meta.categories' "Idle" entry.
 std::optional<int64_t> idle_category(element meta) {
@@ -320,12 +360,14 @@ Result<ReportProfile> read_processed_profile(std::string_view json, const ReadOp
   }
   ReportProfile profile;
   profile.meta = read_meta(*meta);
+  profile.libs = read_libs(root);
   FunctionInterner functions(profile.functions);
   const std::optional<int64_t> idle = options.include_idle ? std::nullopt : idle_category(*meta);
   size_t i = 0;
   for (element thread : threads) {
-    SPROF_TRY(ReportThread t,
-              ThreadReader(thread, "threads[" + std::to_string(i++) + "]", functions, idle).read());
+    SPROF_TRY(ReportThread t, ThreadReader(thread, "threads[" + std::to_string(i++) + "]",
+                                           functions, idle, profile.libs.size())
+                                  .read());
     profile.threads.push_back(std::move(t));
   }
   return profile;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "pprof_raw.hpp"
 #include "report_profile_builder.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/paths.hpp"
@@ -171,4 +172,45 @@ TEST_CASE("export --format folded writes collapsed stacks to a file or standard 
   const ProcessResult bad_input = run_sprof({"export", "-f", "folded", dir.write_file("x", "[]")});
   CHECK(bad_input.exit_code != 0);
   CHECK(bad_input.out.empty());
+}
+
+TEST_CASE("export --format pprof: pprof reads the samples, inline chains and modules back") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const std::string out = (dir.path() / "cpu.pb.gz").string();
+  CHECK(run_sprof({"export", "-f", "pprof", path}).exit_code == 1);  // no -o: binary to stdout
+  const ProcessResult r = run_sprof({"export", "-f", "pprof", "-o", out, path});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const ProcessResult raw = go_tool_pprof({"-raw", out});
+  if (raw.exit_code == 127 || raw.err.find("not found") != std::string::npos) {
+    MESSAGE("go tool pprof is not installed (Debian: golang-go): pprof output not checked");
+    return;
+  }
+  INFO(raw.out << raw.err);
+  REQUIRE(raw.exit_code == 0);
+  const PprofRaw p = parse_pprof_raw(raw.out);
+  CHECK(p.sample_types == std::vector<std::string>{"samples/count", "cpu/nanoseconds"});
+  // The report's functions and weights (report_command's expectations above).
+  using Weights = std::map<std::string, std::pair<int64_t, int64_t>>;
+  CHECK(p.self_and_total(0) == Weights{{"compute", {2, 12}},
+                                       {"inlined_helper", {10, 10}},
+                                       {"leaf", {0, 10}},
+                                       {"main", {0, 10}},
+                                       {"recurse", {2, 2}},
+                                       {"worker_entry", {0, 4}}});
+  // Every sample here took 1 ms of CPU.
+  for (const PprofRawSample& s : p.samples) CHECK(s.values[1] == s.values[0] * 1000000);
+  // The leaf's inline chain is one location, innermost first.
+  bool chain = false;
+  for (const auto& [id, functions] : p.location_functions) {
+    chain = chain || functions == std::vector<std::string>{"inlined_helper", "leaf"};
+  }
+  CHECK(chain);
+  REQUIRE(p.mappings.size() == 1);
+  CHECK(p.mappings[0].find("/bin/app 0123456789ABCDEF0123456789ABCDEF0") != std::string::npos);
+  const ProcessResult top = go_tool_pprof({"-top", "-sample_index=samples", out});
+  CHECK(top.out.find("Duration: 20ms, Total samples = 14") != std::string::npos);
+  CHECK(top.out.find("        10 71.43% 71.43%         10 71.43%  inlined_helper") !=
+        std::string::npos);
 }

@@ -1,8 +1,10 @@
 // Fuzz target: a profile read for `sprof report` / `sprof export` (read_processed_profile), then
-// everything that walks its stacks: the function list, both call trees, and the text and JSON
-// renderings (which trust the reader's checks that every index is in range and prefixes come
-// first).
+// everything that walks its stacks: the function list, both call trees, the text and JSON
+// renderings, folded stacks and the pprof message (which trust the reader's checks that every index
+// is in range and prefixes come first).
+#include "sprof/report/folded_stacks.hpp"
 #include "sprof/report/json_report.hpp"
+#include "sprof/report/pprof_export.hpp"
 #include "sprof/report/report_view.hpp"
 #include "sprof/report/text_report.hpp"
 
@@ -14,6 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto threads = select_threads(*profile, {});
   if (!threads) return 0;
   const ReportSummary summary = summarize(*profile, *threads);
+  (void)folded_stacks(*profile, *threads, {.thread_prefix = true});
+  (void)pprof_message(*profile, *threads);
   for (View view : {View::kFunctions, View::kTree, View::kCallers}) {
     ViewOptions options;
     options.view = view;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "pprof_raw.hpp"
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
@@ -204,4 +205,73 @@ TEST_CASE("export --format folded: the report's samples, one line per stack, roo
         functions.by_name.at(kUnwindPrefix + std::string("sort_heavy(int)")).total);
   // A stack the unwinder stopped early misses its callers; nearly all have them.
   CHECK(static_cast<double>(under_chain) >= 0.99 * static_cast<double>(through_sort_heavy));
+}
+
+TEST_CASE("export --format pprof: go tool pprof sees the report's functions and weights") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("report-pprof");
+  const std::string file = recorded_it_unwind(dir, true);
+  const std::string pprof = dir + "/cpu.pb.gz";
+  const ProcessResult exported =
+      run_process({kSprofExe, "export", "-f", "pprof", "-o", pprof, file});
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  const ProcessResult raw = go_tool_pprof({"-raw", pprof});
+  if (raw.exit_code == 127 || raw.err.find("not found") != std::string::npos) {
+    MESSAGE("go tool pprof is not installed (Debian: golang-go): pprof output not checked");
+    return;
+  }
+  REQUIRE(raw.exit_code == 0);
+  const PprofRaw parsed = parse_pprof_raw(raw.out);
+  const auto weights = parsed.self_and_total(0);
+
+  const ProcessResult report = sprof_report({"--json", file});
+  REQUIRE(report.exit_code == 0);
+  const ReportedFunctions ours = reported_functions(report.out);
+  // pprof names functions without their module: compare the names only one module has.
+  std::map<std::string, int> modules_per_name;
+  for (const auto& [module_and_name, r] : ours.by_name) {
+    ++modules_per_name[module_and_name.substr(module_and_name.find('!') + 1)];
+  }
+  size_t compared = 0;
+  for (const auto& [module_and_name, r] : ours.by_name) {
+    const std::string name = module_and_name.substr(module_and_name.find('!') + 1);
+    if (modules_per_name[name] != 1) continue;
+    CAPTURE(name);
+    const auto it = weights.find(name);
+    REQUIRE(it != weights.end());
+    CHECK(it->second.first == static_cast<int64_t>(r.self));
+    CHECK(it->second.second == static_cast<int64_t>(r.total));
+    ++compared;
+  }
+  CHECK(compared >= 20);
+  CHECK(weights.size() == modules_per_name.size());
+  // Mappings carry the modules' paths and build ids.
+  bool program_mapped = false;
+  for (const std::string& m : parsed.mappings) {
+    program_mapped = program_mapped || (m.find(target_path("it_unwind")) != std::string::npos &&
+                                        m.find("[FN][FL][LN][IN]") != std::string::npos);
+  }
+  CHECK(program_mapped);
+
+  // -top: plain C names are shown as they are, with the report's self and total.
+  const ProcessResult top =
+      go_tool_pprof({"-top", "-nodecount=1000", "-sample_index=samples", pprof});
+  INFO(top.out);
+  CHECK(top.out.find("Total samples = " + std::to_string(ours.weight) + " \n") !=
+        std::string::npos);
+  const ReportedFunction& fmod = ours.by_name.at("libm.so.6!__fmod_finite");
+  std::istringstream lines(top.out);
+  bool fmod_seen = false;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string flat, flat_percent, sum_percent, cum, cum_percent, name;
+    fields >> flat >> flat_percent >> sum_percent >> cum >> cum_percent;
+    std::getline(fields >> std::ws, name);
+    if (name != "__fmod_finite") continue;
+    fmod_seen = true;
+    CHECK(flat == std::to_string(fmod.self));
+    CHECK(cum == std::to_string(fmod.total));
+  }
+  CHECK(fmod_seen);
 }

@@ -27,11 +27,30 @@ namespace sprof::report {
 struct Function {
   std::string name;
   std::string module;  // lib name ("libm.so.6"); empty when the frame is in no lib
+  std::string file;    // source file where known (the first one met for this name and module)
+};
+
+// A module of the profile (its `libs`), for exports that keep addresses (pprof's mappings).
+struct Library {
+  std::string name;
+  std::string path;
+  std::string breakpad_id;
+  std::string code_id;  // the build id, lowercase hex; may be empty
+};
+
+// A frame of a thread: one inline depth at one address.
+struct Frame {
+  std::optional<uint64_t> address;  // lib-relative; none outside every lib
+  std::optional<uint32_t> lib;      // index into ReportProfile::libs
+  uint32_t inline_depth = 0;        // 0: the function the code belongs to; n: inlined n deep
+  uint32_t function = 0;
+  uint32_t line = 0;  // 0 if unknown
 };
 
 struct StackNode {
   std::optional<uint32_t> prefix;  // the caller's node; none at a root
   uint32_t function;               // index into ReportProfile::functions
+  uint32_t frame = 0;              // index into ReportThread::frames
 };
 
 struct ReportThread {
@@ -39,6 +58,7 @@ struct ReportThread {
   std::string process_name;
   int64_t pid = 0;
   int64_t tid = 0;
+  std::vector<Frame> frames;
   std::vector<StackNode> stacks;
   // Per stack node: the weight of the samples whose leaf it is, and their CPU time.
   std::vector<uint64_t> stack_weight;
@@ -66,6 +86,7 @@ struct ReportMeta {
 struct ReportProfile {
   ReportMeta meta;
   std::vector<Function> functions;
+  std::vector<Library> libs;
   std::vector<ReportThread> threads;
 };
 
