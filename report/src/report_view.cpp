@@ -48,7 +48,13 @@ Result<std::vector<Section>> build_sections(const ReportProfile& profile, const 
 
 ReportSummary summarize(const ReportProfile& profile, const ThreadSet& threads) {
   ReportSummary s;
-  if (!profile.threads.empty()) s.name = profile.threads.front().process_name;
+  // meta.product is the profile's name (the command, --profile-name, "System"); "sprof" is what
+  // a profile says when nothing named it.
+  if (!profile.meta.product.empty() && profile.meta.product != "sprof") {
+    s.name = profile.meta.product;
+  } else if (!profile.threads.empty()) {
+    s.name = profile.threads.front().process_name;
+  }
   std::set<int64_t> pids;
   std::optional<double> first, last;
   for (const ReportThread* t : threads) {

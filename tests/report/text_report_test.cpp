@@ -134,7 +134,10 @@ TEST_CASE("per-thread sections are headed by their thread") {
 TEST_CASE("the header says what was recorded; colours only when asked") {
   const ReportProfile p = profile();
   const ReportSummary summary = summarize(p, *select_threads(p, {}));
-  CHECK(summary.name == "app");
+  CHECK(summary.name == "app");  // the product is sprof's default: the root process names it
+  ReportProfile named = p;
+  named.meta.product = "nightly build";
+  CHECK(summarize(named, *select_threads(named, {})).name == "nightly build");
   CHECK(summary.duration_ms == 20);
   CHECK(summary.samples == 16);
   CHECK(summary.idle_samples == 1);

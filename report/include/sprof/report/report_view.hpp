@@ -40,7 +40,7 @@ Result<std::vector<Section>> build_sections(const ReportProfile& profile, const 
 
 // The facts of the header, from the profile's meta and the selected threads.
 struct ReportSummary {
-  std::string name;  // the root process's name (the command)
+  std::string name;  // meta.product (the command, --profile-name), else the root process's
   double duration_ms = 0;
   std::string event;                    // meta.sprof.event; empty if unknown
   uint64_t samples = 0;                 // sample rows of the selected threads
