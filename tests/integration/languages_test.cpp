@@ -141,15 +141,8 @@ TEST_CASE("go: perf record --call-graph dwarf + sprof import, the same") {
   skip_without_perf_tool();
   const std::string program = language_target("lang_go", "golang-go");
   const auto dir = make_temp_dir("lang-go-import");
-  const auto perf = perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"},
-                                {program, kGoRounds});
-  INFO("perf record: " << perf.out << perf.err);
-  REQUIRE(perf.exit_code == 0);
-  const auto truth = go_truth(perf.out);
+  const auto truth = go_truth(record_with_perf_and_import(dir, {program, kGoRounds}));
   REQUIRE(truth.has_value());
-  const auto imported = sprof_import(dir + "/perf.data", dir + "/p.json.gz");
-  INFO("sprof import: " << imported.out << imported.err);
-  REQUIRE(imported.exit_code == 0);
   check_go_profile(dir + "/p.json.gz", *truth);
 }
 

@@ -74,4 +74,16 @@ ProcessResult sprof_import(const std::string& perf_data, const std::string& out,
   return run_process(argv);
 }
 
+std::string record_with_perf_and_import(const std::string& dir,
+                                        const std::vector<std::string>& command) {
+  const auto perf =
+      perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"}, command);
+  INFO("perf record: " << perf.out << perf.err);
+  REQUIRE(perf.exit_code == 0);
+  const auto imported = sprof_import(dir + "/perf.data", dir + "/p.json.gz");
+  INFO("sprof import: " << imported.out << imported.err);
+  REQUIRE(imported.exit_code == 0);
+  return perf.out;
+}
+
 }  // namespace sprof::test

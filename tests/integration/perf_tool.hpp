@@ -26,6 +26,12 @@ ProcessResult perf_record(const std::string& out, const std::vector<std::string>
 // How many samples of each event perf itself reads in `perf_data` (`perf script -F event`).
 std::map<std::string, size_t> perf_script_sample_counts(const std::string& perf_data);
 
+// `perf record --call-graph dwarf -F 4000` of `command` into <dir>/perf.data, then `sprof import`
+// of it into <dir>/p.json.gz (the Gecko form); REQUIREs (doctest) that both succeed. Returns the
+// command's standard output, where test programs print what they measured of their own run.
+std::string record_with_perf_and_import(const std::string& dir,
+                                        const std::vector<std::string>& command);
+
 // `sprof import -s --no-presymbolicate -o <out> <extra...> <perf_data>`: the Gecko form, which
 // read_profile reads.
 ProcessResult sprof_import(const std::string& perf_data, const std::string& out,

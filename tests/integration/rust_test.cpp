@@ -144,14 +144,8 @@ TEST_CASE("rust: perf record --call-graph dwarf + sprof import has exact chains"
   skip_without_perf_tool();
   const std::string program = rust_target("tc_rust");
   const auto dir = make_temp_dir("rust-import");
-  const auto perf = perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"},
-                                {program, "2000"});
-  INFO("perf record: " << perf.out << perf.err);
-  REQUIRE(perf.exit_code == 0);
-  const auto imported = sprof_import(dir + "/perf.data", dir + "/p.json.gz");
-  INFO("sprof import: " << imported.out << imported.err);
-  REQUIRE(imported.exit_code == 0);
-  check_profile(dir + "/p.json.gz", "tc_rust", thread_cpu_ms(perf.out));
+  const std::string output = record_with_perf_and_import(dir, {program, "2000"});
+  check_profile(dir + "/p.json.gz", "tc_rust", thread_cpu_ms(output));
 }
 
 TEST_CASE("rust: the self-contained file shows Rust names in the Firefox Profiler, no server") {

@@ -59,15 +59,9 @@ void check_import(const std::string& name, const char* package) {
   skip_without_perf_tool();
   const std::string program = variant_path(name, package);
   const auto dir = make_temp_dir("matrix-import-" + name);
-  const auto perf = perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"},
-                                {program, "2", "0", kRounds});
-  INFO("perf record stderr: " << perf.err);
-  REQUIRE(perf.exit_code == 0);
-  const auto truth = it_unwind_split(perf.out);
+  const auto truth =
+      it_unwind_split(record_with_perf_and_import(dir, {program, "2", "0", kRounds}));
   REQUIRE(truth.has_value());
-  const auto imported = sprof_import(dir + "/perf.data", dir + "/p.json.gz");
-  INFO("sprof import: " << imported.out << imported.err);
-  REQUIRE(imported.exit_code == 0);
   const ChainStats st = stats_of(dir + "/p.json.gz");
   check_exact_chains(st, 1000);
   check_split(st, *truth);
