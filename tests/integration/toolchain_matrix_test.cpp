@@ -13,7 +13,10 @@
 
 #include "perf_tool.hpp"
 #include "profile_symbols.hpp"
+#include "profiler_cli.hpp"
+#include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
+#include "sprof_test/paths.hpp"
 #include "unwind_chains.hpp"
 
 using namespace sprof::test;
@@ -67,6 +70,49 @@ void check_import(const std::string& name, const char* package) {
   check_split(st, *truth);
 }
 
+// `sprof record --heap=all --no-cpu`: every allocation with its stack. it_unwind's calc threads
+// allocate only in sort_heavy (a std::vector of 2000 + round % 7 doubles each round), so the
+// bytes are known exactly, and every one of them must be under sort_heavy, middle_level,
+// outer_level, calc_thread and the thread entry in the Firefox Profiler's native-allocations
+// view (profiler-cli, embedded symbols, no server).
+void check_heap(const std::string& name, const char* package) {
+  skip_without_perf();
+  const std::string program = variant_path(name, package);
+  const auto dir = make_temp_dir("matrix-heap-" + name);
+  const std::string file = dir + "/p.json.gz";
+  constexpr int kThreads = 2;
+  constexpr int kHeapRounds = 60;
+  const auto r = run_process({kSprofExe, "record", "-s", "--heap=all", "--no-cpu", "-o", file, "--",
+                              program, std::to_string(kThreads), "0", std::to_string(kHeapRounds)});
+  INFO("sprof record: " << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  int64_t expected = 0;
+  for (int round = 0; round < kHeapRounds; ++round) expected += 8 * (2000 + round % 7);
+  expected *= kThreads;
+
+  auto cli = ProfilerCli::with_standalone(file);
+  REQUIRE_MESSAGE(cli.has_value(), (cli ? "" : cli.error().message));
+  std::map<std::string, int64_t> totals;
+  for (const ThreadHandle& t : all_threads(cli->profile_info().out)) {
+    const auto functions =
+        cli->run({"thread", "functions", "--thread", "t-" + std::to_string(t.index), "--strategy",
+                  "native-allocations", "--json", "--limit", "0"});
+    if (functions.exit_code != 0) continue;
+    for (const auto& [key, weight] : function_weights(functions.out)) {
+      const size_t bang = key.find('!');
+      totals[bang == std::string::npos ? key : key.substr(bang + 1)] += weight.total;
+    }
+  }
+  const std::string tag = "(anonymous namespace)::";
+  MESSAGE(name << ": sort_heavy " << totals[tag + "sort_heavy(int)"] << " bytes, expected "
+               << expected);
+  CHECK(totals[tag + "sort_heavy(int)"] == expected);
+  CHECK(totals[tag + "middle_level(int)"] == expected);
+  CHECK(totals[tag + "outer_level(int)"] == expected);
+  CHECK(totals[tag + "calc_thread(int, long)"] == expected);
+  CHECK(totals["start_thread"] >= expected);
+}
+
 }  // namespace
 
 // One test case per build and path, so that ctest names the one that failed.
@@ -77,6 +123,18 @@ void check_import(const std::string& name, const char* package) {
   TEST_CASE("toolchain matrix, " target ": perf record --call-graph dwarf + sprof import") { \
     check_import(target, package);                                                           \
   }
+
+// Allocation stacks (--heap), where the layout differs most from GNU ld's.
+TEST_CASE("toolchain matrix, it_unwind: record --heap=all puts every byte under its callers") {
+  check_heap("it_unwind", "g++");
+}
+TEST_CASE(
+    "toolchain matrix, it_unwind_clang_lld: record --heap=all puts every byte under its callers") {
+  check_heap("it_unwind_clang_lld", "clang and lld");
+}
+TEST_CASE("toolchain matrix, it_unwind_mold: record --heap=all puts every byte under its callers") {
+  check_heap("it_unwind_mold", "mold");
+}
 
 SPROF_MATRIX_ROW("it_unwind", "g++")
 SPROF_MATRIX_ROW("it_unwind_gold", "binutils")
