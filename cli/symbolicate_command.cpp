@@ -19,7 +19,8 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
   if (!bytes) {
     std::fprintf(stderr, "sprof: cannot read %s: %s\n", input.c_str(),
                  bytes.error().message.c_str());
-    return kExitUsage;
+    // A file that is missing or not a profile is the command line's fault; one too large is not.
+    return bytes.error().code == Errc::kTooLarge ? kExitFailure : kExitUsage;
   }
   const auto format = profile::identify_profile_format(*bytes);
   if (!format.has_value()) {
@@ -43,8 +44,7 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
       }
       return kExitOk;
     }
-    case profile::ProfileFormat::kGecko:
-      break;
+    case profile::ProfileFormat::kGecko: break;
   }
   auto profile = profile::read_gecko_json(*bytes);
   if (!profile) {
@@ -57,8 +57,9 @@ int run_symbolicate_command(const SymbolicateCommandOptions& options) {
   bytes->clear();
   bytes->shrink_to_fit();
   const auto symbolicator = symbolicator_for(*profile, options.symbols);
-  return embed_symbols(*profile, *symbolicator, output, ec ? 0 : previous_bytes, options.symbols) ? kExitOk
-                                                                                 : kExitFailure;
+  return embed_symbols(*profile, *symbolicator, output, ec ? 0 : previous_bytes, options.symbols)
+             ? kExitOk
+             : kExitFailure;
 }
 
 }  // namespace sprof::cli

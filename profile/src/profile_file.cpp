@@ -28,13 +28,13 @@ bool is_json_whitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c
 // as soon as its first non-whitespace byte is known.
 class JsonText {
  public:
-  JsonText(const std::string& path, uint64_t max_bytes) : path_(path), max_bytes_(max_bytes) {}
+  JsonText(const std::string& path, const ProfileJsonLimit& limit) : path_(path), limit_(limit) {}
 
   Result<void> append(std::string_view bytes) {
-    if (bytes.size() > max_bytes_ - text_.size()) {
-      return fail(Errc::kTooLarge,
-                  path_ + ": the profile's JSON text is larger than " +
-                      std::to_string(max_bytes_) + " bytes, more than a profile can be");
+    if (bytes.size() > limit_.bytes - text_.size()) {
+      // Said as soon as the text passes the limit: the rest is not inflated.
+      return fail(Errc::kTooLarge, path_ + ": its JSON text is larger than " +
+                                       std::to_string(limit_.bytes) + " bytes, " + limit_.why);
     }
     try {
       text_.append(bytes);
@@ -79,7 +79,7 @@ class JsonText {
   }
 
   const std::string& path_;
-  uint64_t max_bytes_;
+  const ProfileJsonLimit& limit_;
   std::string text_;
   bool bom_checked_ = false;
   bool shape_known_ = false;
@@ -109,8 +109,8 @@ struct InflateStream {
 // Inflates gzip members (RFC 1952; several in a row, as `cat a.gz b.gz` makes) into `text`.
 // `input` holds the bytes already read from `fd`. Bytes after the last member that do not start
 // another one are ignored, as gzip(1) and zlib's gzread do.
-Result<void> inflate_gzip(int fd, std::span<unsigned char> buffer, size_t buffered,
-                          JsonText& text, const std::string& path) {
+Result<void> inflate_gzip(int fd, std::span<unsigned char> buffer, size_t buffered, JsonText& text,
+                          const std::string& path) {
   InflateStream stream;
   // windowBits 15 + 16: a gzip wrapper is required.
   if (inflateInit2(&stream.z, 15 + 16) != Z_OK) {
@@ -132,8 +132,8 @@ Result<void> inflate_gzip(int fd, std::span<unsigned char> buffer, size_t buffer
     z.next_out = out.data();
     z.avail_out = static_cast<uInt>(out.size());
     const int rc = inflate(&z, Z_NO_FLUSH);
-    SPROF_TRY_VOID(text.append(std::string_view(reinterpret_cast<const char*>(out.data()),
-                                                out.size() - z.avail_out)));
+    SPROF_TRY_VOID(text.append(
+        std::string_view(reinterpret_cast<const char*>(out.data()), out.size() - z.avail_out)));
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0 && !at_eof) {
         SPROF_TRY(const size_t n, read_some(fd, buffer, path));
@@ -161,19 +161,20 @@ Result<void> inflate_gzip(int fd, std::span<unsigned char> buffer, size_t buffer
 
 }  // namespace
 
-Result<std::string> read_profile_json(const std::string& path, uint64_t max_bytes) {
+Result<std::string> read_profile_json(const std::string& path, const ProfileJsonLimit& limit) {
   // The user names the file, so a symlink is followed; a FIFO or device still is not opened.
   SPROF_TRY(UntrustedFile file, open_untrusted_file(path, Symlinks::kFollow));
-  JsonText text(path, max_bytes);
+  JsonText text(path, limit);
   std::array<unsigned char, kChunkBytes> buffer{};
   SPROF_TRY(size_t n, read_some(file.fd.get(), buffer, path));
   if (n >= 2 && buffer[0] == kGzipId1 && buffer[1] == kGzipId2) {
     SPROF_TRY_VOID(inflate_gzip(file.fd.get(), buffer, n, text, path));
     return std::move(text).finish();
   }
-  if (file.size_bytes > max_bytes) {
+  if (file.size_bytes > limit.bytes) {
     return fail(Errc::kTooLarge, path + ": " + std::to_string(file.size_bytes) +
-                                     " bytes, more than a profile can be");
+                                     " bytes, larger than " + std::to_string(limit.bytes) +
+                                     " bytes, " + limit.why);
   }
   while (n > 0) {
     SPROF_TRY_VOID(text.append(std::string_view(reinterpret_cast<const char*>(buffer.data()), n)));

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -32,7 +33,8 @@ ProcessResult run_sprof(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("symbolicate makes a Gecko file self-contained in place and lists modules it cannot find") {
+TEST_CASE(
+    "symbolicate makes a Gecko file self-contained in place and lists modules it cannot find") {
   TempDir dir;
   const std::string path = (dir.path / "old.json.gz").string();
   REQUIRE(sprof::profile::write_gecko_file(make_sample_profile(), path).has_value());
@@ -54,7 +56,8 @@ TEST_CASE("symbolicate makes a Gecko file self-contained in place and lists modu
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
 
   // Running it again on the result changes nothing.
-  const ProcessResult again = run_sprof({"symbolicate", path, "-o", (dir.path / "copy.json.gz").string()});
+  const ProcessResult again =
+      run_sprof({"symbolicate", path, "-o", (dir.path / "copy.json.gz").string()});
   CHECK(again.exit_code == 0);
   CHECK(again.err.find("self-contained already") != std::string::npos);
   CHECK(read_profile_text((dir.path / "copy.json.gz").string()).value_or("") == *text);
@@ -97,28 +100,53 @@ TEST_CASE("a profile that is not valid JSON is refused with the reason, not as '
   }
 }
 
-TEST_CASE("a profile too large for the memory sprof may use is refused as such") {
+// A profile of `mib` MiB of JSON that fills simdjson's buffers most: small numbers in an array.
+void write_zeros_profile(const std::string& path, int mib) {
+  std::ofstream out(path, std::ios::binary);
+  out << R"({"meta": {"version": 36}, "libs": [], "threads": [], "x": [0)";
+  std::string zeros;
+  for (int i = 0; i < (1 << 19); ++i) zeros += ",0";
+  for (int i = 0; i < mib; ++i) out << zeros;
+  out << "]}";
+}
+
+// The number after "larger than " in `message`, or 0.
+uint64_t limit_in(const std::string& message) {
+  const auto at = message.find("larger than ");
+  return at == std::string::npos ? 0 : std::stoull(message.substr(at + 12));
+}
+
+TEST_CASE(
+    "a profile too large for the memory sprof may use is refused with its size and the limit") {
   TempDir dir;
-  // 40 MB of JSON that simdjson needs several times over to parse: under a 300 MiB address
-  // space the text is read, and the parse runs out of memory.
+  // 40 MiB of JSON, whose parse may take 16 times as much: under a 300 MiB address space it is
+  // refused before it is read, with both sizes (before, the parse itself ran out of memory).
   const std::string path = (dir.path / "large.json").string();
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << R"({"meta": {"version": 36}, "x": [0)";
-    const std::string zeros = [] {
-      std::string s;
-      for (int i = 0; i < 1000; ++i) s += ",0";
-      return s;
-    }();
-    for (int i = 0; i < 20000; ++i) out << zeros;
-    out << "]}";
-  }
-  const ProcessResult r =
-      run_process({"prlimit", "--as=" + std::to_string(300 << 20), kSprofExe, "symbolicate", path});
+  write_zeros_profile(path, 40);
+  const uint64_t address_space = uint64_t{300} << 20;
+  const ProcessResult r = run_process(
+      {"prlimit", "--as=" + std::to_string(address_space), kSprofExe, "symbolicate", path});
   INFO(r.err);
   CHECK(r.exit_code == 3);
-  CHECK(r.err.find("cannot read " + path + ": profile: not enough memory") != std::string::npos);
-  CHECK(r.err.find("meta.version") == std::string::npos);
+  CHECK(r.err.find("cannot read " + path + ": " + path + ": " +
+                   std::to_string(fs::file_size(path)) + " bytes, larger than ") !=
+        std::string::npos);
+  CHECK(r.err.find("MiB of memory available") != std::string::npos);
+  const uint64_t limit = limit_in(r.err);
+  CHECK(limit > 0);
+  CHECK(limit <= address_space / 16);
+
+  // `sprof load` of it gzipped (about 40 KiB): refused while inflating, once past the limit.
+  const std::string gzipped = (dir.path / "large.json.gz").string();
+  REQUIRE(std::system(("gzip -c " + path + " > " + gzipped).c_str()) == 0);
+  const ProcessResult load = run_process({"prlimit", "--as=" + std::to_string(address_space),
+                                          kSprofExe, "load", "-n", "--no-debuginfod", gzipped});
+  INFO(load.err);
+  CHECK(load.exit_code == 3);
+  CHECK(load.err.find("cannot load the profile: " + gzipped + ": its JSON text is larger than ") !=
+        std::string::npos);
+  CHECK(limit_in(load.err) <= address_space / 16);
+  CHECK(load.err.find("serving") == std::string::npos);
 }
 
 TEST_CASE("symbolicate reads a profile that starts with a UTF-8 byte order mark") {

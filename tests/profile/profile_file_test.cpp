@@ -20,7 +20,8 @@ using test::TempDir;
 constexpr std::string_view kProfile = R"({"libs": [], "meta": {"version": 36}})";
 
 // Writes `chunk` `times` times as one gzip member (level 1: the tests need size, not ratio).
-void write_gzip(const std::string& path, std::string_view chunk, int times, const char* mode = "wb1") {
+void write_gzip(const std::string& path, std::string_view chunk, int times,
+                const char* mode = "wb1") {
   gzFile gz = gzopen(path.c_str(), mode);
   REQUIRE(gz != nullptr);
   for (int i = 0; i < times; ++i) {
@@ -81,25 +82,27 @@ TEST_CASE("a JSON text that inflates past the limit is refused with the limit na
   const std::string bomb = (dir.path() / "spaces.json.gz").string();
   write_gzip(bomb, "{\"padding\": \"", 1);
   write_gzip(bomb, std::string(1 << 20, ' '), 8, "ab1");
-  const auto read = read_profile_json(bomb, 4 << 20);
+  const auto read = read_profile_json(bomb, {4 << 20, "the test's limit"});
   REQUIRE_FALSE(read.has_value());
   CHECK(read.error().code == Errc::kTooLarge);
   CHECK(read.error().message.find(std::to_string(4 << 20)) != std::string::npos);
   // The same limit applies to a plain file, from its size.
   const std::string plain = dir.write_file("big.json", "{" + std::string(5 << 20, ' ') + "}");
-  CHECK(read_profile_json(plain, 4 << 20).error().code == Errc::kTooLarge);
-  CHECK(read_profile_json(plain, 6 << 20).has_value());
+  const auto big = read_profile_json(plain, {4 << 20, "the test's limit"});
+  REQUIRE_FALSE(big.has_value());
+  CHECK(big.error().code == Errc::kTooLarge);
+  CHECK(big.error().message.find("larger than 4194304 bytes, the test's limit") !=
+        std::string::npos);
+  CHECK(read_profile_json(plain, {6 << 20, "the test's limit"}).has_value());
 }
 
 TEST_CASE("text that is not a JSON object, or only whitespace, is not a profile") {
   TempDir dir;
   REQUIRE(dir.valid());
-  CHECK(read_profile_json(dir.write_file("array.json", "[1, 2]")).error().code ==
-        Errc::kMalformed);
+  CHECK(read_profile_json(dir.write_file("array.json", "[1, 2]")).error().code == Errc::kMalformed);
   CHECK(read_profile_json(dir.write_file("empty.json", "")).error().code == Errc::kMalformed);
-  CHECK(read_profile_json(dir.write_file("blank.json", std::string(1 << 20, '\n')))
-            .error()
-            .code == Errc::kMalformed);
+  CHECK(read_profile_json(dir.write_file("blank.json", std::string(1 << 20, '\n'))).error().code ==
+        Errc::kMalformed);
   // Leading whitespace and a byte order mark are fine; the mark is dropped, as JSON parsers
   // refuse it.
   const std::string padded = " \n" + std::string(kProfile);
@@ -124,3 +127,16 @@ TEST_CASE("a profile path that is a FIFO is refused without blocking") {
 
 }  // namespace
 }  // namespace sprof::profile
+
+TEST_CASE("the JSON limit leaves room for the parse in the memory available") {
+  using sprof::profile::kMaxProfileJsonBytes;
+  using sprof::profile::profile_json_limit;
+  CHECK(profile_json_limit(std::nullopt).bytes == kMaxProfileJsonBytes);
+  CHECK(profile_json_limit(uint64_t{64} << 30).bytes == kMaxProfileJsonBytes);
+  // 1 GiB available: a 64 MiB text, whose parse may take 16 times as much.
+  const auto small = profile_json_limit(uint64_t{1} << 30);
+  CHECK(small.bytes == uint64_t{64} << 20);
+  CHECK(small.why.find("1024 MiB of memory available") != std::string::npos);
+  // This process's own limit is never above the fixed one.
+  CHECK(profile_json_limit().bytes <= kMaxProfileJsonBytes);
+}
