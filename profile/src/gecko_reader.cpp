@@ -49,7 +49,8 @@ class Table {
   std::optional<element> cell(element row, std::string_view column) const {
     auto it = columns_.find(column);
     array cells;
-    if (it == columns_.end() || row.get_array().get(cells) != simdjson::SUCCESS) return std::nullopt;
+    if (it == columns_.end() || row.get_array().get(cells) != simdjson::SUCCESS)
+      return std::nullopt;
     auto v = detail::at(cells, it->second);
     if (!v || v->is_null()) return std::nullopt;
     return v;
@@ -69,7 +70,8 @@ Result<std::vector<CategoryInfo>> read_categories(element meta) {
   if (!categories) return out;
   for (element c : *categories) {
     CategoryInfo info{string_or_empty(detail::member(c, "name")),
-                      string_or_empty(detail::member(c, "color")), {}};
+                      string_or_empty(detail::member(c, "color")),
+                      {}};
     if (auto subs = detail::array_member(c, "subcategories")) {
       for (element s : *subs) info.subcategories.push_back(string_or_empty(s));
     }
@@ -124,7 +126,8 @@ Meta read_meta(element meta, StringFields& string_fields) {
   if (auto oscpu = detail::as_string(detail::member(meta, "oscpu"))) m.oscpu = *oscpu;
   if (auto abi = detail::as_string(detail::member(meta, "abi"))) m.abi = *abi;
   m.cpu_name = string_or_empty(detail::member(meta, "CPUName"));
-  m.logical_cpus = static_cast<int>(detail::as_int(detail::member(meta, "logicalCPUs")).value_or(0));
+  m.logical_cpus =
+      static_cast<int>(detail::as_int(detail::member(meta, "logicalCPUs")).value_or(0));
   m.physical_cpus =
       static_cast<int>(detail::as_int(detail::member(meta, "physicalCPUs")).value_or(0));
   m.has_cpu_deltas = detail::member(meta, "sampleUnits").has_value();
@@ -147,17 +150,31 @@ Meta read_meta(element meta, StringFields& string_fields) {
   return m;
 }
 
-Library read_lib(element lib) {
+// A lib's names, paths and ids name files; none can be longer than a path (PATH_MAX), so a
+// longer one is a broken or hostile file, refused rather than carried into every copy.
+constexpr size_t kMaxLibFieldBytes = 4096;
+
+Result<std::string> lib_field(element lib, std::string_view key, const std::string& where) {
+  std::string value = string_or_empty(detail::member(lib, key));
+  if (value.size() > kMaxLibFieldBytes) {
+    return malformed(where, std::string(key) + " is " + std::to_string(value.size()) +
+                                " bytes, longer than a file path can be (" +
+                                std::to_string(kMaxLibFieldBytes) + ")");
+  }
+  return value;
+}
+
+Result<Library> read_lib(element lib, const std::string& where) {
   Library out;
   out.start = detail::as_uint(detail::member(lib, "start")).value_or(0);
   out.end = detail::as_uint(detail::member(lib, "end")).value_or(0);
   out.offset = detail::as_uint(detail::member(lib, "offset")).value_or(0);
-  out.name = string_or_empty(detail::member(lib, "name"));
-  out.path = string_or_empty(detail::member(lib, "path"));
-  out.debug_name = string_or_empty(detail::member(lib, "debugName"));
-  out.debug_path = string_or_empty(detail::member(lib, "debugPath"));
-  out.breakpad_id = string_or_empty(detail::member(lib, "breakpadId"));
-  out.code_id = string_or_empty(detail::member(lib, "codeId"));
+  SPROF_TRY(out.name, lib_field(lib, "name", where));
+  SPROF_TRY(out.path, lib_field(lib, "path", where));
+  SPROF_TRY(out.debug_name, lib_field(lib, "debugName", where));
+  SPROF_TRY(out.debug_path, lib_field(lib, "debugPath", where));
+  SPROF_TRY(out.breakpad_id, lib_field(lib, "breakpadId", where));
+  SPROF_TRY(out.code_id, lib_field(lib, "codeId", where));
   if (auto arch = detail::as_string(detail::member(lib, "arch"))) out.arch = *arch;
   return out;
 }
@@ -308,8 +325,10 @@ class ThreadReader {
     for (element row : table.rows()) {
       const std::string at = where_ + ".markers.data[" + std::to_string(i++) + "]";
       const auto payload = table.cell(row, "data");
-      if (payload && detail::as_string(detail::member(*payload, "type")) == kNativeAllocationMarker) {
-        SPROF_TRY_VOID(read_native_allocation(*payload, detail::as_double(table.cell(row, "startTime")), at));
+      if (payload &&
+          detail::as_string(detail::member(*payload, "type")) == kNativeAllocationMarker) {
+        SPROF_TRY_VOID(
+            read_native_allocation(*payload, detail::as_double(table.cell(row, "startTime")), at));
         continue;
       }
       Marker m;
@@ -371,7 +390,11 @@ Result<Process> read_process(element profile, const std::string& where,
     process.shutdown_time_ms = detail::as_double(detail::member(*meta, "shutdownTime"));
   }
   if (auto libs = detail::array_member(profile, "libs")) {
-    for (element lib : *libs) process.libs.push_back(read_lib(lib));
+    for (element lib : *libs) {
+      const std::string at = where + ".libs[" + std::to_string(process.libs.size()) + "]";
+      SPROF_TRY(Library read, read_lib(lib, at));
+      process.libs.push_back(std::move(read));
+    }
   }
   auto threads = detail::array_member(profile, "threads");
   if (!threads) return malformed(where, "has no threads array");
@@ -422,8 +445,8 @@ Result<Profile> read_gecko_json(std::string_view json) {
   if (auto processes = detail::array_member(root, "processes")) {
     size_t i = 0;
     for (element sub : *processes) {
-      SPROF_TRY(Process p, read_process(sub, "processes[" + std::to_string(i++) + "]",
-                                        string_fields));
+      SPROF_TRY(Process p,
+                read_process(sub, "processes[" + std::to_string(i++) + "]", string_fields));
       profile.processes.push_back(std::move(p));
     }
   }

@@ -1,11 +1,12 @@
 // Reading profiles back (the Gecko reader behind `sprof symbolicate`, format detection), the
 // lookup addresses a profile needs, and the symbol lookups a self-contained file answers with.
+#include "sprof/profile/profile_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/native_symbols.hpp"
 #include "sprof/profile/processed_writer.hpp"
-#include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/sample_profile.hpp"
 
 using namespace sprof::profile;
@@ -26,7 +27,8 @@ Profile small_profile() {
   process.libs.push_back(lib);
   Thread t;
   t.tid = 7;
-  const uint32_t root = t.intern_stack(std::nullopt, t.intern_address_frame(0x1100, Category::kUser));
+  const uint32_t root =
+      t.intern_stack(std::nullopt, t.intern_address_frame(0x1100, Category::kUser));
   const uint32_t middle = t.intern_stack(root, t.intern_address_frame(0x1200, Category::kUser));
   const uint32_t leaf = t.intern_stack(middle, t.intern_address_frame(0x1300, Category::kUser));
   t.intern_stack(std::nullopt, t.intern_address_frame(0x9000, Category::kUser));  // in no lib
@@ -94,7 +96,8 @@ TEST_CASE("formats are told apart by meta.preprocessedProfileVersion") {
 
 TEST_CASE("a processed profile of another version is not read as sprof's") {
   std::string json = processed_json_string(sprof::test::make_sample_profile(), ProfileSymbols{});
-  const std::string version = "\"preprocessedProfileVersion\":" + std::to_string(kProcessedProfileVersion);
+  const std::string version =
+      "\"preprocessedProfileVersion\":" + std::to_string(kProcessedProfileVersion);
   const size_t at = json.find(version);
   REQUIRE(at != std::string::npos);
   json.replace(at, version.size(), "\"preprocessedProfileVersion\":57");
@@ -113,4 +116,16 @@ TEST_CASE("Gecko tables that point past themselves are rejected, naming the plac
   REQUIRE_FALSE(profile.has_value());
   CHECK(profile.error().code == sprof::Errc::kMalformed);
   CHECK(profile.error().message.find("stackTable.data[1]") != std::string::npos);
+}
+
+TEST_CASE("a lib path longer than any path is refused, naming the lib") {
+  std::string json = gecko_json_string(small_profile());
+  const size_t at = json.find("\"path\":\"");
+  REQUIRE(at != std::string::npos);
+  json.insert(at + 8, std::string(10 << 20, 'a'));
+  auto profile = read_gecko_json(json);
+  REQUIRE_FALSE(profile.has_value());
+  CHECK(profile.error().code == sprof::Errc::kMalformed);
+  CHECK(profile.error().message.find("top.libs[0] path is 10485765 bytes") != std::string::npos);
+  CHECK(profile.error().message.find("longer than a file path can be (4096)") != std::string::npos);
 }

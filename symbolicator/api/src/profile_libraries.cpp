@@ -15,12 +15,18 @@ using symbolicator::ModuleHint;
 
 // Sub-profiles do not nest (contract section 2.13), but a malicious file could; bound the depth.
 constexpr int kMaxProfileDepth = 8;
+// A hint names a file: a path, name or id longer than any path (PATH_MAX) is not one, and is not
+// copied (profile::read_gecko_json refuses such a lib with its place).
+constexpr size_t kMaxHintFieldBytes = 4096;
 
 class HintCollector {
  public:
   void add(std::string_view debug_name, std::string_view breakpad_id, std::string_view path,
            std::string_view code_id) {
     if (debug_name.empty() || breakpad_id.empty() || path.empty()) return;
+    for (std::string_view field : {debug_name, breakpad_id, path, code_id}) {
+      if (field.size() > kMaxHintFieldBytes) return;
+    }
     ModuleHint hint{std::string(debug_name), std::string(breakpad_id), std::string(path),
                     std::string(code_id)};
     if (seen_.emplace(hint.debug_name, hint.breakpad_id, hint.path).second) {
@@ -71,8 +77,8 @@ simdjson::error_code collect_profile(ondemand::object profile, int depth, HintCo
     for (auto item_result : items) {
       ondemand::object item;
       if (auto error = item_result.get_object().get(item)) return error;
-      const auto error = is_libs ? collect_lib(item, hints)
-                                 : collect_profile(item, depth + 1, hints);
+      const auto error =
+          is_libs ? collect_lib(item, hints) : collect_profile(item, depth + 1, hints);
       if (error) return error;
     }
   }
