@@ -15,7 +15,7 @@ profile::MarkerSchemaField field(std::string key, std::string label, std::string
 }
 
 // A static field: the front end turns the one labelled "Description" into the schema's
-// description (contract section 2.11).
+// description (docs/firefox-profiler-format.md, "Marker schemas").
 profile::MarkerSchemaField description(std::string text) {
   profile::MarkerSchemaField f;
   f.label = "Description";

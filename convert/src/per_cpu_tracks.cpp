@@ -103,8 +103,8 @@ void PerCpuTracks::add_sample(uint32_t cpu, const Task& task, const profile::Thr
   const std::optional<uint64_t> cpu_ns = taken.cpu_ns ? taken.cpu_ns : period_cpu_ns;
   const std::optional<uint32_t> copied =
       stack ? std::optional<uint32_t>(copy_stack(t, task, thread, *stack)) : std::nullopt;
-  // The front end ignores the first sample's CPU delta (contract section 4.1): a stackless
-  // zero-CPU sample where the CPU started running keeps the first real one's.
+  // The front end ignores the first sample's CPU delta (docs/firefox-profiler-format.md, "CPU
+  // deltas"): a stackless zero-CPU sample where the CPU started running keeps the first real one's.
   if (t.thread.samples().empty() && taken.cpu_ns.value_or(0) > 0 && taken.since_ns < time_ns) {
     t.thread.add_sample(profile::Sample{std::nullopt, to_ms(taken.since_ns), 0});
   }

@@ -97,8 +97,9 @@ ProfileConverter::ThreadState& ProfileConverter::thread(uint32_t pid, uint32_t t
   t.process_name = p.name.display();
   t.process_type = image.process_type;
   if (tid == pid) {
-    // The contract's recommendation: the main thread is "GeckoMain", so it becomes the process
-    // track with its activity graph and shows `processName`.
+    // The front end knows a main thread only by the name "GeckoMain": so named, it becomes the
+    // process track with its activity graph and shows `processName`
+    // (docs/firefox-profiler-format.md, "threads and tables").
     t.name = "GeckoMain";
   } else if (options_.proc.read_comm) {
     t.name = options_.proc.read_comm(pid, tid).value_or(p.name.executable());
@@ -387,7 +388,7 @@ std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
   collect_frames(s, p, ts);
 
   profile::Thread& t = profile_thread(ts);
-  // An off-CPU stack's leaf is an Idle frame (contract section 4.3).
+  // An off-CPU stack's leaf is an Idle frame (docs/firefox-profiler-format.md, "Off-CPU samples").
   if (s.context_switch_sample && !frames_.empty()) frames_.front().second = profile::Category::kIdle;
   // Interning is deterministic, so the prefix this stack shares with the thread's previous one
   // has the same stack indexes: start after it.

@@ -1,4 +1,5 @@
-// ProfileConverter: CPU deltas from context switches and off-CPU samples (contract section 4).
+// ProfileConverter: CPU deltas from context switches and off-CPU samples
+// (docs/firefox-profiler-format.md, "CPU deltas").
 //
 // Per sample, threadCPUDelta is the CPU time the thread used since its previous sample
 // (CpuAccounting). Where a thread blocks, the context-switch event's sample gives its stack and

@@ -1,7 +1,7 @@
 // Output files for the Gecko writer: plain, or one gzip member compressed on several threads
-// (parallel_gzip.hpp; the front end gunzips any input starting with 1f 8b 08, contract §2.1).
-// Chunks are written (or compressed) as they come, so a profile of any size needs only a bounded
-// buffer.
+// (parallel_gzip.hpp; the front end gunzips any input starting with 1f 8b 08;
+// docs/firefox-profiler-format.md, "Recognising the file"). Chunks are written (or compressed) as
+// they come, so a profile of any size needs only a bounded buffer.
 //
 // `write` has no return value because it is called from `JsonWriter`'s flush callback; the first
 // failure is kept, later writes are skipped, and `finish` reports it.

@@ -1,6 +1,7 @@
-// Prepares a process's `libs` for the Gecko format (contract §2.4): the front end binary-searches
-// them, so they must be sorted by `start` and non-overlapping, and it reads `start`/`end` through
-// `BigInt(number)`, so values at or above 2^53 must be exactly representable as doubles.
+// Prepares a process's `libs` for the Gecko format (docs/firefox-profiler-format.md, "libs"): the
+// front end binary-searches them, so they must be sorted by `start` and non-overlapping, and it
+// reads `start`/`end` through `BigInt(number)`, so values at or above 2^53 must be exactly
+// representable as doubles.
 #pragma once
 
 #include <vector>
@@ -12,7 +13,8 @@ namespace sprof::profile::detail {
 // Returns `libs` rounded, sorted and with overlaps resolved, deterministically:
 //  - `start` >= 2^53 is rounded down and `end` >= 2^53 up to a multiple of 4096 (any such
 //    multiple below 2^64 is an exact double). `offset` is kept: for the kernel lib, relative
-//    addresses are defined from the rounded start (contract §3.5).
+//    addresses are defined from the rounded start (docs/firefox-profiler-format.md, "Kernel
+//    frames").
 //  - libs are sorted by (start, end, path, name); the earlier of two overlapping libs wins;
 //    a later one that extends past it is trimmed to begin at its end (with `offset` moved by the
 //    same amount, so `start - offset` and thus every relative address is unchanged); one that is

@@ -293,8 +293,9 @@ class ThreadReader {
     return ok();
   }
 
-  // A "Native allocation" marker's payload (contract §8b): its stack is the first sample of
-  // the payload's `stack` object, an index into this thread's stack table.
+  // A "Native allocation" marker's payload (docs/firefox-profiler-format.md, "native allocations"):
+  // its stack is the first sample of the payload's `stack` object, an index into this thread's
+  // stack table.
   Result<void> read_native_allocation(element payload, std::optional<double> time,
                                       const std::string& at) {
     NativeAllocation a;

@@ -14,7 +14,8 @@ void write_string_table(JsonWriter& w, const Thread& thread) {
 }
 
 void write_frame_table(JsonWriter& w, const Thread& thread) {
-  // All 8 keys: processing indexes these columns directly (contract §2.8).
+  // All 8 keys: processing indexes these columns directly (docs/firefox-profiler-format.md,
+  // "frameTable and location strings").
   w.key("frameTable").begin_object();
   w.key("schema").begin_object();
   w.field("location", 0).field("relevantForJS", 1).field("innerWindowID", 2);
@@ -46,7 +47,8 @@ void write_stack_table(JsonWriter& w, const Thread& thread) {
 }
 
 void write_samples(JsonWriter& w, const Thread& thread) {
-  // `eventDelay` must be in the schema or the load fails; its values are null (contract §2.6).
+  // `eventDelay` must be in the schema or the load fails; its values are null
+  // (docs/firefox-profiler-format.md, "samples").
   w.key("samples").begin_object();
   w.key("schema").begin_object();
   w.field("stack", 0).field("time", 1).field("eventDelay", 2).field("threadCPUDelta", 3);
@@ -81,7 +83,7 @@ void write_marker_schema(JsonWriter& w) {
 }
 
 // A marker's `stack`: a tiny thread whose one sample names a stack of the enclosing thread's
-// stack table (contract §8b).
+// stack table (docs/firefox-profiler-format.md, "native allocations").
 void write_marker_stack(JsonWriter& w, uint32_t stack, double time_ms, const Thread& thread,
                         const ThreadProcess& owner) {
   w.key("stack").begin_object();
@@ -101,7 +103,7 @@ void write_marker_stack(JsonWriter& w, uint32_t stack, double time_ms, const Thr
 }
 
 // Allocations are instant markers the front end moves into the thread's native-allocations
-// table, in the order they are written (contract §8b).
+// table, in the order they are written (docs/firefox-profiler-format.md, "native allocations").
 void write_native_allocation_markers(JsonWriter& w, const Thread& thread,
                                      const ThreadProcess& owner) {
   if (thread.native_allocations().empty()) return;
@@ -138,7 +140,8 @@ void write_markers(JsonWriter& w, const Thread& thread, const ThreadProcess& own
 void write_gecko_thread(JsonWriter& w, const Thread& thread, const Process& process) {
   w.begin_object();
   w.field("name", thread.name);
-  // processName labels the process track; processType "default" pins it on top (contract §2.5).
+  // processName labels the process track; processType "default" pins it on top
+  // (docs/firefox-profiler-format.md, "threads and tables").
   const ThreadProcess owner = thread_process(thread, process);
   w.field("processName", owner.name);
   w.field("processType", owner.type);

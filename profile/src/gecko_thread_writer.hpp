@@ -1,5 +1,6 @@
-// Writes one `Thread` as a Gecko thread object (contract §2.5-§2.10): its string, frame and stack
-// tables as interned, samples sorted by time, and markers with payloads.
+// Writes one `Thread` as a Gecko thread object (docs/firefox-profiler-format.md, "threads and
+// tables" to "markers"): its string, frame and stack tables as interned, samples sorted by time,
+// and markers with payloads.
 #pragma once
 
 #include "sprof/core/json_writer.hpp"

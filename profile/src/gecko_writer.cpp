@@ -10,10 +10,12 @@ namespace sprof::profile {
 
 namespace {
 
-// The only Gecko version that runs no upgraders in the front end (contract §2.1).
+// The only Gecko version that runs no upgraders in the front end (docs/firefox-profiler-format.md,
+// "Recognising the file").
 constexpr int kGeckoVersion = 36;
 
-// `GeckoProfileFullMeta`, for the top level (contract §2.3).
+// `GeckoProfileFullMeta`, for the top level (docs/firefox-profiler-format.md, "Gecko profile:
+// meta").
 void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
   w.key("meta").begin_object();
   w.field("version", kGeckoVersion);
@@ -30,7 +32,8 @@ void write_full_meta(JsonWriter& w, const Meta& meta, const Process* root) {
 }
 
 // `GeckoProfileShortMeta` of a sub-process. The same startTime as the top level keeps a single
-// time origin, so the front end shifts nothing (contract §2.13).
+// time origin, so the front end shifts nothing (docs/firefox-profiler-format.md, "Several
+// processes").
 void write_short_meta(JsonWriter& w, const Meta& meta, const Process& process) {
   w.key("meta").begin_object();
   w.field("version", kGeckoVersion);
@@ -82,7 +85,8 @@ void write_process_body(JsonWriter& w, const Process* process) {
   }
   w.end_array();
   w.key("pausedRanges").begin_array().end_array();
-  // Only JS frames use the source table, but the type requires it (contract §2.2).
+  // Only JS frames use the source table, but the type requires it (docs/firefox-profiler-format.md,
+  // "Gecko profile: top level").
   w.key("sources").begin_object();
   w.key("schema").begin_object();
   w.field("id", 0).field("filename", 1).field("startLine", 2).field("startColumn", 3);

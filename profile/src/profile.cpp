@@ -7,7 +7,8 @@ namespace sprof::profile {
 
 std::vector<CategoryInfo> default_categories() {
   // Order must match `Category`. "Other" is the first grey category, so it is the front end's
-  // default; "Idle" must be named exactly that to drive the idle-sample filter (contract §2.12).
+  // default; "Idle" must be named exactly that to drive the idle-sample filter
+  // (docs/firefox-profiler-format.md, "Categories").
   return {
       {"Other", "grey", {"Other"}},
       {"Idle", "transparent", {"Other"}},
@@ -49,7 +50,7 @@ uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
   const auto category_key = static_cast<uint64_t>(category);
   if (auto found = address_frame_index_.find(address, category_key)) return *found;
   // Lowercase "0x" and hex digits: the front end tests `startsWith('0x')` and parses the rest
-  // with BigInt (contract §2.8).
+  // with BigInt (docs/firefox-profiler-format.md, "frameTable and location strings").
   char text[2 + 16];
   text[0] = '0';
   text[1] = 'x';

@@ -43,8 +43,8 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The "[kernel.kallsyms]" lib every process gets (contract section 3.5, option A): kernel
-// frames stay addresses and the symbol server resolves them from /proc/kallsyms.
+// The "[kernel.kallsyms]" lib every process gets (docs/firefox-profiler-format.md, "Kernel
+// frames"): kernel frames stay addresses and the symbol server resolves them from /proc/kallsyms.
 std::optional<profile::Library> kernel_library() {
   KernelImageSources sources;
   sources.cache = default_kernel_image_cache_path();

@@ -47,7 +47,8 @@ Response method_not_allowed(std::string_view allow) {
   return res;
 }
 
-// Contract §8.3: what samply answers, plus Private Network Access when Chrome asks for it.
+// What samply answers, plus Private Network Access when Chrome asks for it
+// (docs/firefox-profiler-format.md, "CORS and preflight").
 Response preflight(const Request& request) {
   Response res;
   res.status = 204;
@@ -65,8 +66,9 @@ Response preflight(const Request& request) {
 
 // The profile is sent as stored. A .json.gz file goes out as raw gzip bytes with
 // Content-Type application/json and no Content-Encoding: the front end sniffs 1f 8b 08 and
-// gunzips itself (contract §8.2 option (a), verified with the profiler CLI), which works for
-// every client whatever its Accept-Encoding. So neither the name nor the bytes need inspecting.
+// gunzips itself (verified with the profiler CLI; docs/firefox-profiler-format.md, "Serving the
+// profile"), which works for every client whatever its Accept-Encoding. So neither the name nor the
+// bytes need inspecting.
 Response serve_profile(const RouterConfig& config) {
   if (config.profile_path.empty()) return text_response(404, "no profile is being served");
   // Replaced by a FIFO since it was written, the profile must not block the io thread.
@@ -201,7 +203,8 @@ Response handle_request(const Request& request, const RouterConfig& config) {
                                   "' (protection against DNS rebinding)");
   }
   const std::optional<std::string> path = path_under_token(request.target, config.token);
-  // Outside the token: no CORS headers, so other web pages learn nothing (contract §8.5).
+  // Outside the token: no CORS headers, so other web pages learn nothing
+  // (docs/firefox-profiler-format.md, "Security and lifetime").
   if (!path) return text_response(404, "not found");
   Response res = route_under_token(request, *path, config);
   res.set_header("Access-Control-Allow-Origin", "*");

@@ -26,8 +26,9 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
-// Two workers: symbolication requests arrive in parallel chunks (contract §5.1), and the machine
-// sprof runs on is also running the profiled program's aftermath; more would buy little.
+// Two workers: symbolication requests arrive in parallel chunks (docs/firefox-profiler-format.md,
+// "symbolication API /symbolicate/v5"), and the machine sprof runs on is also running the profiled
+// program's aftermath; more would buy little.
 constexpr int kApiThreads = 2;
 // Back-off after an accept error such as EMFILE, so the loop does not spin.
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);

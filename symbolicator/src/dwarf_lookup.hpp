@@ -7,7 +7,8 @@
 // up front cost more than answering every address (docs/benchmarks.md). `prepare` reads what a
 // batch of addresses needs on several threads at once.
 //
-// The lookup of one address A (contract section 5.3, inlines innermost first):
+// The lookup of one address A (docs/firefox-profiler-format.md, "symbolication API
+// /symbolicate/v5": inlines innermost first):
 //   unit             = the unit whose ranges hold A
 //   function         = the deepest of the unit's functions whose ranges hold A
 //   scope chain at A = innermost inlined subroutine ... outermost inlined subroutine, function

@@ -2,8 +2,9 @@
 //
 // The SymbolMap for "[kernel.kallsyms]": core-kernel text symbols from /proc/kallsyms (module
 // symbols are left out), addressed relative to `_text` rounded down to 4096, the lib start the
-// recorder writes (contract section 3.5). kallsyms has no sizes, so each symbol extends to the
-// next one (the last to `_etext`); nothing at or past `_etext` resolves. No files or lines.
+// recorder writes (docs/firefox-profiler-format.md, "Kernel frames"). kallsyms has no sizes, so
+// each symbol extends to the next one (the last to `_etext`); nothing at or past `_etext` resolves.
+// No files or lines.
 #pragma once
 
 #include <memory>

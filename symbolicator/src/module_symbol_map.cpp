@@ -71,8 +71,9 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
   map->module_name_ = std::move(module_name);
   map->debug_file_ = located.debug_path.empty() ? located.symbols_path : located.debug_path;
   map->binary_file_ = located.binary_path;
-  // Relative addresses are SVMA - v0 (contract section 3.3). A separate debug file keeps the
-  // binary's program headers, so the binary's v0 applies to it as well.
+  // Relative addresses are SVMA - v0 (docs/firefox-profiler-format.md, "Relative addresses"). A
+  // separate debug file keeps the binary's program headers, so the binary's v0 applies to it as
+  // well.
   const uint64_t base = located.identity.base_vaddr;
 
   std::vector<SymbolTable::Candidate> candidates;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Firefox Profiler CLI and a node 24 runtime into a cache directory, for the
-# conformance tests (contract section 9.2). Idempotent: when both are already installed it
-# touches no network. Prints the directory on stdout.
+# conformance tests (docs/firefox-profiler-format.md, "what the UI requires"). Idempotent: when
+# both are already installed it touches no network. Prints the directory on stdout.
 #
 # Usage: install-profiler-cli.sh [DIR]   (default: $SPROF_NODE_TOOLS, else <repo>/.cache/node-tools)
 set -eu

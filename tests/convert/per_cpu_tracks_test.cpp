@@ -43,7 +43,7 @@ const profile::Process* find_process(const profile::Profile& p, const std::strin
 }
 
 // The samples that have a stack: a track's first sample may be a stackless one that only marks
-// when its CPU time began (contract section 4.1).
+// when its CPU time began (docs/firefox-profiler-format.md, "CPU deltas").
 std::vector<profile::Sample> with_stacks(const profile::Thread& t) {
   std::vector<profile::Sample> out;
   for (const auto& s : t.samples()) {

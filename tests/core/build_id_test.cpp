@@ -4,7 +4,7 @@
 
 using sprof::BuildId;
 
-TEST_CASE("breakpad id swaps the first three fields and appends age 0 (contract worked example)") {
+TEST_CASE("breakpad id swaps the first three fields and appends age 0 (the documented example)") {
   auto id = BuildId::from_hex("d1b2c3a4e5f60718293a4b5c6d7e8f9012345678");
   REQUIRE(id.has_value());
   CHECK(id->breakpad_id() == "A4C3B2D1F6E51807293A4B5C6D7E8F900");

@@ -1,8 +1,9 @@
-// Off-CPU samples as the Firefox Profiler's own code sees them (profiler-cli, contract section
-// 9.2): a thread that sleeps half its time in a named function shows that function, with its
-// callers, only when idle samples are included, and the Idle category takes about half its
-// samples. Function names need symbolication through sprof's server, so the recording is served
-// and loaded from the URL sprof prints, as in end_to_end_test.cpp.
+// Off-CPU samples as the Firefox Profiler's own code sees them (profiler-cli;
+// docs/firefox-profiler-format.md, "what the UI requires"): a thread that sleeps half its time in a
+// named function shows that function, with its callers, only when idle samples are included, and
+// the Idle category takes about half its samples. Function names need symbolication through sprof's
+// server, so the recording is served and loaded from the URL sprof prints, as in
+// end_to_end_test.cpp.
 #include <doctest/doctest.h>
 #include <signal.h>
 

@@ -1,6 +1,7 @@
-// CPU usage and off-CPU samples of real recordings (contract section 4): each thread's CPU deltas
-// add up to the CPU time the thread measured itself (CLOCK_THREAD_CPUTIME_ID), short-lived
-// threads included, and blocked threads get Idle samples without CPU.
+// CPU usage and off-CPU samples of real recordings (docs/firefox-profiler-format.md, "CPU deltas"):
+// each thread's CPU deltas add up to the CPU time the thread measured itself
+// (CLOCK_THREAD_CPUTIME_ID), short-lived threads included, and blocked threads get Idle samples
+// without CPU.
 #include <doctest/doctest.h>
 
 #include <cmath>

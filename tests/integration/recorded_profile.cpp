@@ -61,7 +61,7 @@ ThreadView read_thread(object t) {
   for (element f : array(t["frameTable"]["data"])) {
     frame_locations.push_back(strings.at(static_cast<size_t>(num(array(f).at(0)))));
     // frameTable schema: location, relevantForJS, innerWindowID, implementation, line, column,
-    // category, subcategory (contract section 2.8).
+    // category, subcategory (docs/firefox-profiler-format.md, "frameTable and location strings").
     frame_categories.push_back(array(f).size() > 6 && !array(f).at(6).is_null() ? num(array(f).at(6)) : -1);
   }
   std::vector<std::pair<int64_t, int64_t>> stacks;  // (prefix or -1, frame)
@@ -126,7 +126,8 @@ ProfileView read_profile(const std::string& path) {
   auto bytes = profile::read_profile_json(path);
   REQUIRE_MESSAGE(bytes.has_value(), "cannot read " << path);
   view.json = *bytes;
-  // Every profile sprof writes must pass the contract's static checks (section 9.1).
+  // Every profile sprof writes must pass the static checks of
+  // docs/firefox-profiler-format.md, "what the UI requires".
   const auto problems = check_gecko_profile(view.json);
   CHECK_MESSAGE(problems.empty(), join_problems(problems));
   simdjson::dom::parser parser;

@@ -1,8 +1,9 @@
 // Native allocations and memory counters in both writers and the Gecko reader, on the hand-built
-// allocation profile: the Gecko form as contract §8b has it ("Native allocation" markers with a
-// marker stack, memoryAddress and threadId; `counters`), read back unchanged; the processed
-// (self-contained) form with the balanced native-allocations table of version 42, its stacks
-// mapped into the processed stack table as return-address walks, and counters with their thread.
+// allocation profile: the Gecko form of docs/firefox-profiler-format.md, "native allocations"
+// ("Native allocation" markers with a marker stack, memoryAddress and threadId; `counters`), read
+// back unchanged; the processed (self-contained) form with the balanced native-allocations table of
+// version 42, its stacks mapped into the processed stack table as return-address walks, and
+// counters with their thread.
 #include <doctest/doctest.h>
 
 #include <set>

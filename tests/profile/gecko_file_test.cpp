@@ -48,7 +48,8 @@ TEST_CASE("a .json.gz file is a gzip stream that inflates to the same JSON") {
   REQUIRE(written.has_value());
   const std::string bytes = read_bytes(path);
   CHECK(*written == bytes.size());
-  // The front end sniffs 1f 8b 08 (gzip, deflate) before parsing (contract §2.1).
+  // The front end sniffs 1f 8b 08 (gzip, deflate) before parsing (docs/firefox-profiler-format.md,
+  // "Recognising the file").
   REQUIRE(bytes.size() > 3);
   CHECK(static_cast<unsigned char>(bytes[0]) == 0x1f);
   CHECK(static_cast<unsigned char>(bytes[1]) == 0x8b);

@@ -1,5 +1,5 @@
-// The validator must be able to fail: each case breaks one contract §9.1 rule in an otherwise
-// valid profile and expects a problem naming it.
+// The validator must be able to fail: each case breaks one rule of docs/firefox-profiler-format.md,
+// "what the UI requires", in an otherwise valid profile and expects a problem naming it.
 #include <doctest/doctest.h>
 
 #include "sprof/profile/gecko_writer.hpp"
@@ -38,7 +38,7 @@ TEST_CASE("the validator accepts the valid fixture") {
   CHECK(sprof::test::check_gecko_profile(valid_json()).empty());
 }
 
-TEST_CASE("the validator rejects each broken contract rule") {
+TEST_CASE("the validator rejects each broken format rule") {
   SUBCASE("version 37") { CHECK(reports(broken("\"version\":36", "\"version\":37"), "version is not 36")); }
   SUBCASE("processed marker") {
     CHECK(reports(broken("\"version\":36", "\"version\":36,\"preprocessedProfileVersion\":70"),

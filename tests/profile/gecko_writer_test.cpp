@@ -18,7 +18,7 @@ const std::string& sample_json() {
 
 }  // namespace
 
-TEST_CASE("the written sample profile passes the contract's static checks") {
+TEST_CASE("the written sample profile passes the static format checks") {
   sprof::test::GeckoCheckOptions options;
   options.expect_idle_category = true;
   const auto problems = sprof::test::check_gecko_profile(sample_json(), options);
@@ -26,7 +26,7 @@ TEST_CASE("the written sample profile passes the contract's static checks") {
   CHECK(problems.empty());
 }
 
-TEST_CASE("the top level has exactly the contract's keys") {
+TEST_CASE("the top level has exactly the documented keys") {
   JsonDoc doc(sample_json());
   REQUIRE(doc.ok());
   CHECK(doc.keys("") == std::vector<std::string>{"meta", "libs", "threads", "pausedRanges",

@@ -47,7 +47,8 @@ struct TempDir {
   std::vector<std::string> files;
 };
 
-// The relative address the front end computes for `avma` in `lib` (contract section 3.1).
+// The relative address the front end computes for `avma` in `lib` (docs/firefox-profiler-format.md,
+// "libs").
 uint64_t relative(const profile::Library& lib, uint64_t avma) {
   return avma - (lib.start - lib.offset);
 }

@@ -122,7 +122,7 @@ TEST_CASE("loopback post reaches the api handler and the page is templated") {
   CHECK(page.body == "<p>run &lt;me&gt; " + running.server().profile_url() + "</p>");
 }
 
-TEST_CASE("loopback preflight and wrong token behave as the contract says") {
+TEST_CASE("loopback preflight and wrong token behave as the Firefox Profiler requires") {
   RunningServer running(options_with_echo_api());
   HttpTestClient client(running.port());
   const HttpResult preflight = client.request(

@@ -5,8 +5,9 @@
 using sprof::server::encode_uri_component;
 using sprof::server::profiler_url;
 
-TEST_CASE("profiler url matches the contract's verified example") {
-  // Contract §8.1, verified with the profiler CLI's URL parser.
+TEST_CASE("profiler url matches the documented, verified example") {
+  // docs/firefox-profiler-format.md, "from-url and symbolServer URLs"; verified with the profiler
+  // CLI's URL parser.
   CHECK(profiler_url("https://profiler.firefox.com", "http://127.0.0.1:38123/tok123/profile.json",
                      "http://127.0.0.1:38123/tok123") ==
         "https://profiler.firefox.com/from-url/"

@@ -98,7 +98,7 @@ TEST_CASE("every response under the token allows any origin") {
   }
 }
 
-TEST_CASE("preflight answers 204 with the contract's CORS headers") {
+TEST_CASE("preflight answers 204 with the documented CORS headers") {
   Fixture f;
   const Response res = f.send("OPTIONS", under_token("/symbolicate/v5"), {},
                               {{"Origin", "https://profiler.firefox.com"},

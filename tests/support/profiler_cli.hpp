@@ -1,9 +1,9 @@
 // tests/support/profiler_cli.hpp (#include "profiler_cli.hpp", target sprof_test_support)
 //
 // Drives `@firefox-devtools/profiler-cli` (the Firefox Profiler's own loading, processing and
-// symbolication code, contract §9.2) from tests. Each `ProfilerCli` owns one daemon session in a
-// private, short PROFILER_CLI_SESSION_DIR (Unix socket paths are length-limited) and stops it on
-// destruction.
+// symbolication code, docs/firefox-profiler-format.md, "what the UI requires") from tests. Each
+// `ProfilerCli` owns one daemon session in a private, short PROFILER_CLI_SESSION_DIR (Unix socket
+// paths are length-limited) and stops it on destruction.
 //
 // The CLI and a node 24 runtime are installed by tests/conformance/install-profiler-cli.sh into
 // $SPROF_NODE_TOOLS (default <source>/.cache/node-tools); `locate` runs the script when they are

@@ -1,6 +1,7 @@
-// /asm/v1 on a real binary built by the test suite (contract section 7). Function ranges come
-// from the target's symbol table (looked up by name), served through an in-memory module, so
-// these tests exercise the ELF segment mapping and the disassembler, not the symbolicator.
+// /asm/v1 on a real binary built by the test suite (docs/firefox-profiler-format.md, "/asm/v1").
+// Function ranges come from the target's symbol table (looked up by name), served through an
+// in-memory module, so these tests exercise the ELF segment mapping and the disassembler, not the
+// symbolicator.
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
@@ -25,7 +26,8 @@ using sprof::api::test::FakeSymbolMap;
 const std::string kTarget = std::string(sprof::test::kTargetsDir) + "/api_target";
 
 struct TargetFunction {
-  uint64_t relative = 0;  // SVMA - v0 (contract section 3.3)
+  // SVMA - v0 (docs/firefox-profiler-format.md, "Relative addresses").
+  uint64_t relative = 0;
   uint64_t size = 0;
 };
 

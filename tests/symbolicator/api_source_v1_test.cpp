@@ -1,5 +1,5 @@
 // /source/v1: files are served only when symbolication at the given address names them
-// (contract section 6).
+// (docs/firefox-profiler-format.md, "/source/v1").
 #include <doctest/doctest.h>
 #include <unistd.h>
 

@@ -1,4 +1,5 @@
-// /symbolicate/v5: request bytes -> reply bytes against in-memory modules (contract section 5).
+// /symbolicate/v5: request bytes -> reply bytes against in-memory modules
+// (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").
 #include <doctest/doctest.h>
 #include <simdjson.h>
 
@@ -20,7 +21,8 @@ using sprof::api::test::FakeSymbolMap;
 
 constexpr const char* kDemoKey = "demo/A4C3B2D1F6E51807293A4B5C6D7E8F900";
 
-// The module of the contract's verified example (section 5.4).
+// The module of the example in docs/firefox-profiler-format.md, "symbolication API
+// /symbolicate/v5".
 std::shared_ptr<FakeSymbolMap> demo_module() {
   auto map = std::make_shared<FakeSymbolMap>();
   map->functions.push_back(fake_function("main", 0x11f0, 0x60, "/home/user/demo.c", 30));
@@ -63,7 +65,7 @@ simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& j
 
 }  // namespace
 
-TEST_CASE("symbolicate v5 answers the contract's example request with the contract's reply") {
+TEST_CASE("symbolicate v5 answers the documented example request with the documented reply") {
   Fixture f;
   const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[0, 4607], [0, 4387], [0, 7936]]]}]})");

@@ -1,4 +1,5 @@
-// POST /asm/v1 (contract section 7): disassembly of a function in the module's binary.
+// POST /asm/v1 (docs/firefox-profiler-format.md, "/asm/v1"): disassembly of a function in the
+// module's binary.
 #pragma once
 
 #include <simdjson.h>

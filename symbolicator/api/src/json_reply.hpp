@@ -11,7 +11,8 @@
 
 namespace sprof::api::detail {
 
-// "0x" + lowercase hex, as the contract writes every address and size.
+// "0x" + lowercase hex, as the Firefox Profiler's APIs write every address and size
+// (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").
 class Hex {
  public:
   explicit Hex(uint64_t value);
@@ -27,7 +28,7 @@ HttpReply error_reply(unsigned status, std::string_view message);
 
 // Requests that are malformed (kMalformed, kInvalidArgument, kTooLarge) get 400; anything else
 // the profiler may legitimately ask but we cannot answer gets 200, because the front end treats
-// a truthy "error" key as the API error either way (contract sections 6 and 7).
+// a truthy "error" key as the API error either way (docs/firefox-profiler-format.md, "/source/v1").
 HttpReply reply_for_error(const Error& error);
 
 }  // namespace sprof::api::detail

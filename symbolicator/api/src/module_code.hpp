@@ -1,5 +1,6 @@
 // Reads the bytes of a module's code as they appear in its ELF file, addressed the way the
-// Firefox Profiler addresses them: relative to the first PT_LOAD's p_vaddr (contract 3.3).
+// Firefox Profiler addresses them: relative to the first PT_LOAD's p_vaddr
+// (docs/firefox-profiler-format.md, "Relative addresses").
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,8 @@ namespace {
 namespace ondemand = simdjson::ondemand;
 using symbolicator::ModuleHint;
 
-// Sub-profiles do not nest (contract section 2.13), but a malicious file could; bound the depth.
+// Sub-profiles do not nest (docs/firefox-profiler-format.md, "Several processes"), but a malicious
+// file could; bound the depth.
 constexpr int kMaxProfileDepth = 8;
 // A hint names a file: a path, name or id longer than any path (PATH_MAX) is not one, and is not
 // copied (profile::read_gecko_json refuses such a lib with its place).

@@ -27,8 +27,8 @@ double number_of(Lookup value) {
 }
 
 // Adds one (sub)profile's threads and samples; pids are collected because an exec'd process
-// appears as two sub-profiles with one pid (contract section 2.13), and a processed profile lists
-// every process's threads in one array.
+// appears as two sub-profiles with one pid (docs/firefox-profiler-format.md, "Several processes"),
+// and a processed profile lists every process's threads in one array.
 void add_process(object profile, std::set<int64_t>& pids, ProfileSummary& summary) {
   array threads;
   if (profile["threads"].get(threads) != simdjson::SUCCESS) return;

@@ -82,7 +82,7 @@ HttpReply source_v1(ModuleSource& modules, simdjson::dom::element root) {
   if (!source) return reply_for_error(source.error());
   JsonWriter out;
   // symbolsLastModified/sourceLastModified are left out rather than written as null; the front
-  // end reads only `source` (contract section 6).
+  // end reads only `source` (docs/firefox-profiler-format.md, "/source/v1").
   out.begin_object().field("file", source->file).field("source", source->text).end_object();
   return HttpReply::whole(200, "application/json", out.take());
 }

@@ -1,4 +1,5 @@
-// POST /source/v1 (contract section 6): the text of a source file, as samply serves it.
+// POST /source/v1 (docs/firefox-profiler-format.md, "/source/v1"): the text of a source file, as
+// samply serves it.
 #pragma once
 
 #include <simdjson.h>

@@ -24,7 +24,7 @@ using symbolicator::SymbolInfo;
 constexpr size_t kPartBytes = 128 * 1024;
 
 // Optional keys are written only when known: the front end's validator rejects the whole reply
-// for a single `null` (contract section 5.3).
+// for a single `null` (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").
 void write_symbol(JsonWriter& out, uint64_t address, const SymbolInfo& info) {
   if (!info.function.empty() && address >= info.function_start) {
     // `function` and `function_offset` together are what makes a frame count as symbolicated.
@@ -110,8 +110,9 @@ class ReplyWriter {
   }
 
   void write_frame(const V5Job& job, size_t index, const V5Frame& frame) {
-    // `frame`, `module` and `module_offset` are required in every frame (contract section 5.3);
-    // a frame whose index names no module gets an empty module name rather than none.
+    // `frame`, `module` and `module_offset` are required in every frame
+    // (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5"); a frame whose index
+    // names no module gets an empty module name rather than none.
     const bool has_module = frame.module_index >= 0;
     const auto module_index = static_cast<size_t>(frame.module_index);
     json_.begin_object();

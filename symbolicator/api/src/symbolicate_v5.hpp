@@ -1,4 +1,5 @@
-// POST /symbolicate/v5 (contract section 5): Tecken's batch symbolication format.
+// POST /symbolicate/v5 (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5"):
+// Tecken's batch symbolication format.
 #pragma once
 
 #include <simdjson.h>

@@ -36,9 +36,9 @@ Result<std::vector<V5Module>> parse_memory_map(element value, const std::string&
 }
 
 // One [moduleIndex, offset] frame. Offsets are lib-relative addresses as decimal JSON integers
-// (contract section 5.2); anything else is rejected rather than guessed at. Returns what was
-// wrong (relative to the frame) or nullptr; no allocation on the success path, which runs once
-// per requested address.
+// (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5"); anything else is rejected
+// rather than guessed at. Returns what was wrong (relative to the frame) or nullptr; no allocation
+// on the success path, which runs once per requested address.
 const char* parse_frame(element value, size_t module_count, V5Frame& frame) {
   array pair;
   if (value.get(pair) || pair.size() != 2) return " must be a [moduleIndex, offset] pair";

@@ -15,7 +15,8 @@ namespace {
 enum class Endpoint { kSymbolicateV5, kSourceV1, kAsmV1, kUnknown };
 
 // "/symbolicate/v5", "symbolicate/v5/" and "//symbolicate//v5" all name the same endpoint:
-// profiler-edit joins a trailing-slash server URL with "/symbolicate/v5" (contract section 10).
+// profiler-edit joins a trailing-slash server URL with "/symbolicate/v5"
+// (docs/firefox-profiler-format.md, "from-url and symbolServer URLs").
 Endpoint endpoint_of(std::string_view path) {
   std::string normalized;
   normalized.reserve(path.size());

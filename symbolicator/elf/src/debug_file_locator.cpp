@@ -36,8 +36,9 @@ std::optional<uint32_t> file_crc32(const std::string& path) {
   return static_cast<uint32_t>(crc);
 }
 
-// The first 16 build-id bytes a breakpad id encodes, as lowercase hex (contract section 3.4:
-// undo the u32/u16/u16 byte swap of a little-endian file; the result is verified afterwards).
+// The first 16 build-id bytes a breakpad id encodes, as lowercase hex
+// (docs/firefox-profiler-format.md, "breakpadId and codeId": undo the u32/u16/u16 byte swap of a
+// little-endian file; the result is verified afterwards).
 std::string build_id_prefix_hex(std::string_view breakpad_id) {
   if (breakpad_id.size() < 32) return {};
   std::string hex;

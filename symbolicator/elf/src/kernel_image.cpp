@@ -35,7 +35,8 @@ Result<KernelImage> kernel_image_from(const KernelSymbols& symbols, BuildId buil
     return fail(Errc::kNotFound, "kallsyms has no _text/_etext");
   }
   KernelImage image;
-  // Contract section 3.5: start rounded down and end rounded up to 4096.
+  // docs/firefox-profiler-format.md, "Kernel frames": start rounded down and end rounded up to
+  // 4096.
   image.text_start = *text / kKernelPageSize * kKernelPageSize;
   image.text_end = (*etext + kKernelPageSize - 1) / kKernelPageSize * kKernelPageSize;
   image.build_id = std::move(build_id);

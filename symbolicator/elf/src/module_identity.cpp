@@ -68,7 +68,8 @@ void read_load_segments(const ElfFile& file, ModuleIdentity& id) {
     GElf_Phdr phdr;
     if (gelf_getphdr(file.get(), static_cast<int>(i), &phdr) == nullptr) continue;
     if (phdr.p_type != PT_LOAD) continue;
-    // v0 = p_vaddr of the first PT_LOAD (contract section 3.3); PT_LOADs are sorted by vaddr.
+    // v0 = p_vaddr of the first PT_LOAD (docs/firefox-profiler-format.md, "Relative addresses");
+    // PT_LOADs are sorted by vaddr.
     if (first) id.base_vaddr = phdr.p_vaddr;
     first = false;
     id.loads.push_back(LoadSegment{phdr.p_vaddr, phdr.p_offset, phdr.p_filesz, phdr.p_memsz,

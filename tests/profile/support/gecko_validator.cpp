@@ -1,6 +1,6 @@
-// Contract §9.1 items 1-4 and 8: top level, meta, categories, libs and the process layout.
-// Per-thread checks (items 5-7) are in thread_checks.cpp; checks both formats share (meta,
-// categories, marker schemas, lib identity) in meta_checks.cpp.
+// docs/firefox-profiler-format.md, "what the UI requires", items 1-4 and 8: top level, meta,
+// categories, libs and the process layout. Per-thread checks (items 5-7) are in thread_checks.cpp;
+// checks both formats share (meta, categories, marker schemas, lib identity) in meta_checks.cpp.
 #include <cmath>
 #include <set>
 
@@ -122,7 +122,8 @@ std::vector<std::string> check_gecko_profile(std::string_view json,
   facts.options = &options;
   element meta;
   if (root.at_key("meta").get(meta) == simdjson::SUCCESS) detail::check_top_meta(meta, options, problems);
-  // The top level's schemas are merged first and win (contract §2.11).
+  // The top level's schemas are merged first and win (docs/firefox-profiler-format.md, "Marker
+  // schemas").
   facts = check_process(root, "top", options, facts, problems);
 
   array processes;

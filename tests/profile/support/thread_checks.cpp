@@ -1,4 +1,5 @@
-// Contract §9.1 items 5-7: per-thread fields, table schemas, indexes and values.
+// docs/firefox-profiler-format.md, "what the UI requires", items 5-7: per-thread fields, table
+// schemas, indexes and values.
 #include <cmath>
 
 #include "validator_context.hpp"
@@ -188,8 +189,9 @@ void check_samples(element thread, const std::string& where, size_t stack_count,
   }
 }
 
-// A "Native allocation" payload (contract §8b): a byte count, the block's address and thread,
-// and for allocations a marker stack whose first sample names a stack of this thread.
+// A "Native allocation" payload (docs/firefox-profiler-format.md, "native allocations"): a byte
+// count, the block's address and thread, and for allocations a marker stack whose first sample
+// names a stack of this thread.
 void check_native_allocation(element payload, const std::string& at, size_t stack_count,
                              Problems& problems) {
   for (std::string_view key : {"size", "memoryAddress", "threadId"}) {
@@ -231,7 +233,7 @@ void check_markers(element thread, const std::string& where, const ProfileFacts&
     auto name = t->cell(row, "name");
     auto n = name ? as_index(*name) : std::nullopt;
     if (!n || *n >= string_count) problems.add(at, "name is not a valid string index");
-    // Which times are present is fixed by the phase (contract §2.10).
+    // Which times are present is fixed by the phase (docs/firefox-profiler-format.md, "markers").
     const bool has_start = t->cell(row, "startTime").has_value();
     const bool has_end = t->cell(row, "endTime").has_value();
     auto phase_cell = t->cell(row, "phase");

@@ -70,9 +70,9 @@ inline std::optional<std::string_view> as_string(element e) {
   return s;
 }
 
-// Shared by both formats (meta_checks.cpp), contract §9.1 items 2-4.
-// Parses the document into `parser`; reports invalid JSON (simdjson also rejects invalid UTF-8,
-// NaN and Infinity, item 7) and a root that is not an object.
+// Shared by both formats (meta_checks.cpp), docs/firefox-profiler-format.md, "what the UI
+// requires", items 2-4. Parses the document into `parser`; reports invalid JSON (simdjson also
+// rejects invalid UTF-8, NaN and Infinity, item 7) and a root that is not an object.
 std::optional<element> parse_document(std::string_view json, simdjson::dom::parser& parser,
                                       Problems& problems);
 // Fills `facts.subcategory_counts`; checks the category rules.

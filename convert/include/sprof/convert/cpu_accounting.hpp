@@ -3,7 +3,8 @@
 // Real CPU time per thread, from PERF_RECORD_SWITCH records: a thread is on CPU from its
 // switch-in to its switch-out (preempted or not), so the CPU time between two samples is the sum
 // of the on-CPU intervals between them. This is what each sample's `threadCPUDelta` carries
-// (contract section 4.1: CPU consumed between the previous sample and this one, in ns).
+// (docs/firefox-profiler-format.md, "CPU deltas": CPU consumed between the previous sample and this
+// one, in ns).
 //
 // A thread is also known to be on CPU whenever it produces a record in its own context (sample,
 // comm, mmap, fork of a child, exit: the sample_id_all trailer names the current task). That

@@ -1,7 +1,7 @@
 // sprof/convert/jit_libraries.hpp
 //
 // Libs for JIT code, so its frames are symbolicated through the symbol server like any other
-// (contract section 3.6, "synthesise a lib"). A JIT names its code in a perf map
+// (docs/firefox-profiler-format.md, "Frames in no lib (JIT)"). A JIT names its code in a perf map
 // (/tmp/perf-<pid>.map, found by pid) or a jitdump (jit-<pid>.dump, found through the MMAP
 // record of the JIT mapping it); see sprof/core/jit_symbol_file.hpp for both formats.
 //
@@ -11,8 +11,9 @@
 //   breakpadId = jit_breakpad_id(base, hash of the file): the front end keeps relative
 //   addresses in 32 bits, so relative = AVMA - base, and the symbolicator reads the base back
 //   from the id. Code spread over more than 4 GiB gets one base (and id) per window.
-// Libs must not overlap (contract section 2.4): code ranges are grouped into one lib per run
-// of ranges with no real lib between them, and ranges overlapping a real lib are left out.
+// Libs must not overlap (docs/firefox-profiler-format.md, "libs"): code ranges are grouped into one
+// lib per run of ranges with no real lib between them, and ranges overlapping a real lib are left
+// out.
 //
 // The files are read through the host (host.hpp) when the recording ends, and again by the
 // symbolicator when the profile is

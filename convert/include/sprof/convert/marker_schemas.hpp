@@ -1,9 +1,10 @@
 // sprof/convert/marker_schemas.hpp
 //
-// The marker types sprof writes and their schemas (contract section 2.11, Gecko shape: fields
-// under `data`). A marker's `type` selects its schema by name, so the type names here are the
-// only link between the markers the converter adds and how the Firefox Profiler shows them.
-// None of them is one of the front end's reserved payload types (contract section 2.10).
+// The marker types sprof writes and their schemas (docs/firefox-profiler-format.md, "Marker
+// schemas"; Gecko shape: fields under `data`). A marker's `type` selects its schema by name, so the
+// type names here are the only link between the markers the converter adds and how the Firefox
+// Profiler shows them. None of them is one of the front end's reserved payload types
+// (docs/firefox-profiler-format.md, "markers").
 #pragma once
 
 #include <vector>

@@ -1,10 +1,10 @@
 // sprof/convert/off_cpu.hpp
 //
-// Off-CPU samples (contract section 4.3): while a thread is blocked — switched out voluntarily,
-// PERF_RECORD_SWITCH(out) without PERF_RECORD_MISC_SWITCH_OUT_PREEMPT — the profile gets samples
-// with the stack the thread blocked with (taken by the context-switch event at switch-out), a
-// leaf frame in the Idle category and a CPU delta of 0, so wall-clock views show where threads
-// wait and the UI's / profiler-cli's idle filter can hide them.
+// Off-CPU samples (docs/firefox-profiler-format.md, "Off-CPU samples"): while a thread is blocked —
+// switched out voluntarily, PERF_RECORD_SWITCH(out) without PERF_RECORD_MISC_SWITCH_OUT_PREEMPT —
+// the profile gets samples with the stack the thread blocked with (taken by the context-switch
+// event at switch-out), a leaf frame in the Idle category and a CPU delta of 0, so wall-clock views
+// show where threads wait and the UI's / profiler-cli's idle filter can hide them.
 //
 // Sample times: the points of the sampling grid `origin + k * interval` inside the blocked
 // interval [switch-out, switch-in). A grid, rather than "one sample at switch-out", keeps a
@@ -12,10 +12,10 @@
 // wall-clock sampler, an interval shorter than the sampling interval gets a sample only if it
 // spans a grid point.
 //
-// Size: Gecko samples have no weights (contract section 2.6), so a long sleep costs one sample per
-// interval. To keep profiles sane the first `kDenseOffCpuSamples` grid points of an interval
-// are all used (100 ms at 1 kHz: a thread that blocks in short waits is represented exactly);
-// after that only every 10th, from 1000 on every 100th, and so on — about 90 samples per
+// Size: Gecko samples have no weights (docs/firefox-profiler-format.md, "samples"), so a long sleep
+// costs one sample per interval. To keep profiles sane the first `kDenseOffCpuSamples` grid points
+// of an interval are all used (100 ms at 1 kHz: a thread that blocks in short waits is represented
+// exactly); after that only every 10th, from 1000 on every 100th, and so on — about 90 samples per
 // decade of duration, ~330 for a 60 s sleep at 1 kHz. Long sleeps therefore weigh less than
 // their wall-clock share in call trees; the activity graph stays right (delta / elapsed).
 #pragma once

@@ -7,9 +7,10 @@
 //
 // It tracks processes (fork, exec, exit), threads (creation, names, exit) and each process
 // image's executable mappings, and builds one Gecko process per process image: an exec starts a
-// new image with the same pid (contract section 2.13). Stacks are kernel frames from the
-// callchain in front of user frames, which come either from the callchain (frame pointers) or
-// from the `Unwinder` applied to the sampled registers and stack copy. Allocation records
+// new image with the same pid (docs/firefox-profiler-format.md, "Several processes"). Stacks are
+// kernel frames from the callchain in front of user frames, which come either from the callchain
+// (frame pointers) or from the `Unwinder` applied to the sampled registers and stack copy.
+// Allocation records
 // (`record --heap`) are unwound the same way and kept as native-allocation tables and memory
 // counters (profile_converter_heap.cpp, native_allocations.hpp).
 //
@@ -185,7 +186,8 @@ class ProfileConverter {
   // Keeps a context-switch sample until the switch record says whether the thread blocked.
   void keep_switch_sample(ThreadState& ts, const perf::SampleRecord& s);
   // Adds a sample; before a thread's first sample with CPU, a stackless zero-CPU sample at
-  // `cpu_since_ns`, because the front end ignores threadCPUDelta[0] (contract section 4.1).
+  // `cpu_since_ns`, because the front end ignores threadCPUDelta[0]
+  // (docs/firefox-profiler-format.md, "CPU deltas").
   void add_thread_sample(ThreadState& ts, std::optional<uint32_t> stack, uint64_t time_ns,
                          std::optional<uint64_t> cpu_ns, std::optional<uint64_t> cpu_since_ns);
   void add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64_t until_ns);

@@ -4,7 +4,8 @@
 //   BuildId    - the raw NT_GNU_BUILD_ID note bytes (usually 20).
 //   breakpadId - 33 uppercase hex characters: the first 16 bytes with the first three fields
 //                (u32, u16, u16) byte-swapped from the ELF's endianness to big-endian, then the
-//                age "0" (contract section 3.4; matches samply and Breakpad).
+//                age "0" (docs/firefox-profiler-format.md, "breakpadId and codeId"; matches samply
+//                and Breakpad).
 //   codeId     - the full build-id as lowercase hex.
 // Files without a build-id get an identity from XOR-folding the first 4096 bytes of .text into
 // 16 bytes (samply's fallback), so identical files still share an identity.

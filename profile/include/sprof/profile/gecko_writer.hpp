@@ -1,8 +1,9 @@
 // sprof/profile/gecko_writer.hpp
 //
-// Serialises a `Profile` as Gecko profile JSON version 36 (contract sections 2 and 9.1): root
-// process at the top level, every other process flat in `processes`, per-thread tables, libs
-// sorted and 4096-aligned above 2^53. Output is deterministic for the same model.
+// Serialises a `Profile` as Gecko profile JSON version 36 (docs/firefox-profiler-format.md, "Gecko
+// profile: top level" to "Several processes", and "what the UI requires"): root process at the top
+// level, every other process flat in `processes`, per-thread tables, libs sorted and 4096-aligned
+// above 2^53. Output is deterministic for the same model.
 //
 // Streams: the JSON is produced in chunks into a sink, never as a whole document in memory.
 #pragma once

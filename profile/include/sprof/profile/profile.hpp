@@ -40,7 +40,7 @@ struct CategoryInfo {
 };
 std::vector<CategoryInfo> default_categories();
 
-// One executable mapping of a module in a process (contract section 2.4).
+// One executable mapping of a module in a process (docs/firefox-profiler-format.md, "libs").
 struct Library {
   uint64_t start = 0;   // first AVMA, inclusive
   uint64_t end = 0;     // exclusive
@@ -107,8 +107,9 @@ struct NativeAllocation {
   int64_t thread_id = 0;
 };
 
-// A counter track of a process (contract: `counters`), e.g. its live heap bytes. Each sample
-// holds the change since the previous one (`count`) and how many events made it (`number`).
+// A counter track of a process (`counters`, docs/firefox-profiler-format.md, "native allocations"),
+// e.g. its live heap bytes. Each sample holds the change since the previous one (`count`) and how
+// many events made it (`number`).
 struct CounterSample {
   double time_ms = 0;
   int64_t count = 0;
@@ -190,10 +191,12 @@ class Thread {
   std::vector<NativeAllocation> native_allocations_;
 };
 
-// The marker name and payload type of an allocation in the Gecko format (contract §8b).
+// The marker name and payload type of an allocation in the Gecko format
+// (docs/firefox-profiler-format.md, "native allocations").
 inline constexpr std::string_view kNativeAllocationMarker = "Native allocation";
 
-// One process image. An exec starts a new `Process` with the same pid (contract section 2.13).
+// One process image. An exec starts a new `Process` with the same pid
+// (docs/firefox-profiler-format.md, "Several processes").
 struct Process {
   int64_t pid = 0;
   std::string name;
@@ -217,7 +220,8 @@ struct Meta {
   std::string cpu_name;
   int logical_cpus = 0;
   int physical_cpus = 0;
-  bool has_cpu_deltas = true;  // writes meta.sampleUnits (contract section 2.3)
+  // Writes meta.sampleUnits (docs/firefox-profiler-format.md, "Gecko profile: meta").
+  bool has_cpu_deltas = true;
   std::vector<CategoryInfo> categories = default_categories();
   std::vector<MarkerSchema> marker_schema;
   // sprof's own recording facts (event, lost samples, ...), written under meta.sprof.

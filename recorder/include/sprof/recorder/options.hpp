@@ -51,7 +51,8 @@ struct RecordOptions {
   // Bytes of user stack copied per sample for DWARF unwinding (PERF_SAMPLE_STACK_USER).
   uint32_t stack_size = 16384;
   // Off-CPU stacks: where a thread blocks, its stack at switch-out becomes Idle samples with no
-  // CPU for the blocked time (contract section 4.3). --no-off-cpu turns it off.
+  // CPU for the blocked time (docs/firefox-profiler-format.md, "Off-CPU samples"). --no-off-cpu
+  // turns it off.
   bool off_cpu = true;
   CpuCounts cpu_counts = CpuCounts::kAuto;
 

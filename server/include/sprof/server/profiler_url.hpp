@@ -1,6 +1,7 @@
 // sprof/server/profiler_url.hpp
 //
-// Builds the Firefox Profiler URL that loads a profile from sprof's server (contract §8.1):
+// Builds the Firefox Profiler URL that loads a profile from sprof's server
+// (docs/firefox-profiler-format.md, "from-url and symbolServer URLs"):
 //   <base>/from-url/<encodeURIComponent(profile url)>/?symbolServer=<encodeURIComponent(server)>
 // The front end splits the path on '/' and decodes the second segment, so '/', '?' and '#' in the
 // profile URL must be percent-encoded; full encodeURIComponent is the safe choice.

@@ -11,8 +11,8 @@
 //   GET  /TOKEN/<name>                        `assets(name)`
 //   OPTIONS /TOKEN/...                        CORS preflight, 204
 // Every response under the token carries Access-Control-Allow-Origin: *; anything outside it is
-// a 404 without CORS headers (contract §8.3, §8.5). HEAD is answered like GET (the session drops
-// the body).
+// a 404 without CORS headers (docs/firefox-profiler-format.md, "CORS and preflight", "Security and
+// lifetime"). HEAD is answered like GET (the session drops the body).
 //
 // Before any route, the Host header must name this server in a way DNS cannot rebind:
 // localhost, a loopback address or the bind address, with or without a port

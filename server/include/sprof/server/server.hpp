@@ -1,8 +1,9 @@
 // sprof/server/server.hpp
 //
 // sprof's local HTTP server: serves the recorded profile, the landing page and the symbolication
-// APIs to the Firefox Profiler, under a secret token prefix on 127.0.0.1 (contract §8).
-// It knows nothing about symbols or perf; the cli plugs content in through `ServerOptions`.
+// APIs to the Firefox Profiler, under a secret token prefix on 127.0.0.1
+// (docs/firefox-profiler-format.md, "from-url and symbolServer URLs"). It knows nothing about
+// symbols or perf; the cli plugs content in through `ServerOptions`.
 //
 // Threading: `start` binds synchronously; `run` drives all I/O on the calling thread until the
 // server stops; `ApiHandler` calls run on a 2-thread worker pool so a slow symbolication never

@@ -2,7 +2,8 @@
 //
 // The secret path prefix. Every route lives under /TOKEN/ because the CORS policy
 // (Access-Control-Allow-Origin: *) lets any web page read what the server returns; an unguessable
-// prefix keeps other sites from reaching it (contract §8.5). 24 random bytes, as samply uses.
+// prefix keeps other sites from reaching it (docs/firefox-profiler-format.md, "Security and
+// lifetime"). 24 random bytes, as samply uses.
 #pragma once
 
 #include <span>

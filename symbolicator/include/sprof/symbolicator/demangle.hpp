@@ -1,7 +1,8 @@
 // sprof/symbolicator/demangle.hpp
 //
 // Turns linker symbol names into the readable names the Firefox Profiler shows verbatim
-// (contract section 5.1: the front end does not demangle /symbolicate/v5 results).
+// (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5": the front end does not
+// demangle /symbolicate/v5 results).
 //   C++ (Itanium, "_Z...")            via the C++ runtime's __cxa_demangle;
 //   Rust legacy ("_ZN...17h<hash>E")   path components joined by "::", $..$ escapes decoded, the
 //                                      hash dropped (rustc-demangle's alternate form);

@@ -45,13 +45,14 @@ struct SymbolInfo {
   uint64_t function_size = 0;      // 0 if unknown
   std::string file;                // of the outer function at this address; empty if unknown
   uint32_t line = 0;
-  std::vector<InlineFrame> inlines;  // innermost first (contract section 5.3)
+  // Innermost first (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").
+  std::vector<InlineFrame> inlines;
 };
 
 class SymbolMap {
  public:
   virtual ~SymbolMap() = default;
-  // `address` is relative (SVMA - v0; contract section 3.3).
+  // `address` is relative (SVMA - v0; docs/firefox-profiler-format.md, "Relative addresses").
   virtual std::optional<SymbolInfo> lookup(RelativeAddress address) const = 0;
   // Reads ahead what looking up `addresses` will need, on several threads where the map reads
   // its debug info lazily. Lookups answer the same with or without it; it only moves the cost

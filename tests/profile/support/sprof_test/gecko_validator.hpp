@@ -1,9 +1,9 @@
 // sprof_test/gecko_validator.hpp
 //
-// The static conformance checks of contract §9.1 over any Gecko profile JSON that sprof writes:
-// version and top-level keys, meta, categories, libs, per-thread schemas, table indexes, sample
-// and marker values, and the flat process layout. Test code, reusable by every test that produces
-// a profile (link `sprof_gecko_validator`).
+// The static checks of docs/firefox-profiler-format.md, "what the UI requires", over any Gecko
+// profile JSON that sprof writes: version and top-level keys, meta, categories, libs, per-thread
+// schemas, table indexes, sample and marker values, and the flat process layout. Test code,
+// reusable by every test that produces a profile (link `sprof_gecko_validator`).
 //
 // It returns every problem found, each naming its JSON location, rather than stopping at the
 // first, so a failing test shows the whole picture: `CHECK(problems.empty())` plus printing them.

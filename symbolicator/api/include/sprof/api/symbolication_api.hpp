@@ -1,8 +1,9 @@
 // sprof/api/symbolication_api.hpp
 //
-// The JSON API of sprof's symbol server, as the Firefox Profiler calls it (contract sections
-// 5-7): request bytes in, {status, content type, JSON body} out. No HTTP, no sockets: the server
-// hands over the path below its token and the POST body.
+// The JSON API of sprof's symbol server, as the Firefox Profiler calls it
+// (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5" to "/asm/v1"): request
+// bytes in, {status, content type, JSON body} out. No HTTP, no sockets: the server hands over the
+// path below its token and the POST body.
 //
 //   /symbolicate/v5  function names, offsets, sizes, files, lines and inline chains
 //   /source/v1       a source file, only if symbolicating the given address names it

@@ -2,9 +2,10 @@
 //
 // What sprof knows about the running kernel image without debug info: its text symbols from
 // /proc/kallsyms and its build-id from /sys/kernel/notes. The recorder uses `read_kernel_image`
-// to describe the "[kernel.kallsyms]" lib (contract section 3.5: start = `_text` rounded down to
-// 4096, end = `_etext` rounded up, offset 0); the symbolicator uses `KernelSymbols` to resolve
-// addresses relative to that rounded start. Parsing is pure; only the `read_*` functions do I/O.
+// to describe the "[kernel.kallsyms]" lib (docs/firefox-profiler-format.md, "Kernel frames": start
+// = `_text` rounded down to 4096, end = `_etext` rounded up, offset 0); the symbolicator uses
+// `KernelSymbols` to resolve addresses relative to that rounded start. Parsing is pure; only the
+// `read_*` functions do I/O.
 #pragma once
 
 #include <cstdint>

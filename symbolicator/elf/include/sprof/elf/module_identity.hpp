@@ -3,7 +3,8 @@
 // What sprof needs to know about an ELF file to name it in a profile and to find it again when
 // symbolicating: its build-id (or a .text-fold fallback identity), its PT_LOAD segments, and the
 // "v0" base (p_vaddr of the first PT_LOAD) that relative addresses are measured from
-// (contract section 3.3). Reading is cheap: headers and notes only, no DWARF.
+// (docs/firefox-profiler-format.md, "Relative addresses"). Reading is cheap: headers and notes
+// only, no DWARF.
 #pragma once
 
 #include <cstdint>
