@@ -1,5 +1,5 @@
 // gzip compression on a few threads, so that writing a long recording's profile (~25 MB of JSON)
-// is not held up by one core's deflate (issue 12, "exit -> profile written").
+// is not held up by one core's deflate (the "exit -> profile written" row of docs/benchmarks.md).
 //
 // The input is cut into independent blocks, each compressed by a worker thread into a raw
 // deflate stream ended by Z_SYNC_FLUSH (the last one by Z_FINISH). A sync flush ends on a byte
