@@ -9,7 +9,7 @@
 // could not go on (`UnwindStop`).
 //
 // Why not libdwfl: a reused Dwfl costs ~4 us a sample, a fresh one ~340 us; raw CFI with a
-// per-PC rule cache ~1 us (docs: platform-facts.md, Unwinding).
+// per-PC rule cache ~1 us (docs/benchmarks.md, "Platform floors").
 // Threading: one instance per recording thread (it owns its caches).
 #pragma once
 

@@ -4,7 +4,7 @@
 // so [rbp] is the caller's rbp and [rbp + 8] the return address. `FramePointerUnwinder` is the
 // `--unwind fp` mode; `frame_pointer_step` is also the CFI unwinder's fallback for code without
 // CFI (JIT code, anonymous memory). Debian's libc/libm/libstdc++ are built without frame pointers,
-// so chains through them lose frames (docs: platform-facts.md, Unwinding).
+// so chains through them lose frames (docs/benchmarks.md, "Platform floors").
 #pragma once
 
 #include "sprof/convert/unwind/frame_registers.hpp"
