@@ -188,6 +188,7 @@ int run(Options& o) {
     if (n == 0) usleep(2000);
   }
   reader->drain(DrainOptions{now_ns(), 0, true}, write_record);
+  reader->close_for_writers();
 
   prefix = encode_dump_prefix(reader->header_snapshot());
   std::fseek(out, 0, SEEK_SET);

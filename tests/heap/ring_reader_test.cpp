@@ -1,15 +1,21 @@
 // The heap ring end to end in memory: the interposer's RingWriter produces, RingReader consumes.
 // Covers order and wrap-around, a full ring, records reserved but never committed (a writer
 // that died), and ring contents a hostile program could leave (bad sizes, heads, bodies).
-#include <doctest/doctest.h>
+#include "sprof/heap/ring_reader.hpp"
 
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "heap_record_builder.hpp"
 #include "interposer/ring_writer.hpp"
-#include "sprof/heap/ring_reader.hpp"
 
 using namespace sprof::heap;
 using namespace sprof::heap::test;
@@ -21,13 +27,16 @@ constexpr uint64_t kData = kMinDataBytes;  // 64 KiB
 
 // A shared area as sprof would create it, in ordinary memory.
 struct Area {
-  explicit Area(uint64_t data_bytes = kData, uint32_t stack_copy_bytes = 1024)
+  explicit Area(uint64_t data_bytes = kData, uint32_t stack_copy_bytes = 1024,
+                bool wait_when_full = false)
       : size(kRingHeaderBytes + data_bytes),
         bytes(static_cast<uint8_t*>(std::aligned_alloc(4096, size))) {
     std::memset(bytes.get(), 0, size);
     const RingConfig c = ring_config(data_bytes, stack_copy_bytes);
     std::memcpy(bytes.get(), &c, sizeof c);
-    writer.init(header(), bytes.get() + kRingHeaderBytes, data_bytes, false);
+    // The reader is this process, alive for the whole test.
+    writer.init(header(), bytes.get() + kRingHeaderBytes, data_bytes, wait_when_full,
+                static_cast<uint64_t>(getpid()));
   }
   RingHeader* header() { return reinterpret_cast<RingHeader*>(bytes.get()); }
   std::span<uint8_t> span() { return {bytes.get(), size}; }
@@ -243,4 +252,103 @@ TEST_CASE("hostile ring contents are counted and skipped, never read out of boun
     REQUIRE(area.put(alloc_at(0x1000)));  // the writer keeps its own copy too
     CHECK(drain(*reader).addresses == std::vector<uint64_t>{0x1000});
   }
+}
+
+TEST_CASE("record-all writers wait through a reader that stalls for seconds, losing nothing") {
+  // The recorder's visitor can stall (a table of 2^23 rows growing); writers used to give up
+  // for good after 1 s without room and drop the rest of the program's records.
+  Area area(kData, 1024, /*wait_when_full=*/true);
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader);
+  constexpr uint64_t kRecords = 4000;  // about 13 rings of 336-byte records
+  std::atomic<bool> written{false};
+  std::thread writer([&] {
+    for (uint64_t i = 1; i <= kRecords; ++i) area.put(alloc_at(0x1000 * i));
+    written = true;
+  });
+  uint64_t seen = 0;
+  uint64_t in_order = 0;
+  bool stalled = false;
+  for (bool last = false; !last;) {
+    last = written.load();  // everything is committed before the last drain starts
+    reader->drain({}, [&](const DrainedRecord& r) {
+      const auto* a = std::get_if<HeapAlloc>(&r.event);
+      if (a == nullptr) return;
+      ++seen;
+      if (a->address == 0x1000 * seen) ++in_order;
+      if (!stalled && seen == 100) {
+        stalled = true;
+        const struct timespec pause { 1, 500'000'000 };  // past the old 1 s give-up
+        ::nanosleep(&pause, nullptr);
+      }
+    });
+  }
+  writer.join();
+  CHECK(seen == kRecords);
+  CHECK(in_order == kRecords);
+  CHECK(reader->counters().dropped_records == 0);
+}
+
+TEST_CASE("the reader hands space back during a long drain, not only at its end") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader);
+  const uint64_t size = alloc_at(1).size();
+  size_t written = 0;
+  while (area.put(alloc_at(0x1000 * (written + 1)))) ++written;
+  REQUIRE(written > 100);
+  uint64_t tail_seen_mid_drain = 0;
+  size_t visited = 0;
+  reader->drain({}, [&](const DrainedRecord&) {
+    if (++visited == written - 1)
+      tail_seen_mid_drain = std::atomic_ref<uint64_t>(area.header()->read_tail).load();
+  });
+  // While visiting the last but one record, all but at most a sixteenth of the ring before it
+  // has been handed back (the old reader handed back nothing until the drain ended).
+  CHECK(tail_seen_mid_drain + kData / 16 >= (written - 1) * size);
+  CHECK(tail_seen_mid_drain > 0);
+  CHECK(area.header()->read_tail == reader->position());
+}
+
+TEST_CASE("once the reader closes the ring, record-all writers drop and name the cause") {
+  Area area(kData, 1024, /*wait_when_full=*/true);
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader);
+  size_t written = 0;
+  // Fill the ring without waiting: a full record-all ring would block this thread.
+  const uint32_t size = static_cast<uint32_t>(alloc_at(1).size());
+  while (kData - written * size >= size) {
+    REQUIRE(area.put(alloc_at(0x1000 * (written + 1))));
+    ++written;
+  }
+  reader->close_for_writers();
+  CHECK_FALSE(area.put(alloc_at(0x42000)));
+  CHECK_FALSE(area.put(alloc_at(0x43000)));
+  const RingCounters c = reader->counters();
+  CHECK(c.dropped_records == 2);
+  CHECK(c.dropped_reader_gone == 2);
+  CHECK(c.dropped_contended == 0);
+  CHECK(drain(*reader).count == written);
+}
+
+TEST_CASE("a record-all writer whose reader's process is gone drops instead of hanging") {
+  Area area(kData, 1024, /*wait_when_full=*/false);
+  // A pid that no longer exists: a child that has been reaped.
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  area.writer.init(area.header(), area.data(), kData, /*wait_when_full=*/true,
+                   static_cast<uint64_t>(child));
+  const uint32_t size = static_cast<uint32_t>(alloc_at(1).size());
+  size_t written = 0;
+  while (kData - written * size >= size) {
+    REQUIRE(area.put(alloc_at(0x1000 * (written + 1))));
+    ++written;
+  }
+  errno = 1234;
+  CHECK_FALSE(area.put(alloc_at(0x42000)));
+  CHECK(errno == 1234);  // the liveness check leaves the program's errno alone
+  CHECK(area.header()->counters.dropped_reader_gone == 1);
 }

@@ -79,9 +79,10 @@ bool map_ring(const char* path) {
   // The configuration as validated, not as the shared header may say later.
   auto* header = static_cast<RingHeader*>(area);
   p.header = header;
-  // Record-all mode promises every allocation: writers wait for the reader rather than drop.
+  // Record-all mode promises every allocation: writers wait for sprof (the creator, which
+  // reads the ring) rather than drop.
   p.writer.init(header, static_cast<uint8_t*>(area) + config.header_bytes, config.data_bytes,
-                config.sample_interval_bytes == 0);
+                config.sample_interval_bytes == 0, config.creator_pid);
   p.sample_interval = config.sample_interval_bytes;
   p.stack_copy_bytes = config.stack_copy_bytes;
   return true;
@@ -168,8 +169,8 @@ void refresh_thread(ThreadState& t) {
   if (t.generation == p.generation) return;
   t.pid = static_cast<uint32_t>(::getpid());
   t.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
-  t.random_state = seed_random(monotonic_ns() ^ (uint64_t{t.tid} << 32) ^
-                               reinterpret_cast<uintptr_t>(&t));
+  t.random_state =
+      seed_random(monotonic_ns() ^ (uint64_t{t.tid} << 32) ^ reinterpret_cast<uintptr_t>(&t));
   t.generation = p.generation;
   if (!t.exit_flush_armed && p.exit_key_created) {
     // Any non-null value makes the key's destructor run at thread exit.

@@ -48,10 +48,10 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
       __atomic_fetch_add(&p.header->counters.stack_copy_failures, 1, __ATOMIC_RELAXED);
     }
   }
-  const RecordKind kind = event.function == AllocFunction::kRealloc ||
-                                  event.function == AllocFunction::kReallocArray
-                              ? RecordKind::kRealloc
-                              : RecordKind::kAlloc;
+  const RecordKind kind =
+      event.function == AllocFunction::kRealloc || event.function == AllocFunction::kReallocArray
+          ? RecordKind::kRealloc
+          : RecordKind::kAlloc;
   const uint32_t size = alloc_record_bytes(stack_bytes);
   uint64_t pos = 0;
   if (!p.writer.reserve(size, pos)) return false;
@@ -96,7 +96,12 @@ void write_attach_record(ThreadState& t, AttachHow how, uint32_t ppid) {
   const auto exe_bytes = static_cast<uint16_t>(n);
   const uint32_t size = attach_record_bytes(exe_bytes);
   uint64_t pos = 0;
-  if (!p.writer.reserve(size, pos)) return;
+  if (!p.writer.reserve(size, pos)) {
+    // Told apart so that sprof does not take a lost attach record for a program that never
+    // loaded the interposer.
+    __atomic_fetch_add(&p.header->counters.dropped_attaches, 1, __ATOMIC_RELAXED);
+    return;
+  }
   p.writer.begin_record(pos, size, RecordKind::kAttach, 0, event_fields(t));
   AttachFields f{};
   f.ppid = ppid;
@@ -114,4 +119,3 @@ void write_attach_record(ThreadState& t, AttachHow how, uint32_t ppid) {
 }
 
 }  // namespace sprof::heap::interposer
-

@@ -1,33 +1,45 @@
 // heap/src/interposer/ring_writer.cpp
 #include "interposer/ring_writer.hpp"
 
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <time.h>
 
+#include <climits>
 #include <cstring>
 
 namespace sprof::heap::interposer {
 namespace {
 
-// A CAS loop that keeps failing means heavy contention; give up rather than spin (never block).
+// A CAS loop that keeps failing means heavy contention. Sampled mode then gives up (it never
+// makes the program wait); record-all mode yields the CPU and tries again.
 constexpr int kMaxReserveAttempts = 64;
 // A waiting writer sleeps 20 us, doubling up to 1 ms: sprof drains every 10 ms at the latest.
 constexpr long kFirstNapNs = 20'000;
 constexpr long kLongestNapNs = 1'000'000;
 
-uint64_t now_ns() {
-  struct timespec ts {};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
+void nap(uint32_t naps) {
+  long ns = kFirstNapNs;
+  for (uint32_t i = 0; i < naps && ns < kLongestNapNs; ++i) ns *= 2;
+  struct timespec ts {
+    0, ns < kLongestNapNs ? ns : kLongestNapNs
+  };
+  ::nanosleep(&ts, nullptr);  // async-signal-safe; EINTR just ends the nap early
 }
+
+void add(uint64_t& counter, uint64_t n) { __atomic_fetch_add(&counter, n, __ATOMIC_RELAXED); }
 
 }  // namespace
 
-void RingWriter::init(RingHeader* header, uint8_t* data, uint64_t data_bytes,
-                      bool wait_when_full) {
+void RingWriter::init(RingHeader* header, uint8_t* data, uint64_t data_bytes, bool wait_when_full,
+                      uint64_t reader_pid) {
   header_ = header;
   data_ = data;
   data_bytes_ = data_bytes;
-  __atomic_store_n(&wait_when_full_, wait_when_full ? 1 : 0, __ATOMIC_RELAXED);
+  // Only a real pid: kill(0, 0) or kill(-1, 0) would ask about whole groups of processes.
+  reader_pid_ = reader_pid > 0 && reader_pid <= INT_MAX ? static_cast<int>(reader_pid) : 0;
+  __atomic_store_n(&mode_, wait_when_full ? kWaitForReader : kDropWhenFull, __ATOMIC_RELAXED);
 }
 
 RingWriter::Claim RingWriter::try_reserve(uint32_t size, uint64_t& position) {
@@ -46,42 +58,51 @@ RingWriter::Claim RingWriter::try_reserve(uint32_t size, uint64_t& position) {
   return Claim::kContended;
 }
 
-bool RingWriter::wait_for_reader(uint32_t naps, uint64_t& last_tail, uint64_t& progress_ns) {
-  const uint64_t tail = __atomic_load_n(&header_->read_tail, __ATOMIC_ACQUIRE);
-  const uint64_t now = now_ns();
-  if (naps == 0 || tail != last_tail) {
-    last_tail = tail;
-    progress_ns = now;
-  } else if (now - progress_ns > kMaxWaitWithoutProgressNs) {
-    __atomic_store_n(&wait_when_full_, 0, __ATOMIC_RELAXED);
-    return false;
-  }
-  long nap = kFirstNapNs;
-  for (uint32_t i = 0; i < naps && nap < kLongestNapNs; ++i) nap *= 2;
-  struct timespec ts {0, nap < kLongestNapNs ? nap : kLongestNapNs};
-  ::nanosleep(&ts, nullptr);  // async-signal-safe; EINTR just ends the nap early
-  return true;
+bool RingWriter::reader_gone() const {
+  if (__atomic_load_n(&header_->reader_closed, __ATOMIC_ACQUIRE) != 0) return true;
+  if (reader_pid_ == 0) return false;
+  // A signal-0 kill only asks whether the process exists (EPERM: it does, owned by another
+  // user). The program's errno is left as it was.
+  const int saved_errno = errno;
+  const bool gone = ::kill(reader_pid_, 0) != 0 && errno == ESRCH;
+  errno = saved_errno;
+  return gone;
 }
 
 bool RingWriter::reserve(uint32_t size, uint64_t& position) {
-  uint64_t last_tail = 0;
-  uint64_t progress_ns = 0;
-  for (uint32_t naps = 0;; ++naps) {
+  for (uint32_t naps = 0;;) {
     const Claim claim = try_reserve(size, position);
     if (claim == Claim::kClaimed) return true;
-    if (claim != Claim::kFull || __atomic_load_n(&wait_when_full_, __ATOMIC_RELAXED) == 0 ||
-        !wait_for_reader(naps, last_tail, progress_ns)) {
+    const uint8_t mode = __atomic_load_n(&mode_, __ATOMIC_RELAXED);
+    if (mode == kDropWhenFull) {
+      if (claim == Claim::kContended) add(header_->counters.dropped_contended, 1);
       break;
     }
+    if (mode == kReaderGone) {
+      add(header_->counters.dropped_reader_gone, 1);
+      break;
+    }
+    // Record-all mode: wait for as long as sprof reads, however slowly.
+    if (claim == Claim::kContended) {
+      ::sched_yield();
+      continue;
+    }
+    if (reader_gone()) {
+      __atomic_store_n(&mode_, kReaderGone, __ATOMIC_RELAXED);
+      add(header_->counters.dropped_reader_gone, 1);
+      break;
+    }
+    nap(naps++);
   }
-  __atomic_fetch_add(&header_->counters.dropped_records, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&header_->counters.dropped_bytes, size, __ATOMIC_RELAXED);
+  add(header_->counters.dropped_records, 1);
+  add(header_->counters.dropped_bytes, size);
   return false;
 }
 
 void RingWriter::write(uint64_t position, uint32_t offset, const void* bytes, size_t n) {
   const uint64_t at = (position + offset) & (data_bytes_ - 1);
-  const size_t first = static_cast<size_t>(data_bytes_ - at) < n ? static_cast<size_t>(data_bytes_ - at) : n;
+  const size_t first =
+      static_cast<size_t>(data_bytes_ - at) < n ? static_cast<size_t>(data_bytes_ - at) : n;
   std::memcpy(data_ + at, bytes, first);
   if (first < n) std::memcpy(data_, static_cast<const uint8_t*>(bytes) + first, n - first);
 }

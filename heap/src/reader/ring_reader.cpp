@@ -29,6 +29,7 @@ RingReader::RingReader(std::span<uint8_t> area, const RingConfig& config)
       data_(area.data() + config.header_bytes) {
   position_ = std::atomic_ref<uint64_t>(header_->read_tail).load(std::memory_order_acquire);
   position_ &= ~uint64_t{kRecordAlign - 1};
+  published_ = position_;
 }
 
 uint64_t RingReader::load_word(uint64_t position) const {
@@ -49,8 +50,7 @@ bool RingReader::committed(uint64_t position) const {
 
 uint32_t RingReader::plausible_size(uint64_t position, uint64_t limit) const {
   uint32_t size = 0;
-  copy_out(position + offsetof(RecordHeader, size), sizeof size,
-           reinterpret_cast<uint8_t*>(&size));
+  copy_out(position + offsetof(RecordHeader, size), sizeof size, reinterpret_cast<uint8_t*>(&size));
   if (size < sizeof(RecordHeader) || size % kRecordAlign != 0 || size > kMaxRecordBytes ||
       size > limit - position)
     return 0;
@@ -66,6 +66,15 @@ void RingReader::resync(uint64_t limit) {
   stalled_at_ = ~0ULL;
 }
 
+void RingReader::publish_tail() {
+  std::atomic_ref<uint64_t>(header_->read_tail).store(position_, std::memory_order_release);
+  published_ = position_;
+}
+
+void RingReader::close_for_writers() {
+  std::atomic_ref<uint64_t>(header_->reader_closed).store(1, std::memory_order_release);
+}
+
 size_t RingReader::drain(const DrainOptions& options,
                          const std::function<void(const DrainedRecord&)>& visit) {
   uint64_t head = std::atomic_ref<uint64_t>(header_->write_head).load(std::memory_order_acquire);
@@ -75,6 +84,9 @@ size_t RingReader::drain(const DrainOptions& options,
     head = position_ + config_.data_bytes;
   }
   const DecodeLimits limits{config_.stack_copy_bytes};
+  // A visitor can be slow (the recorder's tables grow); writers waiting for room should not
+  // wait for the whole drain.
+  const uint64_t publish_every = config_.data_bytes / 16;
   size_t visited = 0;
   while (position_ < head) {
     if (!committed(position_)) {
@@ -98,6 +110,10 @@ size_t RingReader::drain(const DrainOptions& options,
     }
     scratch_.resize(size);
     copy_out(position_, size, scratch_.data());
+    // The record is copied out: writers may reuse its bytes.
+    position_ += size;
+    stalled_at_ = ~0ULL;
+    if (position_ - published_ >= publish_every) publish_tail();
     const auto bytes = std::span<const uint8_t>(scratch_.data(), size);
     auto event = decode_record(bytes, limits);
     if (event) {
@@ -107,11 +123,8 @@ size_t RingReader::drain(const DrainOptions& options,
     } else {
       ++stats_.malformed_records;
     }
-    position_ += size;
-    stalled_at_ = ~0ULL;
   }
-  // Only now may writers reuse what was read.
-  std::atomic_ref<uint64_t>(header_->read_tail).store(position_, std::memory_order_release);
+  publish_tail();
   return visited;
 }
 

@@ -41,6 +41,11 @@ convert::HeapDescription HeapRingInput::description() const {
   return d;
 }
 
+HeapRingInput::~HeapRingInput() {
+  // Programs that outlive the recording (daemons) must not wait for room in record-all mode.
+  reader_.close_for_writers();
+}
+
 void HeapRingInput::read_round(const std::function<void(convert::perf::Record&&)>& add) {
   heap::DrainOptions options;
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
@@ -55,6 +60,9 @@ void HeapRingInput::add_stats(convert::HeapStats& stats) const {
   stats.call_bytes = c.allocated_bytes;
   stats.attached_processes = c.attached_processes;
   stats.dropped_records = c.dropped_records;
+  stats.dropped_contended = c.dropped_contended;
+  stats.dropped_reader_gone = c.dropped_reader_gone;
+  stats.dropped_attaches = c.dropped_attaches;
   stats.untracked_samples = c.untracked_samples;
   stats.ring_malformed = reader_.stats().malformed_records;
 }

@@ -36,6 +36,8 @@ class HeapRingInput final : public perf::RoundInput {
   static Result<std::unique_ptr<HeapRingInput>> create(const heap::HeapRingOptions& options,
                                                        const std::string& sprof_executable);
 
+  ~HeapRingInput() override;
+
   // "NAME=value" entries for every launched command.
   const std::vector<std::string>& child_environment() const { return environment_; }
   convert::HeapDescription description() const;

@@ -31,7 +31,7 @@ namespace sprof::heap {
 // "SPRFHEAP" little-endian. The version changes with any layout change; both sides refuse a
 // header whose magic or version they do not know.
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
-inline constexpr uint32_t kRingVersion = 1;
+inline constexpr uint32_t kRingVersion = 2;
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -71,13 +71,18 @@ struct RingCounters {
   uint64_t sampled_allocations;  // allocation records written (or dropped: see below)
   uint64_t sampled_bytes;        // bytes requested by the sampled calls
   uint64_t free_records;         // free records written
-  uint64_t dropped_records;      // records not written because the ring was full
+  uint64_t dropped_records;      // records not written, for any of the causes below
   uint64_t dropped_bytes;        // their size
   uint64_t untracked_samples;    // sampled, but the address set was full: no free will follow
   uint64_t reentrant_calls;      // calls passed through because the thread was inside the hook
   uint64_t stack_lookups;        // /proc/self/maps reads to find the bounds of a stack
   uint64_t stack_copy_failures;  // allocations recorded without a stack copy
-  uint64_t reserved[4];
+  // Why records were dropped: the rest of `dropped_records` found the ring full in sampled mode
+  // (which never makes the program wait).
+  uint64_t dropped_contended;    // sampled mode: the CAS on write_head kept failing
+  uint64_t dropped_reader_gone;  // record-all mode: sprof had closed the ring or exited
+  uint64_t dropped_attaches;     // of all dropped records, attach records
+  uint64_t reserved[1];
 };
 static_assert(sizeof(RingCounters) == 128);
 
@@ -86,12 +91,14 @@ struct RingHeader {
   alignas(64) uint64_t write_head;    // offset 64: writers CAS it
   alignas(64) uint64_t read_tail;     // offset 128: the reader stores it
   alignas(64) RingCounters counters;  // offset 192
-  uint8_t reserved[kRingHeaderBytes - 320];
+  alignas(64) uint64_t reader_closed; // offset 320: the reader stores 1 when it reads no more
+  uint8_t reserved[kRingHeaderBytes - 384];
 };
 static_assert(sizeof(RingHeader) == kRingHeaderBytes);
 static_assert(offsetof(RingHeader, write_head) == 64);
 static_assert(offsetof(RingHeader, read_tail) == 128);
 static_assert(offsetof(RingHeader, counters) == 192);
+static_assert(offsetof(RingHeader, reader_closed) == 320);
 
 // --- Records --------------------------------------------------------------------------------
 

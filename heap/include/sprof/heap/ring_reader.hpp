@@ -3,7 +3,9 @@
 // The consumer side of the heap ring (format and writer protocol: heap_ring_format.hpp). The
 // ring lives in memory the profiled programs can write, so the reader trusts nothing in it:
 //   - the configuration is validated and copied once, at open; later changes are ignored;
-//   - the read position is the reader's own (it only publishes it to `read_tail`);
+//   - the read position is the reader's own (it only publishes it to `read_tail`, every
+//     sixteenth of the ring during a drain, so that writers waiting for room in record-all mode
+//     see progress even while a long drain's visitor is slow, and at the end of each drain);
 //   - a record counts only when its first word is the commit word for its position, and it is
 //     copied out before its size and fields are checked (decode_record), so a writer changing
 //     it meanwhile cannot make the reader read out of bounds;
@@ -55,9 +57,12 @@ class RingReader {
   // configuration field.
   static Result<RingReader> open(std::span<uint8_t> area);
 
-  // Visits committed records from the read position up to the current head, then hands the
-  // space back to writers. Returns the number of records visited.
+  // Visits committed records from the read position up to the current head, handing the space
+  // back to writers as it goes. Returns the number of records visited.
   size_t drain(const DrainOptions& options, const std::function<void(const DrainedRecord&)>& visit);
+  // Tells writers that nothing will read the ring any more: record-all writers stop waiting for
+  // room and drop (counted as dropped_reader_gone) instead of hanging on a full ring.
+  void close_for_writers();
 
   const RingConfig& config() const { return config_; }
   // The totals the interposers keep in the header (plain numbers; a program can change them).
@@ -77,12 +82,14 @@ class RingReader {
   bool committed(uint64_t position) const;
   // Moves past a hole at position_: to the next committed record before `limit`, or to limit.
   void resync(uint64_t limit);
+  void publish_tail();  // release: the bytes before position_ are copied out
 
   std::span<uint8_t> area_;
   RingConfig config_;
   RingHeader* header_;
   uint8_t* data_;
   uint64_t position_ = 0;
+  uint64_t published_ = 0;  // the read_tail last stored
   uint64_t stalled_at_ = ~0ULL;
   uint64_t stalled_since_ns_ = 0;
   std::vector<uint8_t> scratch_;
