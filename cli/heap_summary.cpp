@@ -60,6 +60,27 @@ std::vector<RetainedPath> retained_paths(const profile::Profile& profile,
   return out;
 }
 
+namespace {
+
+// How many records are missing and why, in the interposers' own words (their drop counters).
+std::string dropped_records_line(const convert::HeapStats& heap) {
+  const uint64_t full =
+      heap.dropped_records -
+      std::min(heap.dropped_records, heap.dropped_contended + heap.dropped_reader_gone);
+  std::string causes;
+  const auto cause = [&](uint64_t n, const std::string& why) {
+    if (n == 0) return;
+    causes += (causes.empty() ? "" : "; ") + grouped(n) + " " + why;
+  };
+  cause(full, "found the ring full (sampled mode never makes the program wait)");
+  cause(heap.dropped_contended, "gave up on a contended ring (sampled mode)");
+  cause(heap.dropped_reader_gone, "came after sprof had stopped reading the ring");
+  return "sprof: heap: " + grouped(heap.dropped_records) +
+         " records were dropped, allocations and frees are missing: " + causes;
+}
+
+}  // namespace
+
 std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
                                             const std::vector<RetainedPath>& paths) {
   std::vector<std::string> lines;
@@ -78,8 +99,8 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
   if (heap.sample_interval_bytes == 0) {
     line += grouped(heap.allocations) + " of " + grouped(calls) + " allocations recorded";
   } else {
-    line += grouped(heap.allocations) + " of " + grouped(calls) +
-            " allocations sampled (one per " + human_bytes(heap.sample_interval_bytes) + ")";
+    line += grouped(heap.allocations) + " of " + grouped(calls) + " allocations sampled (one per " +
+            human_bytes(heap.sample_interval_bytes) + ")";
   }
   char peak_time[32];
   std::snprintf(peak_time, sizeof peak_time, "%.3f s", heap.peak_time_ms / 1000);
@@ -91,11 +112,7 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     lines.push_back("sprof: heap:   " + signed_bytes(p.bytes) + " in " + grouped(p.blocks) +
                     (p.blocks == 1 ? " block" : " blocks") + " from " + p.path);
   }
-  if (heap.dropped_records > 0) {
-    lines.push_back("sprof: heap: " + grouped(heap.dropped_records) +
-                    " records were dropped (the ring was full, the program never waits): "
-                    "allocations and frees are missing");
-  }
+  if (heap.dropped_records > 0) lines.push_back(dropped_records_line(heap));
   if (heap.untracked_samples > 0) {
     lines.push_back("sprof: heap: " + grouped(heap.untracked_samples) +
                     " sampled blocks were too many to follow: their frees were not recorded");
@@ -107,8 +124,13 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     }
     lines.push_back("sprof: heap: " + grouped(heap.unhooked_programs.size()) + " of " +
                     grouped(heap.programs) +
-                    " programs did not load libsprof-heap.so (static, setuid, or a cleared "
-                    "environment), their allocations are missing: " +
+                    (heap.dropped_attaches > 0
+                         ? " programs wrote no attach record (" + grouped(heap.dropped_attaches) +
+                               " attach records were dropped, so some may have loaded "
+                               "libsprof-heap.so; the others are static, setuid, or had a "
+                               "cleared environment): "
+                         : " programs did not load libsprof-heap.so (static, setuid, or a "
+                           "cleared environment), their allocations are missing: ") +
                     names);
   }
   return lines;

@@ -28,6 +28,8 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapAllocations", s.allocations);
   add("heapFrees", s.frees);
   add("heapDroppedRecords", s.dropped_records);
+  add("heapDroppedContended", s.dropped_contended);
+  add("heapDroppedReaderGone", s.dropped_reader_gone);
   add("heapUntrackedSamples", s.untracked_samples);
   add("heapMalformedRecords", s.ring_malformed);
   add("heapAttachedProcesses", s.attached_processes);

@@ -32,7 +32,11 @@ struct HeapStats {
   uint64_t calls = 0;
   uint64_t call_bytes = 0;
   uint64_t attached_processes = 0;
-  uint64_t dropped_records = 0;     // the ring was full: the program never waits
+  uint64_t dropped_records = 0;     // records the interposers did not write, for any cause:
+  uint64_t dropped_contended = 0;   //   sampled mode gave up on a contended ring
+  uint64_t dropped_reader_gone = 0; //   record-all mode: sprof had stopped reading the ring
+                                    //   (the rest: sampled mode found the ring full)
+  uint64_t dropped_attaches = 0;    // of the dropped records, attach records
   uint64_t untracked_samples = 0;   // sampled, but their frees cannot be recorded
   uint64_t ring_malformed = 0;      // records the reader rejected
   // From the records.
