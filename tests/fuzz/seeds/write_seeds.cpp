@@ -209,8 +209,8 @@ void write_perf_data_seeds() {
       sample.ip = 0x401234 + i;
       sample.period = 250000;
       sample.callchain = {PERF_CONTEXT_USER, 0x401234 + i, 0x401100};
-      const auto spec = dwarf ? with_user_state(sample, *layout, 256)
-                              : sprof::test::SampleSpec{sample};
+      const auto spec =
+          dwarf ? with_user_state(sample, *layout, 256) : sprof::test::SampleSpec{sample};
       w.add_record(b.sample(spec));
     }
     w.finished_round();
@@ -423,6 +423,28 @@ void write_heap_ring_seeds() {
   wrapping[1] = 0xff;  // end, so the records wrap
   wrapping[3] = 2;     // every second record left uncommitted
   write("heap_ring", "seed-ring-wrapping-uncommitted", wrapping);
+
+  // One process's allocations and frees, then many process images: fork children and exec'd
+  // programs announcing themselves, as a shell loop leaves them (the ring carries no exits:
+  // those come from perf). The sequence behind a recording of many short-lived images.
+  Bytes images{0, 0, 0, 0};
+  for (int i = 0; i < 8; ++i) {
+    heap::AllocSpec spec;
+    spec.fields.address += 0x100 * i;
+    const Bytes a = heap::alloc_record(spec);
+    const Bytes f = heap::free_record(spec.fields.address);
+    images.insert(images.end(), a.begin(), a.end());
+    images.insert(images.end(), f.begin(), f.end());
+  }
+  for (uint32_t child = 0; child < 200; ++child) {
+    const auto how =
+        child % 2 == 0 ? sprof::heap::AttachHow::kFork : sprof::heap::AttachHow::kStart;
+    Bytes a = heap::attach_record("/bin/true", how);
+    heap::poke(a, sizeof(sprof::heap::RecordHeader) + offsetof(sprof::heap::EventFields, pid),
+               uint32_t{1000 + child / 2});
+    images.insert(images.end(), a.begin(), a.end());
+  }
+  write("heap_ring", "seed-ring-many-images", images);
 }
 
 // ---- symbol server requests -----------------------------------------------------------------
