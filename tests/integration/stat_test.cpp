@@ -138,10 +138,15 @@ TEST_CASE("sprof stat -r 3 reports the mean and perf's relative spread of each c
   const auto root = parse(parser, slurp(json));
   CHECK(root["runs"].get_int64().value() == 3);
   CHECK(counter(root, "context-switches") >= 30);
+  // perf's spread is the standard deviation of the mean over the mean: for 3 non-negative runs at
+  // most 100 %, reached when one run alone counted anything (cpu-migrations on a quiet machine).
+  // The context switches are >= 30 in every run, so theirs is far below that.
   for (auto c : root["counters"].get_array()) {
     const double spread = c["rel_stddev_pct"].get_double().value();
+    CAPTURE(std::string(c["event"].get_string().value()));
     CHECK(spread >= 0);
-    CHECK(spread < 100);
+    CHECK(spread <= 100.0 + 1e-9);
+    if (c["event"].get_string().value() == "context-switches") CHECK(spread < 50);
   }
   CHECK(root["threads"].get_array().size() == 0);  // rows are one run's
 
