@@ -6,9 +6,11 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -393,6 +395,16 @@ TEST_CASE("sprof symbolicate gives an older file the names sprof's server gives 
   require_loaded(cli.load_standalone(out), cli);
   const CallNode standalone = call_tree(cli);
   // The same call tree, node for node: names, inline frames and sample counts.
+  const auto live_names = names_in(live);
+  const auto standalone_names = names_in(standalone);
+  std::set<std::string> only_live, only_standalone;
+  std::set_difference(live_names.begin(), live_names.end(), standalone_names.begin(),
+                      standalone_names.end(), std::inserter(only_live, only_live.end()));
+  std::set_difference(standalone_names.begin(), standalone_names.end(), live_names.begin(),
+                      live_names.end(), std::inserter(only_standalone, only_standalone.end()));
+  INFO("names only the server gave:\n"
+       << join_lines(only_live) << "names only the file has:\n"
+       << join_lines(only_standalone));
   CHECK(same_tree(live, standalone));
 }
 

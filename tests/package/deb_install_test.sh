@@ -45,7 +45,11 @@ for file in ./usr/bin/sprof ./usr/share/man/man1/sprof.1.gz ./usr/lib/sprof/libs
   grep -qF -- " $file" <<<"$contents" || { echo "FAIL: the package lacks $file"; exit 1; }
 done
 
-dpkg-deb --ctrl-tarfile "$deb" | tar -t | grep -qx './preinst' ||
+# Listed whole before grep looks: with pipefail, `grep -q` leaving early would fail the pipe
+# (tar killed by SIGPIPE) whenever it matched before tar finished, which a busy machine makes
+# likely.
+control_files=$(dpkg-deb --ctrl-tarfile "$deb" | tar -t)
+grep -qx './preinst' <<<"$control_files" ||
   { echo "FAIL: the package has no preinst (glibc's sprof would collide)"; exit 1; }
 
 # 2. A pristine bookworm root, made once (about 100 s) and reused; its name changes with what it
