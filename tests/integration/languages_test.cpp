@@ -30,15 +30,6 @@ using namespace sprof::test;
 
 namespace {
 
-std::string language_target(const std::string& name, const char* package) {
-  const std::string path = target_path("languages/" + name);
-  if (!std::filesystem::exists(path)) {
-    FAIL(path << " was not built: install the Debian package " << package
-              << " (scripts/install-deps.sh) and configure again");
-  }
-  return path;
-}
-
 // ---- Go ----
 
 struct GoTruth {
@@ -127,7 +118,7 @@ int64_t total_of(const FunctionTotals& totals, const std::string& name) {
 
 TEST_CASE("go: sprof record reaches runtime.goexit through the exact chain, split as measured") {
   skip_without_perf();
-  const std::string program = language_target("lang_go", "golang-go");
+  const std::string program = toolchain_target("languages/lang_go", "the Debian package golang-go");
   const auto dir = make_temp_dir("lang-go");
   const auto r = sprof_record(dir + "/p.json.gz", {"-r", "4000"}, {program, kGoRounds});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
@@ -139,7 +130,7 @@ TEST_CASE("go: sprof record reaches runtime.goexit through the exact chain, spli
 
 TEST_CASE("go: perf record --call-graph dwarf + sprof import, the same") {
   skip_without_perf_tool();
-  const std::string program = language_target("lang_go", "golang-go");
+  const std::string program = toolchain_target("languages/lang_go", "the Debian package golang-go");
   const auto dir = make_temp_dir("lang-go-import");
   const auto truth = go_truth(record_with_perf_and_import(dir, {program, kGoRounds}));
   REQUIRE(truth.has_value());
@@ -148,7 +139,7 @@ TEST_CASE("go: perf record --call-graph dwarf + sprof import, the same") {
 
 TEST_CASE("java: JIT frames walked by frame pointer and named by the perf map, in profiler-cli") {
   skip_without_perf();
-  language_target("LangJava.class", "openjdk-17-jdk-headless");
+  toolchain_target("languages/LangJava.class", "the Debian package openjdk-17-jdk-headless");
   const auto dir = make_temp_dir("lang-java");
   const std::string file = dir + "/p.json.gz";
   std::vector<std::string> argv = {kSprofExe, "record", "-s", "-r", "2000", "-o", file, "--",

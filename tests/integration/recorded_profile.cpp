@@ -210,6 +210,15 @@ std::string make_temp_dir(const std::string& tag) {
 
 std::string target_path(const std::string& name) { return std::string(kTargetsDir) + "/" + name; }
 
+std::string toolchain_target(const std::string& name, const std::string& what_to_install) {
+  const std::string path = target_path(name);
+  if (!std::filesystem::exists(path)) {
+    FAIL(path << " was not built: install " << what_to_install
+              << " (scripts/install-deps.sh) and configure again");
+  }
+  return path;
+}
+
 ProcessResult sprof_record(const std::string& out, const std::vector<std::string>& extra,
                            const std::vector<std::string>& command) {
   // The Gecko form: these tests look at what was recorded (addresses, libs, rows).

@@ -74,6 +74,10 @@ ProcessResult sprof_record(const std::string& out, const std::vector<std::string
                            const std::vector<std::string>& command);
 
 std::string target_path(const std::string& name);
+// target_path(name) of a program another toolchain builds (tests/targets/unwind_matrix.cmake,
+// toolchains.cmake, languages.cmake); fails the test (doctest), saying what to install, when the
+// program was not built because that toolchain is missing.
+std::string toolchain_target(const std::string& name, const std::string& what_to_install);
 
 // perf_event_open works here (else integration tests are skipped, saying why).
 bool perf_available(std::string& why_not);

@@ -31,13 +31,10 @@ using namespace sprof::test;
 
 namespace {
 
+// Built by rustc (tests/targets/toolchains.cmake).
 std::string rust_target(const std::string& name) {
-  const std::string path = target_path("toolchains/" + name);
-  if (!std::filesystem::exists(path)) {
-    FAIL(path << " was not built: it needs rustc (the machine's Rust toolchain, or the Debian "
-                 "package rustc)");
-  }
-  return path;
+  return toolchain_target("toolchains/" + name,
+                          "rustc (the machine's Rust toolchain, or the Debian package rustc)");
 }
 
 // "words: ... cpu_ms=C" and "sums: ... cpu_ms=C" from the program's output.

@@ -29,12 +29,7 @@ constexpr const char* kRounds = "300";
 
 // Where a variant is missing, the test fails and says what to install.
 std::string variant_path(const std::string& name, const char* package) {
-  const std::string path = target_path(name);
-  if (!std::filesystem::exists(path)) {
-    FAIL(name << " was not built: install the Debian package " << package
-              << " (scripts/install-deps.sh) and configure again");
-  }
-  return path;
+  return toolchain_target(name, std::string("the Debian package ") + package);
 }
 
 ChainStats stats_of(const std::string& profile_path) {

@@ -40,7 +40,6 @@ bool StackStitcher::complete(UnwindResult& result) {
     learn(result);
     return false;
   }
-  const size_t walked = result.frames.size();
   while (result.cfas.back() != 0 && result.frames.size() < kMaxFrames) {
     const auto it = callers_.find(key(result.frames.back(), result.cfas.back()));
     if (it == callers_.end()) break;
@@ -51,10 +50,10 @@ bool StackStitcher::complete(UnwindResult& result) {
     result.frames.push_back(it->second.frame);
     result.cfas.push_back(it->second.cfa);
   }
-  // Learnt after the walk: its own steps are as true as any, and the stitched part adds none.
+  // Learnt after the walk is extended (so a full table, cleared by learn, still served this
+  // sample): its own steps are as true as any, and the borrowed ones are learnt again unchanged.
   const bool stitched = result.stop == UnwindStop::kComplete;
   learn(result);
-  (void)walked;
   return stitched;
 }
 

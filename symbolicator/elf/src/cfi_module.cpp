@@ -117,6 +117,16 @@ std::span<const uint8_t> section_data(Elf_Scn* scn, bool raw) {
 // have none (x86-64 toolchains emit .eh_frame), so look for the section first.
 bool has_debug_frame(Elf* elf) { return find_section(elf, ".debug_frame").scn != nullptr; }
 
+// What a made-up image keeps of the module's ELF header: e_ident, e_type and e_machine (libdw
+// picks the ABI's default rules by machine).
+Elf64_Ehdr image_header(const GElf_Ehdr& ehdr) {
+  Elf64_Ehdr original{};
+  std::memcpy(original.e_ident, ehdr.e_ident, EI_NIDENT);
+  original.e_type = ehdr.e_type;
+  original.e_machine = ehdr.e_machine;
+  return original;
+}
+
 // The index checks multi-byte fields in host byte order; other files are left to libdw as is.
 bool checkable(const GElf_Ehdr& ehdr) {
   const bool host_little = std::endian::native == std::endian::little;
@@ -174,6 +184,7 @@ struct CfiModule::Impl {
   void load_cfi();
   Dwarf_CFI* checked_eh_frame();
   Dwarf_CFI* fully_checked_eh_frame();
+  Dwarf_CFI* cfi_of_image(std::vector<uint8_t> image);
   std::optional<FrameRule> eh_frame_rule(uint64_t svma);
   Dwarf_CFI* checked_debug_frame(Elf* elf, Dwarf* dw);
   void load_debug_file();
@@ -235,15 +246,10 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
       // .eh_frame linearly: give it a copy of the two sections in GNU ld's order instead
       // (eh_frame_image.hpp).
       if (elf_ndxscn(hdr.scn) < elf_ndxscn(eh.scn)) return dwarf_getcfi_elf(elf);
-      Elf64_Ehdr original{};
-      std::memcpy(original.e_ident, ehdr.e_ident, EI_NIDENT);
-      original.e_type = ehdr.e_type;
-      original.e_machine = ehdr.e_machine;
-      eh_frame_image = detail::searchable_eh_frame_image(original, hdr_bytes, hdr.shdr.sh_addr,
-                                                         eh_bytes, eh.shdr.sh_addr);
-      eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
-                                    eh_frame_image.size()));
-      if (eh_frame_elf) return dwarf_getcfi_elf(eh_frame_elf.get());
+      if (Dwarf_CFI* cfi = cfi_of_image(detail::searchable_eh_frame_image(
+              image_header(ehdr), hdr_bytes, hdr.shdr.sh_addr, eh_bytes, eh.shdr.sh_addr))) {
+        return cfi;
+      }
       lazy_eh_frame.reset();
     }
   }
@@ -292,11 +298,14 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
               " CFI rule(s) for registers this machine lacks are ignored; the first: " +
               index.first_dropped);
   }
-  Elf64_Ehdr original{};
-  std::memcpy(original.e_ident, ehdr.e_ident, EI_NIDENT);
-  original.e_type = ehdr.e_type;
-  original.e_machine = ehdr.e_machine;
-  eh_frame_image = detail::eh_frame_only_image(original, eh_bytes, eh.shdr.sh_addr, index);
+  return cfi_of_image(
+      detail::eh_frame_only_image(image_header(ehdr), eh_bytes, eh.shdr.sh_addr, index));
+}
+
+// Keeps `image` (an ELF image made by eh_frame_image.hpp) as the module's .eh_frame copy and
+// returns libdw's CFI of it, or null when libelf cannot read it.
+Dwarf_CFI* CfiModule::Impl::cfi_of_image(std::vector<uint8_t> image) {
+  eh_frame_image = std::move(image);
   eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
                                 eh_frame_image.size()));
   return eh_frame_elf ? dwarf_getcfi_elf(eh_frame_elf.get()) : nullptr;
