@@ -37,14 +37,50 @@ run_stage() {
   esac
 }
 
+declare -A build_dir=([plain]=build [sanitize]=build-asan [fuzz]=build-fuzz)
+
+# CI keeps only the end of what a run prints, and a failure in the first stage scrolls away
+# behind the next two: the end of the run repeats, for each failed stage, the failed tests and
+# the end of each one's output (from ctest's own log), or the end of the build's output when
+# no test ran.
+recap_stage() {
+  local dir=${build_dir[$1]} log=$2
+  local failed_list=$dir/Testing/Temporary/LastTestsFailed.log
+  if [ -s "$failed_list" ] && [ "$failed_list" -nt "$log.started" ]; then
+    echo "--- $1: failed tests"
+    sed 's/^[0-9]*:/  /' "$failed_list"
+    awk -v keep=30 '
+      /^[0-9]+\/[0-9]+ Test: / { name = substr($0, index($0, ": ") + 2); n = 0; inside = 0; next }
+      /^Output:/ { inside = 1; next }
+      /^<end of output>/ { inside = 0; next }
+      inside { lines[n++ % keep] = $0; total = n }
+      /^Test Failed\.|^Test Passed\./ {
+        if ($0 ~ /Failed/) {
+          print "--- " name " (last lines)"
+          start = total > keep ? total - keep : 0
+          for (i = start; i < total; i++) print "  " lines[i % keep]
+        }
+      }' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null | head -150
+  else
+    echo "--- $1: no test ran; the end of its output"
+    tail -30 "$log"
+  fi
+}
+
+recap=()
 failed=()
 for stage in "${stages[@]}"; do
   echo "=== test.sh: $stage stage"
   started=$SECONDS
-  run_stage "$stage" "$@" || failed+=("$stage")
+  log=$(mktemp "/tmp/sprof-test-$stage.XXXXXX")
+  touch "$log.started"
+  run_stage "$stage" "$@" 2>&1 | tee "$log"
+  ((PIPESTATUS[0] == 0)) || { failed+=("$stage"); recap+=("$(recap_stage "$stage" "$log")"); }
+  rm -f "$log" "$log.started"
   echo "=== test.sh: $stage stage took $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
 done
 if ((${#failed[@]})); then
+  printf '%s\n' "${recap[@]}"
   echo "=== test.sh: FAILED: ${failed[*]}"
   exit 1
 fi
