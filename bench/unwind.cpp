@@ -21,20 +21,20 @@
 #include <string>
 #include <vector>
 
-#include "sprof/convert/unwind/cfi_rule_cache.hpp"
-#include "sprof/convert/unwind/cfi_unwinder.hpp"
-#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/unwind/cfi_rule_cache.hpp"
+#include "sprof/unwind/cfi_unwinder.hpp"
+#include "sprof/unwind/frame_pointer_unwinder.hpp"
 #include "sprof/recorder/local_files.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using sprof::convert::unwind::CfiUnwinder;
-using sprof::convert::unwind::FramePointerUnwinder;
-using sprof::convert::unwind::UnwindResult;
-using sprof::convert::unwind::UnwindStop;
-using sprof::convert::unwind::Unwinder;
+using sprof::unwind::CfiUnwinder;
+using sprof::unwind::FramePointerUnwinder;
+using sprof::unwind::UnwindResult;
+using sprof::unwind::UnwindStop;
+using sprof::unwind::Unwinder;
 
 struct Options {
   int runs = 20;

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::cli {
 
@@ -73,7 +73,7 @@ std::string stack_size_hint(const convert::RecordingStats& s, uint32_t stack_siz
   // perf_event_open's largest user stack copy: a u16 size rounded down to 8 bytes.
   constexpr uint32_t kMaxStackSize = 65528;
   const uint64_t truncated =
-      s.unwind_stops[static_cast<size_t>(convert::unwind::UnwindStop::kStackTruncated)];
+      s.unwind_stops[static_cast<size_t>(sprof::unwind::UnwindStop::kStackTruncated)];
   if (stack_size >= kMaxStackSize || s.unwound_samples == 0 ||
       truncated * 20 <= s.unwound_samples) {
     return {};

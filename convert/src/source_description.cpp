@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
-#include "sprof/convert/perf/event_attr.hpp"
-#include "sprof/convert/unwind/cfi_unwinder.hpp"
+#include "sprof/perf/event_attr.hpp"
+#include "sprof/unwind/cfi_unwinder.hpp"
 
 namespace sprof::convert {
 

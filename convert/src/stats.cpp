@@ -1,6 +1,6 @@
 #include "sprof/convert/stats.hpp"
 
-#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::convert {
 

@@ -19,7 +19,7 @@ constexpr size_t kMaxRecordBytes = 65535;
 }  // namespace
 
 DataSectionSource::DataSectionSource(ByteSource& bytes, FileSection data,
-                                     convert::perf::EventTable events, Options options)
+                                     sprof::perf::EventTable events, Options options)
     : bytes_(bytes),
       data_(data),
       stream_(std::move(events)),
@@ -113,7 +113,7 @@ bool DataSectionSource::on_user_record(std::span<const uint8_t> record, uint32_t
   }
 }
 
-bool DataSectionSource::read_available(const convert::perf::RecordSink& sink) {
+bool DataSectionSource::read_available(const sprof::perf::RecordSink& sink) {
   while (!done_) {
     if (!ensure(sizeof(perf_event_header))) {
       if (!done_ && filled_ != cursor_) {
@@ -149,8 +149,8 @@ bool DataSectionSource::read_available(const convert::perf::RecordSink& sink) {
       continue;
     }
     // Mapped bytes outlive the conversion: samples borrow their stack copies from them.
-    stream_.add(convert::perf::RawRecord{record}, in_place_ ? convert::perf::StackCopy::kBorrow
-                                                            : convert::perf::StackCopy::kCopy);
+    stream_.add(sprof::perf::RawRecord{record}, in_place_ ? sprof::perf::StackCopy::kBorrow
+                                                            : sprof::perf::StackCopy::kCopy);
     round_bytes_ += h.size;
     if (round_bytes_ > options_.max_round_bytes) {
       // Two round ends release everything read so far (see RecordMerger::end_round).
@@ -164,7 +164,7 @@ bool DataSectionSource::read_available(const convert::perf::RecordSink& sink) {
   return false;
 }
 
-void DataSectionSource::flush_all(const convert::perf::RecordSink& sink) { stream_.flush(sink); }
+void DataSectionSource::flush_all(const sprof::perf::RecordSink& sink) { stream_.flush(sink); }
 
 DataSectionSource::SideRecords DataSectionSource::take_side_records() {
   return std::exchange(side_, SideRecords{});

@@ -4,13 +4,13 @@
 
 #include <optional>
 
-#include "sprof/convert/perf/event_attr.hpp"
+#include "sprof/perf/event_attr.hpp"
 
 namespace sprof::perfdata {
 
 namespace {
 
-using convert::perf::EventRole;
+using sprof::perf::EventRole;
 
 bool is_software(const perf_event_attr& a, uint64_t config) {
   return a.type == PERF_TYPE_SOFTWARE && a.config == config;
@@ -35,7 +35,7 @@ Result<ChosenEvents> choose_events(const std::vector<FileEvent>& events) {
     return std::nullopt;
   };
   std::optional<size_t> sampling = first([](const perf_event_attr& a) {
-    return convert::perf::period_is_cpu_ns(a) ||
+    return sprof::perf::period_is_cpu_ns(a) ||
            (a.type == PERF_TYPE_HARDWARE && a.config == PERF_COUNT_HW_CPU_CYCLES);
   });
   if (!sampling) {

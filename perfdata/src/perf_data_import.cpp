@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "sprof/convert/module_cache.hpp"
-#include "sprof/convert/perf/event_attr.hpp"
+#include "sprof/perf/event_attr.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
 #include "sprof/elf/kernel_image.hpp"
@@ -19,7 +19,6 @@
 
 namespace sprof::perfdata {
 
-namespace perf = convert::perf;
 
 const char* start_time_source_name(StartTimeSource s) {
   switch (s) {
@@ -256,7 +255,7 @@ class Importer {
   DataSectionSource* source_ = nullptr;
   std::vector<int64_t> thread_map_;  // PERF_RECORD_THREAD_MAP's pids, once read
   convert::SourceDescription description_;
-  std::unique_ptr<convert::unwind::Unwinder> unwinder_;
+  std::unique_ptr<sprof::unwind::Unwinder> unwinder_;
   std::optional<convert::ProfileConverter> converter_;
   std::vector<perf::Record> pending_;
   std::optional<perf::Mmap2Record> kernel_text_;

@@ -5,7 +5,6 @@
 
 namespace sprof::perfdata {
 
-namespace perf = convert::perf;
 
 uint32_t record_pid(const perf::Record& record) {
   return std::visit(

@@ -35,7 +35,7 @@ void RoundReader::read_all() {
     size_t batched = 0;
     for (bool more = true; more;) {
       Round& round = batch.emplace_back();
-      const convert::perf::RecordSink sink = [&round](convert::perf::Record&& r) {
+      const sprof::perf::RecordSink sink = [&round](sprof::perf::Record&& r) {
         round.records.push_back(std::move(r));
       };
       more = source_.read_available(sink);

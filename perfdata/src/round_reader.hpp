@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/perfdata/data_section_source.hpp"
 
 namespace sprof::perfdata {
@@ -29,7 +29,7 @@ class RoundReader {
  public:
   struct Round {
     DataSectionSource::SideRecords side;  // to apply before `records`
-    std::vector<convert::perf::Record> records;
+    std::vector<sprof::perf::Record> records;
   };
 
   // Starts reading `source` at once. Rounds are handed over in batches of at least

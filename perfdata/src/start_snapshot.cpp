@@ -5,7 +5,6 @@
 
 namespace sprof::perfdata {
 
-namespace perf = convert::perf;
 
 struct StartSnapshot::Data {
   std::unordered_map<uint64_t, std::string> comm;  // by pid << 32 | tid

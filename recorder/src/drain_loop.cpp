@@ -12,7 +12,7 @@ int poll_timeout_ms(uint64_t now_ns, uint64_t deadline_ns, int max_ms) {
   return left_ms < static_cast<uint64_t>(max_ms) ? static_cast<int>(left_ms) : max_ms;
 }
 
-Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::RecordSink& sink,
+Result<StopCause> drain_until(perf::PerfEvents& events, const sprof::perf::RecordSink& sink,
                               const DrainLimits& limits, const TargetsEnded& targets_ended) {
   for (;;) {
     if (limits.stop_requests && limits.stop_requests->load() >= limits.stop_at) {

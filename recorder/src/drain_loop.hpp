@@ -36,7 +36,7 @@ using TargetsEnded = std::function<Result<bool>()>;
 
 // Reads until a limit or the end of the targets; leaves the events enabled and the merger's
 // last round unflushed (the caller disables and flushes).
-Result<StopCause> drain_until(perf::PerfEvents& events, const convert::perf::RecordSink& sink,
+Result<StopCause> drain_until(perf::PerfEvents& events, const sprof::perf::RecordSink& sink,
                               const DrainLimits& limits, const TargetsEnded& targets_ended);
 
 // How long the next poll may sleep: up to `max_ms`, but not past the deadline (0: none).

@@ -118,7 +118,7 @@ struct Session::Impl {
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
   LocalFiles files;  // the converter's host: this machine
   convert::ModuleCache modules{files};
-  std::unique_ptr<convert::unwind::Unwinder> unwinder;  // for the converter (make_unwinder)
+  std::unique_ptr<sprof::unwind::Unwinder> unwinder;  // for the converter (make_unwinder)
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
   std::vector<AttachedProcess> attached;            // -p
@@ -150,10 +150,10 @@ struct Session::Impl {
   DrainLimits drain_limits(const RunControl& control, convert::ProfileConverter& converter,
                            int stop_at) const;
   Result<Recording> run_attached(convert::ProfileConverter& converter,
-                                 const convert::perf::RecordSink& sink,
+                                 const sprof::perf::RecordSink& sink,
                                  const RunControl& control);
   Result<Recording> run_launched(convert::ProfileConverter& converter,
-                                 const convert::perf::RecordSink& sink,
+                                 const sprof::perf::RecordSink& sink,
                                  const RunControl& control);
   uint64_t deadline_ns() const {
     return options.duration_s > 0
@@ -322,7 +322,7 @@ convert::ProcAccess Session::Impl::proc_access() const {
 }
 
 Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
-                                              const convert::perf::RecordSink& sink,
+                                              const sprof::perf::RecordSink& sink,
                                               const RunControl& control) {
   if (options.system_wide) {
     converter.seed_process(0, {0});  // first, so it is the top-level process
@@ -351,7 +351,7 @@ Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& convert
 }
 
 Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& converter,
-                                              const convert::perf::RecordSink& sink,
+                                              const sprof::perf::RecordSink& sink,
                                               const RunControl& control) {
   // The command gets the user's first request (the terminal sends it the signal too, and
   // pending_signal forwards one sent to sprof alone); a second one means it ignores it.
@@ -422,7 +422,7 @@ Result<Recording> Session::run(const RunControl& control) {
   converter_options.cswitch_markers = s.options.cswitch_markers;
   converter_options.sample_spill = profile::SampleSpill::open_temporary();
   convert::ProfileConverter converter(std::move(converter_options), s.modules);
-  const auto sink = [&converter](convert::perf::Record&& r) { converter.consume(r); };
+  const auto sink = [&converter](sprof::perf::Record&& r) { converter.consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~30-40 ms of kernel time
   // here) in the first recording of a boot (kernel_image_cache.hpp); do it beside the recording

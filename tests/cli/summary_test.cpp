@@ -1,12 +1,12 @@
 // The end-of-recording summary's pure parts (cli/summary.cpp).
 #include <doctest/doctest.h>
 
-#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/unwind/unwinder.hpp"
 #include "summary.hpp"
 
 using sprof::cli::stack_size_hint;
 using sprof::convert::RecordingStats;
-using sprof::convert::unwind::UnwindStop;
+using sprof::unwind::UnwindStop;
 
 namespace {
 

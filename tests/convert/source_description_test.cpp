@@ -6,7 +6,7 @@
 
 #include "fake_host_files.hpp"
 #include "sprof/convert/source_description.hpp"
-#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/unwind/frame_pointer_unwinder.hpp"
 
 using namespace sprof;
 using namespace sprof::convert;

@@ -1,9 +1,9 @@
 // Fuzz target: the unwinder's evaluation of CFI rows (CFA, register rules, DWARF expressions)
 // over sampled registers and a sampled user stack, both controlled by the recorded program.
 #include "cfi_rule_input.hpp"
-#include "sprof/convert/unwind/cfi_rule_evaluator.hpp"
+#include "sprof/unwind/cfi_rule_evaluator.hpp"
 
-namespace unwind = sprof::convert::unwind;
+namespace unwind = sprof::unwind;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sprof::fuzz::CfiRuleInputHead head;

@@ -1,9 +1,9 @@
 // Fuzz target: perf records as the kernel writes them into the ring buffer
 // (perf::parse_record), under any layout a perf_event_attr can give.
 #include "perf_record_input.hpp"
-#include "sprof/convert/perf/record_parser.hpp"
+#include "sprof/perf/record_parser.hpp"
 
-namespace perf = sprof::convert::perf;
+namespace perf = sprof::perf;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sprof::fuzz::PerfRecordInput input;

@@ -12,7 +12,6 @@
 using namespace sprof;
 using namespace sprof::perfdata;
 using test::PerfDataWriter;
-namespace perf = sprof::convert::perf;
 
 namespace {
 

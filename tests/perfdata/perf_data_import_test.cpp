@@ -16,7 +16,6 @@
 using namespace sprof;
 using namespace sprof::perfdata;
 using test::PerfDataWriter;
-namespace perf = sprof::convert::perf;
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include "perf/perf_event.hpp"
 #include "perf_names.hpp"
 #include "record_builder.hpp"
-#include "sprof/convert/perf/record_parser.hpp"
+#include "sprof/perf/record_parser.hpp"
 
 TEST_CASE("context-switch event shares the sampling event's layout but not its side-band records") {
   perf::EventConfig config;

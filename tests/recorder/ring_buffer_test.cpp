@@ -8,7 +8,7 @@
 #include "perf/ring_buffer.hpp"
 #include "perf_names.hpp"
 #include "record_builder.hpp"
-#include "sprof/convert/perf/record_parser.hpp"
+#include "sprof/perf/record_parser.hpp"
 
 using sprof::test::FakeKernelRing;
 using sprof::test::make_layout;

@@ -10,10 +10,10 @@
 #include "perf/ring_buffer.hpp"
 #include "perf/ring_record_source.hpp"
 #include "record_builder.hpp"
-#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/perf/event_table.hpp"
 
 using namespace sprof;
-namespace cperf = sprof::convert::perf;
+namespace cperf = sprof::perf;
 using recorder::perf::RingRecordSource;
 using test::FakeKernelRing;
 using test::RecordBuilder;

@@ -19,7 +19,7 @@
 #include "synthetic_records.hpp"
 
 using namespace sprof;
-namespace cperf = sprof::convert::perf;
+namespace cperf = sprof::perf;
 using recorder::perf::RingRecordSource;
 using test::FakeKernelRing;
 using test::RecordBuilder;

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "sprof/convert/unwind/cfi_rule_cache.hpp"
-#include "sprof/convert/unwind/cfi_unwinder.hpp"
-#include "sprof/convert/unwind/frame_pointer_unwinder.hpp"
+#include "sprof/unwind/cfi_rule_cache.hpp"
+#include "sprof/unwind/cfi_unwinder.hpp"
+#include "sprof/unwind/frame_pointer_unwinder.hpp"
 #include "sprof/recorder/local_files.hpp"
 #include "sprof_test/paths.hpp"
 #include "unwind_snapshot.hpp"
@@ -22,9 +22,9 @@
 namespace sprof::test {
 namespace {
 
-using convert::unwind::CfiUnwinder;
-using convert::unwind::UnwindResult;
-using convert::unwind::UnwindStop;
+using sprof::unwind::CfiUnwinder;
+using sprof::unwind::UnwindResult;
+using sprof::unwind::UnwindStop;
 
 const SnapshotRun& snapshot_run() {
   static const Result<SnapshotRun> run =
@@ -92,7 +92,7 @@ Fixture& fixture() {
 
 std::string describe(const Unwound& u) {
   std::string text = std::string("phase ") + phase_name(u.sample->phase) + ", stop " +
-                     convert::unwind::unwind_stop_name(u.result.stop) + ", frames:";
+                     sprof::unwind::unwind_stop_name(u.result.stop) + ", frames:";
   for (size_t i = 0; i < u.names.size(); ++i) {
     text += " " + (u.names[i].empty() ? "?" : u.names[i]);
   }
@@ -249,7 +249,7 @@ TEST_CASE("a warm rule cache gives the same frames as a cold one") {
 }
 
 TEST_CASE("frame pointers alone lose the callers of frameless code that CFI recovers") {
-  convert::unwind::FramePointerUnwinder fp;
+  sprof::unwind::FramePointerUnwinder fp;
   size_t cfi_reached_main = 0;
   size_t fp_reached_main = 0;
   SymbolLookup symbols(snapshot_run().space);

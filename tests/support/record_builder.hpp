@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
-#include "sprof/convert/perf/sample_layout.hpp"
+#include "sprof/perf/records.hpp"
+#include "sprof/perf/sample_layout.hpp"
 
 namespace sprof::test {
 
-namespace perf = ::sprof::convert::perf;
+namespace perf = ::sprof::perf;
 
 // Appends host-endian values, like the kernel's perf_output_put.
 class ByteWriter {

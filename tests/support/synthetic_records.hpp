@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::test {
 
@@ -18,13 +18,13 @@ namespace sprof::test {
 inline constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
 inline constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
 
-inline convert::perf::SampleId sample_id(uint32_t pid, uint32_t tid, uint64_t ns) {
-  return convert::perf::SampleId{pid, tid, ns, 0};
+inline sprof::perf::SampleId sample_id(uint32_t pid, uint32_t tid, uint64_t ns) {
+  return sprof::perf::SampleId{pid, tid, ns, 0};
 }
 
-inline convert::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::string comm,
+inline sprof::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::string comm,
                                               bool exec, uint64_t ns) {
-  convert::perf::CommRecord c;
+  sprof::perf::CommRecord c;
   c.id = sample_id(pid, tid, ns);
   c.pid = pid;
   c.tid = tid;
@@ -33,19 +33,19 @@ inline convert::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::st
   return c;
 }
 
-inline convert::perf::SampleRecord sample_record(uint32_t pid, uint32_t tid, uint64_t ns,
+inline sprof::perf::SampleRecord sample_record(uint32_t pid, uint32_t tid, uint64_t ns,
                                                   std::vector<uint64_t> callchain,
                                                   uint64_t period) {
-  convert::perf::SampleRecord s;
+  sprof::perf::SampleRecord s;
   s.id = sample_id(pid, tid, ns);
   s.period = period;
   s.callchain = std::move(callchain);
   return s;
 }
 
-inline convert::perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32_t tid,
+inline sprof::perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32_t tid,
                                               uint32_t ptid, uint64_t ns) {
-  convert::perf::ForkRecord f;
+  sprof::perf::ForkRecord f;
   // The kernel writes FORK in the context of the forking (parent) thread, whose ids the
   // sample_id trailer carries.
   f.id = sample_id(ppid, ptid, ns);
@@ -57,8 +57,8 @@ inline convert::perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32
   return f;
 }
 
-inline convert::perf::ExitRecord exit_record(uint32_t pid, uint32_t tid, uint64_t ns) {
-  convert::perf::ExitRecord e;
+inline sprof::perf::ExitRecord exit_record(uint32_t pid, uint32_t tid, uint64_t ns) {
+  sprof::perf::ExitRecord e;
   e.id = sample_id(pid, tid, ns);
   e.pid = e.ppid = pid;
   e.tid = e.ptid = tid;

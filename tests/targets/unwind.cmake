@@ -1,4 +1,4 @@
-# Target programs for the unwinder tests and benchmark (tests/convert/unwind_*_test.cpp,
+# Target programs for the unwinder tests and benchmark (tests/unwind/unwind_*_test.cpp,
 # tests/recorder/unwind_snapshot_test.cpp, bench/unwind.cpp). No frame pointers: only CFI can walk
 # them, as in Debian's own libraries.
 set(SPROF_UNWIND_TARGET_FLAGS -g -O2 -fomit-frame-pointer)
@@ -22,5 +22,5 @@ target_link_options(unwind_debug_frame_lib PRIVATE -Wl,--no-ld-generated-unwind-
 # tests and bench/unwind.cpp link it.
 add_library(unwind_snapshot_reader STATIC ${CMAKE_CURRENT_LIST_DIR}/unwind/unwind_snapshot.cpp)
 target_include_directories(unwind_snapshot_reader PUBLIC ${CMAKE_CURRENT_LIST_DIR}/unwind)
-target_link_libraries(unwind_snapshot_reader PUBLIC sprof::convert sprof::elf sprof::core)
+target_link_libraries(unwind_snapshot_reader PUBLIC sprof::unwind sprof::elf sprof::core)
 sprof_set_warnings(unwind_snapshot_reader)

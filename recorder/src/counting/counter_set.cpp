@@ -193,7 +193,7 @@ Result<void> CounterSet::open_all(const CounterSetConfig& config, bool exclude_k
 void CounterSet::drain() {
   for (auto& mapped : rings_) {
     perf::RingBuffer& ring = mapped.ring();
-    ring.read([this](convert::perf::RawRecord raw) {
+    ring.read([this](sprof::perf::RawRecord raw) {
       const CountRecord record = parse_count_record(raw.bytes);
       if (const auto* exit = std::get_if<ThreadExitCount>(&record)) {
         add_exit_count(exit->pid, exit->tid, exit->count.id, exit->count.reading);

@@ -4,7 +4,7 @@ namespace sprof::recorder {
 
 namespace {
 
-namespace cperf = convert::perf;
+namespace cperf = sprof::perf;
 
 cperf::SampleId id_of(uint32_t pid, uint32_t tid, uint64_t time_ns) {
   cperf::SampleId id;
@@ -46,7 +46,7 @@ cperf::Record from(const heap::HeapAttach& at) {
 
 }  // namespace
 
-convert::perf::Record heap_record(const heap::HeapEvent& event) {
+sprof::perf::Record heap_record(const heap::HeapEvent& event) {
   return std::visit([](const auto& e) { return from(e); }, event);
 }
 

@@ -1,15 +1,15 @@
 // recorder/src/heap/heap_records.hpp
 //
 // Decoded allocation-ring events (sprof/heap/heap_events.hpp, which borrow the ring's bytes) as
-// the converter's records (HeapAllocRecord & co in sprof/convert/perf/records.hpp), which own
+// the converter's records (HeapAllocRecord & co in sprof/perf/records.hpp), which own
 // their stack copy and outlive the drain. Pure.
 #pragma once
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/heap/heap_events.hpp"
 
 namespace sprof::recorder {
 
-convert::perf::Record heap_record(const heap::HeapEvent& event);
+sprof::perf::Record heap_record(const heap::HeapEvent& event);
 
 }  // namespace sprof::recorder

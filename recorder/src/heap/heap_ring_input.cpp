@@ -46,7 +46,7 @@ HeapRingInput::~HeapRingInput() {
   reader_.close_for_writers();
 }
 
-void HeapRingInput::read_round(const std::function<void(convert::perf::Record&&)>& add) {
+void HeapRingInput::read_round(const std::function<void(sprof::perf::Record&&)>& add) {
   heap::DrainOptions options;
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
   options.final = final_;

@@ -42,7 +42,7 @@ class HeapRingInput final : public perf::RoundInput {
   const std::vector<std::string>& child_environment() const { return environment_; }
   convert::HeapDescription description() const;
 
-  void read_round(const std::function<void(convert::perf::Record&&)>& add) override;
+  void read_round(const std::function<void(sprof::perf::Record&&)>& add) override;
   // While set, no writer will commit again (the command has exited): a reservation left
   // uncommitted is skipped at once instead of after the stall timeout.
   void set_final(bool final) { final_ = final; }

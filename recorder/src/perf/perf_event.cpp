@@ -15,7 +15,7 @@
 
 #include "perf/cpu_list.hpp"
 #include "sprof/arch/x86_64.hpp"
-#include "sprof/convert/perf/event_attr.hpp"
+#include "sprof/perf/event_attr.hpp"
 #include "sprof/core/log.hpp"
 
 namespace sprof::recorder::perf {
@@ -94,7 +94,7 @@ Result<void> validate(const EventConfig& c) {
 }
 
 Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu) {
-  const std::string event = convert::perf::event_name(attr);
+  const std::string event = sprof::perf::event_name(attr);
   const long fd = ::syscall(SYS_perf_event_open, &attr, pid, static_cast<int>(cpu), -1,
                             PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
@@ -335,16 +335,16 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
     }
     // The context-switch event (off-CPU stacks) writes into the same rings; its records are told
     // apart by the ids open_off_cpu_events registers. Without kernel sampling it is not opened.
-    std::vector<convert::perf::EventSpec> specs{{attr, convert::perf::EventRole::kSampling}};
+    std::vector<sprof::perf::EventSpec> specs{{attr, sprof::perf::EventRole::kSampling}};
     const bool off_cpu = config.off_cpu && config.sample_cpu;
     if (off_cpu && attr.exclude_kernel == 0) {
-      specs.push_back({make_context_switch_attr(attr), convert::perf::EventRole::kContextSwitch});
+      specs.push_back({make_context_switch_attr(attr), sprof::perf::EventRole::kContextSwitch});
     }
     // Per-task recordings of CPU time add CPU-wide switch records for switch-in times; a
     // system-wide recording's switch records are CPU-wide already.
     const bool side_band = config.context_switch && config.sample_cpu && config.pid != -1;
     if (side_band) {
-      specs.push_back({make_cpu_wide_switch_attr(attr), convert::perf::EventRole::kSwitchSideBand});
+      specs.push_back({make_cpu_wide_switch_attr(attr), sprof::perf::EventRole::kSwitchSideBand});
     }
     // The scheduler's CPU-time counts, per task (a CPU-wide count would sum every task's).
     const bool wants_counts = config.runtime_counts && config.sample_cpu && config.pid != -1;
@@ -353,12 +353,12 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
     std::optional<size_t> runtime_event;
     if (runtime_tracepoint) {
       runtime_event = specs.size();
-      specs.push_back({make_runtime_attr(attr, *runtime_tracepoint), convert::perf::EventRole::kRuntime});
+      specs.push_back({make_runtime_attr(attr, *runtime_tracepoint), sprof::perf::EventRole::kRuntime});
     } else if (wants_counts) {
       log::info("perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
                 "tracefs); CPU deltas come from switch records alone");
     }
-    SPROF_TRY(convert::perf::EventTable table, convert::perf::EventTable::create(std::move(specs)));
+    SPROF_TRY(sprof::perf::EventTable table, sprof::perf::EventTable::create(std::move(specs)));
     PerfEvents events(kind, attr, std::move(*rings), std::move(table));
     if (off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
     if (side_band) events.open_cpu_wide_switches();
@@ -385,7 +385,7 @@ Result<void> PerfEvents::open_beside_sampling(perf_event_attr& attr, pid_t task,
     uint64_t id = 0;
     if (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) {
       return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_ID, event=" +
-                                          convert::perf::event_name(attr) + ", cpu=" +
+                                          sprof::perf::event_name(attr) + ", cpu=" +
                                           std::to_string(r.cpu) + ")"));
     }
     reader_.events().add_id(id, event_index);
@@ -424,7 +424,7 @@ Result<std::vector<pid_t>> PerfEvents::add_tasks(const std::vector<pid_t>& tids)
 }
 
 PerfEvents::PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
-                       convert::perf::EventTable events)
+                       sprof::perf::EventTable events)
     : kind_(kind),
       attr_(attr),
       rings_(std::move(rings)),
@@ -436,7 +436,7 @@ std::vector<RingRecordSource::Ring> PerfEvents::ring_views(std::vector<CpuRing>&
   return views;
 }
 
-std::string PerfEvents::event_name() const { return convert::perf::event_name(attr_); }
+std::string PerfEvents::event_name() const { return sprof::perf::event_name(attr_); }
 
 std::vector<uint32_t> PerfEvents::cpus() const {
   std::vector<uint32_t> out;
@@ -517,10 +517,10 @@ Result<PollStatus> PerfEvents::poll(int timeout_ms, int exit_fd) {
   return status;
 }
 
-bool PerfEvents::read_available(const convert::perf::RecordSink& sink) {
+bool PerfEvents::read_available(const sprof::perf::RecordSink& sink) {
   return reader_.read_available(sink);
 }
 
-void PerfEvents::flush_all(const convert::perf::RecordSink& sink) { reader_.flush_all(sink); }
+void PerfEvents::flush_all(const sprof::perf::RecordSink& sink) { reader_.flush_all(sink); }
 
 }  // namespace sprof::recorder::perf

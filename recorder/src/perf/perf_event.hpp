@@ -27,7 +27,7 @@
 
 #include "perf/ring_buffer.hpp"
 #include "perf/ring_record_source.hpp"
-#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
@@ -138,7 +138,7 @@ class PerfEvents final : public convert::RecordSource {
   const perf_event_attr& attr() const { return attr_; }
   // The events whose records the rings hold: the sampling event, and the context-switch event
   // when off-CPU stacks are on.
-  std::vector<convert::perf::EventSpec> event_specs() const { return reader_.events().specs(); }
+  std::vector<sprof::perf::EventSpec> event_specs() const { return reader_.events().specs(); }
   std::vector<uint32_t> cpus() const;
   size_t ring_bytes_per_cpu() const;
 
@@ -161,10 +161,10 @@ class PerfEvents final : public convert::RecordSource {
 
   // One read round: drains every ring, parses, and emits through `sink` (in time order) what the
   // merger can release. Cheap when nothing is pending; call after every poll. Always true.
-  bool read_available(const convert::perf::RecordSink& sink) override;
+  bool read_available(const sprof::perf::RecordSink& sink) override;
   // Drains the rings one last time and emits everything still buffered (after disable or when
   // the target has exited).
-  void flush_all(const convert::perf::RecordSink& sink) override;
+  void flush_all(const sprof::perf::RecordSink& sink) override;
 
   // Reads `input` in the same rounds as the rings (RingRecordSource::add_round_input).
   void add_round_input(RoundInput& input) { reader_.add_round_input(input); }
@@ -192,7 +192,7 @@ class PerfEvents final : public convert::RecordSource {
     UniqueFd cpu_wide_switches{};
   };
   PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing> rings,
-             convert::perf::EventTable events);
+             sprof::perf::EventTable events);
   static std::vector<RingRecordSource::Ring> ring_views(std::vector<CpuRing>& rings);
   // Opens `attr` for `task` on every CPU, each writing into that CPU's ring, and registers the
   // events' ids (PERF_EVENT_IOC_ID) as event `event_index` of the table, so that their samples

@@ -36,7 +36,7 @@ bool RingBuffer::has_data() const { return load_head_acquire(control_) != read_p
 
 void RingBuffer::release_to(uint64_t position) { store_tail_release(control_, position); }
 
-size_t RingBuffer::read(const std::function<void(convert::perf::RawRecord)>& visit) {
+size_t RingBuffer::read(const std::function<void(sprof::perf::RawRecord)>& visit) {
   const uint64_t head = load_head_acquire(control_);
   uint64_t tail = read_position_;
   const uint64_t size = data_.size();
@@ -84,7 +84,7 @@ size_t RingBuffer::read(const std::function<void(convert::perf::RawRecord)>& vis
       copy_out(tail, scratch_.data(), h.size);
       bytes = scratch_;
     }
-    visit(convert::perf::RawRecord{bytes});
+    visit(sprof::perf::RawRecord{bytes});
     ++visited;
     tail += h.size;
   }

@@ -19,7 +19,7 @@
 #include <span>
 #include <vector>
 
-#include "sprof/convert/perf/record_parser.hpp"
+#include "sprof/perf/record_parser.hpp"
 #include "sprof/core/result.hpp"
 
 namespace sprof::recorder::perf {
@@ -40,7 +40,7 @@ class RingBuffer {
   // A header whose size is 0, not u64-aligned, larger than the data area or larger than what the
   // kernel published cannot be walked past: the rest of the published data is skipped (the read
   // position jumps to the head) and `corruptions()` grows by one.
-  size_t read(const std::function<void(convert::perf::RawRecord)>& visit);
+  size_t read(const std::function<void(sprof::perf::RawRecord)>& visit);
   uint64_t read_position() const { return read_position_; }
   void release_to(uint64_t position);
   // True when `bytes` lie in the ring's data area (false for the scratch copy of a wrapped record).

@@ -2,7 +2,7 @@
 
 namespace sprof::recorder::perf {
 
-RingRecordSource::RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events)
+RingRecordSource::RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTable events)
     : rings_(std::move(rings)), stream_(std::move(events)) {
   for (const Ring& r : rings_) round_marks_.push_back(r.ring->read_position());
 }
@@ -10,15 +10,15 @@ RingRecordSource::RingRecordSource(std::vector<Ring> rings, convert::perf::Event
 void RingRecordSource::read_round() {
   for (const Ring& r : rings_) {
     RingBuffer& ring = *r.ring;
-    ring.read([this, &ring](convert::perf::RawRecord raw) {
+    ring.read([this, &ring](sprof::perf::RawRecord raw) {
       // A record that wraps the end of the ring is visited from a scratch copy reused for the
       // next one: only records in the ring can lend their bytes.
-      stream_.add(raw, ring.in_ring(raw.bytes) ? convert::perf::StackCopy::kBorrow
-                                               : convert::perf::StackCopy::kCopy);
+      stream_.add(raw, ring.in_ring(raw.bytes) ? sprof::perf::StackCopy::kBorrow
+                                               : sprof::perf::StackCopy::kCopy);
     });
   }
   for (RoundInput* input : inputs_) {
-    input->read_round([this](convert::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
+    input->read_round([this](sprof::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
   }
 }
 
@@ -33,14 +33,14 @@ void RingRecordSource::release(bool everything) {
   round_mark_sequence_ = stream_.next_sequence();
 }
 
-bool RingRecordSource::read_available(const convert::perf::RecordSink& sink) {
+bool RingRecordSource::read_available(const sprof::perf::RecordSink& sink) {
   read_round();
   stream_.end_round(sink);
   release(false);
   return true;
 }
 
-void RingRecordSource::flush_all(const convert::perf::RecordSink& sink) {
+void RingRecordSource::flush_all(const sprof::perf::RecordSink& sink) {
   read_round();
   stream_.flush(sink);
   release(true);

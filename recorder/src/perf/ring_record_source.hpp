@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "perf/ring_buffer.hpp"
-#include "sprof/convert/perf/event_table.hpp"
-#include "sprof/convert/perf/record_stream.hpp"
+#include "sprof/perf/event_table.hpp"
+#include "sprof/perf/record_stream.hpp"
 #include "sprof/convert/record_source.hpp"
 
 namespace sprof::recorder::perf {
@@ -44,7 +44,7 @@ class RoundInput {
  public:
   virtual ~RoundInput() = default;
   // Adds what is ready now through `add`.
-  virtual void read_round(const std::function<void(convert::perf::Record&&)>& add) = 0;
+  virtual void read_round(const std::function<void(sprof::perf::Record&&)>& add) = 0;
 };
 
 class RingRecordSource final : public convert::RecordSource {
@@ -53,11 +53,11 @@ class RingRecordSource final : public convert::RecordSource {
     uint32_t cpu = 0;
     RingBuffer* ring = nullptr;  // not owned; outlives the source
   };
-  RingRecordSource(std::vector<Ring> rings, convert::perf::EventTable events);
+  RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTable events);
 
   // One round over every ring. Always true: the rings end when the recording does.
-  bool read_available(const convert::perf::RecordSink& sink) override;
-  void flush_all(const convert::perf::RecordSink& sink) override;
+  bool read_available(const sprof::perf::RecordSink& sink) override;
+  void flush_all(const sprof::perf::RecordSink& sink) override;
 
   // Also reads `input` (not owned; it outlives the source) in every round.
   void add_round_input(RoundInput& input) { inputs_.push_back(&input); }
@@ -65,8 +65,8 @@ class RingRecordSource final : public convert::RecordSource {
   void set_before_release(std::function<void()> hook) { before_release_ = std::move(hook); }
 
   // Which event wrote a record: ids of events opened later are added here.
-  convert::perf::EventTable& events() { return stream_.events(); }
-  const convert::perf::EventTable& events() const { return stream_.events(); }
+  sprof::perf::EventTable& events() { return stream_.events(); }
+  const sprof::perf::EventTable& events() const { return stream_.events(); }
   ReaderStats stats() const;
 
  private:
@@ -76,7 +76,7 @@ class RingRecordSource final : public convert::RecordSource {
 
   std::vector<Ring> rings_;
   std::vector<RoundInput*> inputs_;
-  convert::perf::RecordStream stream_;
+  sprof::perf::RecordStream stream_;
   std::function<void()> before_release_;
   std::vector<uint64_t> round_marks_;  // per ring: its read position when the last round ended
   uint64_t round_mark_sequence_ = 0;   // the stream's next record number then

@@ -27,7 +27,7 @@
 #include "sprof_test/sample_profile.hpp"
 
 namespace fs = std::filesystem;
-namespace perf = sprof::convert::perf;
+namespace perf = sprof::perf;
 using Bytes = std::vector<uint8_t>;
 
 namespace {

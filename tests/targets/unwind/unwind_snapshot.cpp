@@ -18,8 +18,8 @@ extern char** environ;
 namespace sprof::test {
 namespace {
 
-using convert::unwind::MappedFile;
-using convert::unwind::UserRegs;
+using sprof::unwind::MappedFile;
+using sprof::unwind::UserRegs;
 using namespace unwind_snapshot;
 
 Result<std::vector<uint8_t>> read_file(const std::string& path) {

@@ -24,6 +24,7 @@
 #include "sprof/core/result.hpp"
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/module_identity.hpp"
+#include "sprof/unwind/module_cfi_source.hpp"
 
 namespace sprof::convert {
 
@@ -47,17 +48,15 @@ struct ProcAccess {
   std::function<std::optional<std::vector<std::string>>(uint32_t pid)> read_argv;
 };
 
-// The files the recorded processes used, by the path their records name.
-class HostFiles {
+// The files the recorded processes used, by the path their records name. Also the unwinder's
+// source of CFI (`unwind::ModuleCfiSource::module_cfi`, asked once per path).
+class HostFiles : public unwind::ModuleCfiSource {
  public:
-  virtual ~HostFiles() = default;
 
   // A mapped binary's ELF identity (build-id, load segments): the profile's lib and the
   // mapping's bias. An error means the binary is not available (deleted, unreadable, or not the
   // file that was recorded); the mapping then has no lib and no CFI.
   virtual Result<elf::ModuleIdentity> module_identity(const std::string& path) = 0;
-  // A mapped binary's call frame information, for the unwinder (asked once per path).
-  virtual Result<std::unique_ptr<elf::CfiModule>> module_cfi(const std::string& path) = 0;
   // The vdso image the processes mapped ("[vdso]" is not a file), or nullptr when unknown.
   virtual std::shared_ptr<const std::vector<uint8_t>> vdso_image() = 0;
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "sprof/convert/exit_status.hpp"
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {

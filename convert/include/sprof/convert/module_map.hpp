@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/unwind/unwinder.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/profile/profile.hpp"
 

@@ -32,7 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/profile/profile.hpp"
 

@@ -24,7 +24,7 @@
 #include <optional>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::convert {
 

@@ -12,8 +12,8 @@
 
 #include <vector>
 
-#include "sprof/convert/perf/record_merger.hpp"
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/record_merger.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::convert {
 

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/stats.hpp"
-#include "sprof/convert/unwind/unwinder.hpp"
+#include "sprof/unwind/unwinder.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "sprof/convert/perf/record_stream.hpp"
+#include "sprof/perf/record_stream.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/perfdata/byte_source.hpp"
 #include "sprof/perfdata/file_header.hpp"
@@ -61,11 +61,11 @@ class DataSectionSource final : public convert::RecordSource {
 
   // `events` knows every event's ids (the attrs section's; PERF_RECORD_ID_INDEX adds none: its
   // `idx` numbers perf's ring buffers, not events).
-  DataSectionSource(ByteSource& bytes, FileSection data, convert::perf::EventTable events,
+  DataSectionSource(ByteSource& bytes, FileSection data, sprof::perf::EventTable events,
                     Options options);
 
-  bool read_available(const convert::perf::RecordSink& sink) override;
-  void flush_all(const convert::perf::RecordSink& sink) override;
+  bool read_available(const sprof::perf::RecordSink& sink) override;
+  void flush_all(const sprof::perf::RecordSink& sink) override;
 
   // The side records read since the last call. Whoever applies them does so before handling the
   // records of the same `read_available`, so it sees them in the order reading met them (the
@@ -73,8 +73,8 @@ class DataSectionSource final : public convert::RecordSource {
   // source keeps no shared state, so it can read on a thread of its own (RoundReader).
   SideRecords take_side_records();
   const Stats& stats() const { return stats_; }
-  convert::perf::RecordStream::Stats stream_stats() const { return stream_.stats(); }
-  const convert::perf::EventTable& events() const { return stream_.events(); }
+  sprof::perf::RecordStream::Stats stream_stats() const { return stream_.stats(); }
+  const sprof::perf::EventTable& events() const { return stream_.events(); }
 
  private:
   // Makes `n` bytes available at the cursor; false at the end of the section or on a read error.
@@ -87,7 +87,7 @@ class DataSectionSource final : public convert::RecordSource {
 
   ByteSource& bytes_;
   FileSection data_;
-  convert::perf::RecordStream stream_;
+  sprof::perf::RecordStream stream_;
   Options options_;
   // The section's bytes at hand: the source's own (in memory: all of them) or a chunk read into
   // `buffer_`.

@@ -11,14 +11,14 @@
 #include <cstddef>
 #include <vector>
 
-#include "sprof/convert/perf/event_table.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/perfdata/file_events.hpp"
 
 namespace sprof::perfdata {
 
 struct ChosenEvents {
-  std::vector<convert::perf::EventSpec> specs;  // [0] is the sampling event
+  std::vector<sprof::perf::EventSpec> specs;  // [0] is the sampling event
   std::vector<size_t> file_index_to_event;      // file's event i is specs[map[i]]
 };
 

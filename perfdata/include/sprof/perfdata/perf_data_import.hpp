@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/convert/perf/record_stream.hpp"
+#include "sprof/perf/record_stream.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/result.hpp"
@@ -56,7 +56,7 @@ struct ImportReport {
   std::vector<std::string> event_names;  // the events recorded; [0] is the one converted
   StartTimeSource start_time = StartTimeSource::kUnknown;
   DataSectionSource::Stats data;
-  convert::perf::RecordStream::Stats stream;
+  sprof::perf::RecordStream::Stats stream;
   uint64_t filtered_out_records = 0;  // records of processes --pid/--name did not select
   std::vector<BinaryCheck> binaries;
   std::optional<BuildId> kernel_build_id;  // recorded for [kernel.kallsyms]

@@ -14,12 +14,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::perfdata {
 
 // The process a record belongs to (for a sample or a switch, the task it was taken in).
-uint32_t record_pid(const convert::perf::Record& record);
+uint32_t record_pid(const sprof::perf::Record& record);
 
 class ProcessFilter {
  public:
@@ -28,7 +28,7 @@ class ProcessFilter {
   // False when neither pids nor names were given: everything is kept.
   bool active() const { return !pids_.empty() || !names_.empty(); }
   // Notes what `record` says about process names, then whether it is kept.
-  bool keep(const convert::perf::Record& record);
+  bool keep(const sprof::perf::Record& record);
   // For the error when nothing was kept: what was asked ("--pid 12 --name app") and the
   // processes the file had ("it_spin (4711), sh (4710)"; at most `max` of them).
   std::string selection() const;

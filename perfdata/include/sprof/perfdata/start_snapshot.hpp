@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/convert/perf/records.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::perfdata {
 
@@ -19,7 +19,7 @@ class StartSnapshot {
  public:
   StartSnapshot();
   // Keeps what a COMM or an executable MMAP2 says; other records change nothing.
-  void add(const convert::perf::Record& record);
+  void add(const sprof::perf::Record& record);
   // Answers from what was added; pid 0 (the idle task) is convert::kIdleProcessName.
   convert::ProcAccess proc_access() const;
 
