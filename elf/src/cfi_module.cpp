@@ -184,7 +184,7 @@ struct CfiModule::Impl {
   void load_cfi();
   Dwarf_CFI* checked_eh_frame();
   Dwarf_CFI* fully_checked_eh_frame();
-  Dwarf_CFI* cfi_of_image(std::vector<uint8_t> image);
+  Dwarf_CFI* cfi_of_image(std::vector<uint8_t> made_image);
   std::optional<FrameRule> eh_frame_rule(uint64_t svma);
   Dwarf_CFI* checked_debug_frame(Elf* elf, Dwarf* dw);
   void load_debug_file();
@@ -302,10 +302,10 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
       detail::eh_frame_only_image(image_header(ehdr), eh_bytes, eh.shdr.sh_addr, index));
 }
 
-// Keeps `image` (an ELF image made by eh_frame_image.hpp) as the module's .eh_frame copy and
-// returns libdw's CFI of it, or null when libelf cannot read it.
-Dwarf_CFI* CfiModule::Impl::cfi_of_image(std::vector<uint8_t> image) {
-  eh_frame_image = std::move(image);
+// Keeps `made_image` (an ELF image made by eh_frame_image.hpp) as the module's .eh_frame copy
+// and returns libdw's CFI of it, or null when libelf cannot read it.
+Dwarf_CFI* CfiModule::Impl::cfi_of_image(std::vector<uint8_t> made_image) {
+  eh_frame_image = std::move(made_image);
   eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
                                 eh_frame_image.size()));
   return eh_frame_elf ? dwarf_getcfi_elf(eh_frame_elf.get()) : nullptr;
