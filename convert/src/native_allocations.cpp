@@ -26,8 +26,9 @@ profile::Counter memory_counter(uint64_t sample_interval_bytes) {
 
 }  // namespace
 
-NativeAllocations::NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats)
-    : sample_interval_bytes_(sample_interval_bytes), stats_(stats) {
+NativeAllocations::NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats,
+                                     FoldingOptions folding)
+    : sample_interval_bytes_(sample_interval_bytes), folding_(folding), stats_(stats) {
   stats_.enabled = true;
   stats_.sample_interval_bytes = sample_interval_bytes;
 }
@@ -39,6 +40,7 @@ int64_t NativeAllocations::weight(uint64_t size) const {
 void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owner,
                                  const perf::HeapAllocRecord& r, std::optional<uint32_t> stack,
                                  double time_ms) {
+  advance_bucket(profile, time_ms);
   Blocks& blocks = live_[r.id.pid];
   if (auto it = blocks.find(r.address); it != blocks.end()) {
     // glibc handed the address out again, so the block was freed; its record was lost.
@@ -47,11 +49,13 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
     blocks.erase(it);
     release(profile, r.address, old, r.id.tid, time_ms);
   }
-  const Block block{owner, stack, weight(r.size)};
+  Block block{owner, stack, weight(r.size)};
   ++stats_.allocations;
   stats_.estimated_bytes += block.bytes;
-  profile.processes[owner.image].threads[owner.thread].add_native_allocation(
-      {time_ms, block.bytes, stack, r.address, r.id.tid});
+  if (auto held = add_row(profile, owner, {time_ms, block.bytes, stack, r.address, r.id.tid})) {
+    block.held_in_bucket = bucket_serial_;
+    block.held_index = *held;
+  }
   change_live(profile, owner.image, block.bytes, time_ms);
   // An untracked block's free will never come: it stays live, as the front end will show it.
   blocks.emplace(r.address, block);
@@ -59,6 +63,7 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
 
 void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
                              double time_ms) {
+  advance_bucket(profile, time_ms);
   auto process = live_.find(r.id.pid);
   if (process == live_.end()) {
     ++stats_.unmatched_frees;
@@ -79,9 +84,40 @@ void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeReco
 
 void NativeAllocations::release(profile::Profile& profile, uint64_t address, const Block& block,
                                 int64_t tid, double time_ms) {
-  profile.processes[block.owner.image].threads[block.owner.thread].add_native_allocation(
-      {time_ms, -block.bytes, std::nullopt, address, tid});
+  if (block.held_in_bucket != 0 && block.held_in_bucket == bucket_serial_) {
+    bucket_.fold(block.held_index, time_ms);  // allocated and freed within the bucket
+  } else {
+    add_row(profile, block.owner, {time_ms, -block.bytes, std::nullopt, address, tid});
+  }
   change_live(profile, block.owner.image, -block.bytes, time_ms);
+}
+
+std::optional<uint32_t> NativeAllocations::add_row(profile::Profile& profile,
+                                                   AllocationOwner owner,
+                                                   const profile::NativeAllocation& row) {
+  if (bucket_.is_open()) return bucket_.hold(owner, row);
+  profile.processes[owner.image].threads[owner.thread].add_native_allocation(row);
+  ++rows_written_;
+  return std::nullopt;
+}
+
+void NativeAllocations::advance_bucket(profile::Profile& profile, double time_ms) {
+  if (bucket_.is_open() && time_ms < bucket_.end_ms()) return;
+  flush_bucket(profile);
+  if (rows_written_ < folding_.exact_rows) return;
+  if (stats_.folding_from_ms < 0) {
+    stats_.folding_from_ms = time_ms;
+    stats_.folding_bucket_ms = folding_.bucket_ms;
+  }
+  bucket_.open(time_ms + folding_.bucket_ms);
+  ++bucket_serial_;
+}
+
+void NativeAllocations::flush_bucket(profile::Profile& profile) {
+  if (!bucket_.is_open()) return;
+  rows_written_ += bucket_.flush(profile);
+  stats_.folded_blocks = bucket_.folded_blocks();
+  stats_.folded_bytes = bucket_.folded_bytes();
 }
 
 void NativeAllocations::change_live(profile::Profile& profile, size_t image, int64_t delta,
@@ -151,6 +187,7 @@ void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
 
 void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
   (void)end_ms;  // as in end_image
+  flush_bucket(profile);
   for (const auto& [pid, blocks] : live_) {
     for (const auto& [address, block] : blocks) retain(block);
   }

@@ -36,6 +36,14 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   meta.extra.emplace_back("heapPeakLiveBytes", s.peak_live_bytes);
   meta.extra.emplace_back("heapPeakTimeMs", s.peak_time_ms);
   meta.extra.emplace_back("heapLiveAtExitBytes", s.live_at_exit_bytes);
+  // Long record-everything runs fold short-lived blocks (native_allocations.hpp): how many, and
+  // from when, so that a reader knows which rows stand for more than one block.
+  add("heapFoldedBlocks", s.folded_blocks);
+  meta.extra.emplace_back("heapFoldedBytes", s.folded_bytes);
+  if (s.folding_from_ms >= 0) {
+    meta.extra.emplace_back("heapFoldingFromMs", s.folding_from_ms);
+    meta.extra.emplace_back("heapFoldingBucketMs", s.folding_bucket_ms);
+  }
 }
 
 }  // namespace

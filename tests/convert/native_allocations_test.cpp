@@ -4,6 +4,7 @@
 // interposer) and the converter's part (the interposer's frames dropped by module, fork and exec).
 #include <doctest/doctest.h>
 
+#include <map>
 #include <numeric>
 
 #include "fake_host_files.hpp"
@@ -277,4 +278,118 @@ TEST_CASE("ending an image looks only at the blocks that image held") {
   CHECK(heap.blocks_visited_at_image_end() == kParentBlocks + kChildren);
   CHECK(stats.live_at_exit_blocks == kParentBlocks + kChildren);
   CHECK(stats.live_at_exit_bytes == kParentBlocks * 16 + kChildren * 8);
+}
+
+// Long record-everything runs (FoldingOptions): after the exact rows, blocks allocated and freed
+// within one bucket are folded into one pair of rows per call path; everything the front end
+// computes from the table (bytes per call path, retained, deallocated) and the counter stay.
+namespace {
+
+// The sum of the rows paired by address that are still unpaired: the retained bytes the front
+// end computes from a balanced table.
+int64_t retained_in(const std::vector<profile::NativeAllocation>& rows) {
+  std::map<uint64_t, int64_t> live;
+  for (const auto& r : rows) {
+    if (r.bytes >= 0) {
+      live[r.memory_address] += r.bytes;
+    } else {
+      live.erase(r.memory_address);
+    }
+  }
+  int64_t total = 0;
+  for (const auto& [address, bytes] : live) total += bytes;
+  return total;
+}
+
+// Allocated bytes per stack, as the front end's "Allocated Memory" call tree sums them.
+std::map<uint32_t, int64_t> allocated_by_stack(const std::vector<profile::NativeAllocation>& rows) {
+  std::map<uint32_t, int64_t> by_stack;
+  for (const auto& r : rows) {
+    if (r.bytes > 0) by_stack[r.stack.value_or(UINT32_MAX)] += r.bytes;
+  }
+  return by_stack;
+}
+
+// 1,000 blocks of 16 bytes on stack 1, each freed 10 us after it was allocated, and every
+// hundredth kept (a leak) on stack 2; one allocation every 50 us, 50 ms in all.
+void short_lived_workload(NativeAllocations& heap, profile::Profile& p) {
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const uint64_t us = 1000 + i * 50;
+    const uint64_t address = 0x10000 + i * 16;
+    const bool leak = i % 100 == 99;
+    heap.allocate(p, {0, 0}, alloc(10, 10, us, address, leak ? 64 : 16), leak ? 2 : 1, ms(us));
+    if (!leak) heap.free(p, free_of(10, 10, us + 10, address), ms(us + 10));
+  }
+  heap.finish(p, ms(60'000));
+}
+
+}  // namespace
+
+TEST_CASE("a long record-all run folds short-lived blocks and keeps every total") {
+  profile::Profile exact_profile = two_threads();
+  HeapStats exact_stats;
+  NativeAllocations exact(0, exact_stats);  // the default keeps ~1 M rows exact
+  short_lived_workload(exact, exact_profile);
+
+  profile::Profile folded_profile = two_threads();
+  HeapStats folded_stats;
+  NativeAllocations folded(0, folded_stats, FoldingOptions{.exact_rows = 100, .bucket_ms = 10});
+  short_lived_workload(folded, folded_profile);
+
+  const auto& exact_rows = exact_profile.processes[0].threads[0].native_allocations();
+  const auto& rows = folded_profile.processes[0].threads[0].native_allocations();
+  CHECK(exact_rows.size() == 1990);  // 990 pairs and 10 leaks
+  CHECK(exact_stats.folding_from_ms < 0);
+  CHECK(exact_stats.folded_blocks == 0);
+  // The first 100 rows are exact (50 pairs); then 200 us a pair. Buckets of 10 ms hold 200
+  // allocations each: 5 buckets, each written as one pair for stack 1 plus its two leaks.
+  CHECK(folded_stats.folding_from_ms == doctest::Approx(ms(1000 + 50 * 50)));
+  CHECK(rows.size() < 150);
+  CHECK(folded_stats.folded_blocks > 900);
+  CHECK(folded_stats.folded_bytes == static_cast<int64_t>(folded_stats.folded_blocks) * 16);
+  // What the front end computes is unchanged.
+  CHECK(sum_of(rows) == sum_of(exact_rows));
+  CHECK(retained_in(rows) == retained_in(exact_rows));
+  CHECK(retained_in(rows) == 10 * 64);
+  CHECK(allocated_by_stack(rows) == allocated_by_stack(exact_rows));
+  CHECK(counter_total(folded_profile.processes[0]) == counter_total(exact_profile.processes[0]));
+  CHECK(folded_stats.live_at_exit_bytes == exact_stats.live_at_exit_bytes);
+  CHECK(folded_stats.allocations == exact_stats.allocations);
+  // The table stays in time order, and folded pairs pair with each other only.
+  for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i - 1].time_ms <= rows[i].time_ms);
+  size_t folded_allocations = 0;
+  for (const auto& r : rows) {
+    if (r.memory_address >= AllocationBucket::kFoldedAddressBase && r.bytes > 0) {
+      ++folded_allocations;
+      CHECK(r.stack == 1u);
+      CHECK(r.bytes % 16 == 0);
+    }
+  }
+  CHECK(folded_allocations >= 5);
+}
+
+TEST_CASE("a block that outlives its bucket keeps its own rows, and its free pairs with it") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats, FoldingOptions{.exact_rows = 0, .bucket_ms = 10});
+  heap.allocate(p, {0, 0}, alloc(10, 10, 1000, 0x1000, 100), 3, ms(1000));  // bucket 1
+  heap.allocate(p, {0, 1}, alloc(10, 11, 2000, 0x2000, 40), 4, ms(2000));   // bucket 1, folded
+  heap.free(p, free_of(10, 11, 3000, 0x2000), ms(3000));
+  heap.free(p, free_of(10, 11, 25'000, 0x1000), ms(25'000));  // bucket 2, by the other thread
+  heap.finish(p, ms(30'000));
+  const auto& main = p.processes[0].threads[0].native_allocations();
+  REQUIRE(main.size() == 2);
+  CHECK(main[0].memory_address == 0x1000);
+  CHECK(main[0].bytes == 100);
+  CHECK(main[1].memory_address == 0x1000);
+  CHECK(main[1].bytes == -100);
+  CHECK(main[1].thread_id == 11);
+  const auto& other = p.processes[0].threads[1].native_allocations();
+  REQUIRE(other.size() == 2);
+  CHECK(other[0].memory_address == other[1].memory_address);
+  CHECK(other[0].memory_address >= AllocationBucket::kFoldedAddressBase);
+  CHECK(other[0].bytes == 40);
+  CHECK(other[0].stack == 4u);
+  CHECK(other[1].bytes == -40);
+  CHECK(stats.folded_blocks == 1);
 }

@@ -22,6 +22,12 @@
 // means its free was lost (dropped when the ring was full): a free row is added for the old block
 // first, so the front end's pairing stays right.
 //
+// Long record-everything runs: after `FoldingOptions::exact_rows` rows, blocks allocated and
+// freed within one bucket of time on one call path are folded into one pair of rows
+// (allocation_bucket.hpp), so the tables, and the profile, grow with the call paths and the
+// blocks that outlive a bucket rather than with every allocation. The stats say from when and
+// how many.
+//
 // Pure bookkeeping: no unwinding, no system calls. One instance per converter.
 #pragma once
 
@@ -32,23 +38,28 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/convert/allocation_bucket.hpp"
 #include "sprof/perf/records.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
 
-// The thread table an allocation goes into: indexes into Profile::processes and its threads.
-struct AllocationOwner {
-  size_t image = 0;
-  size_t thread = 0;
+// When rows start to be folded, and over what stretch of time.
+struct FoldingOptions {
+  // Rows written one per event before folding starts: ~1 M rows make a ~0.5 GB Gecko profile.
+  uint64_t exact_rows = uint64_t{1} << 20;
+  // Short enough that the memory track and range selections stay fine-grained; long enough that
+  // most short-lived blocks (a request's, a loop iteration's) begin and end inside one.
+  double bucket_ms = 100;
 };
 
 class NativeAllocations {
  public:
   // `sample_interval_bytes` as the interposer was configured; 0: every allocation is recorded.
   // The counts go into `stats` (the converter's), which must outlive this.
-  NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats);
+  NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats,
+                    FoldingOptions folding = {});
 
   // The bytes an allocation of `size` bytes stands for.
   int64_t weight(uint64_t size) const;
@@ -79,6 +90,8 @@ class NativeAllocations {
     AllocationOwner owner;
     std::optional<uint32_t> stack;
     int64_t bytes = 0;
+    uint64_t held_in_bucket = 0;  // the bucket holding its allocation row (0: written)
+    uint32_t held_index = 0;
   };
   // One process's live blocks, by address.
   using Blocks = std::unordered_map<uint64_t, Block>;
@@ -93,11 +106,22 @@ class NativeAllocations {
 
   void release(profile::Profile& profile, uint64_t address, const Block& block, int64_t tid,
                double time_ms);
+  // Writes a row now, or holds it in the open bucket and returns its index there.
+  std::optional<uint32_t> add_row(profile::Profile& profile, AllocationOwner owner,
+                                  const profile::NativeAllocation& row);
+  // Before a record at `time_ms`: writes the bucket it no longer belongs to, and opens one once
+  // the exact rows are used up.
+  void advance_bucket(profile::Profile& profile, double time_ms);
+  void flush_bucket(profile::Profile& profile);
   void retain(const Block& block);
   void change_live(profile::Profile& profile, size_t image, int64_t delta, double time_ms);
   void flush_counter(profile::Profile& profile, size_t image, CounterState& c);
 
   uint64_t sample_interval_bytes_;
+  FoldingOptions folding_;
+  uint64_t rows_written_ = 0;
+  AllocationBucket bucket_;
+  uint64_t bucket_serial_ = 0;  // of the open bucket (0: none yet)
   std::unordered_map<uint32_t, Blocks> live_;  // by pid; a process without blocks has no entry
   std::map<size_t, CounterState> counters_;    // by image
   int64_t live_bytes_ = 0;                     // over every process

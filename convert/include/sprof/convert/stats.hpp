@@ -53,6 +53,12 @@ struct HeapStats {
   uint64_t programs = 0;            // program images started by exec while recording
   std::vector<std::string> unhooked_programs;  // of those, the ones that never loaded it
   std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
+  // Long runs (native_allocations.hpp, FoldingOptions): blocks allocated and freed within one
+  // bucket of time, folded into one pair of rows per call path from `folding_from_ms` on.
+  double folding_from_ms = -1;  // -1: every block has its own rows
+  double folding_bucket_ms = 0;
+  uint64_t folded_blocks = 0;
+  int64_t folded_bytes = 0;
 };
 
 struct RecordingStats {
