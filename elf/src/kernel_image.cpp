@@ -34,11 +34,15 @@ Result<KernelImage> kernel_image_from(const KernelSymbols& symbols, BuildId buil
   if (!text || !etext || *etext < *text) {
     return fail(Errc::kNotFound, "kallsyms has no _text/_etext");
   }
+  return kernel_image_spanning(*text, *etext, std::move(build_id));
+}
+
+KernelImage kernel_image_spanning(uint64_t text_start, uint64_t text_end, BuildId build_id) {
   KernelImage image;
   // docs/firefox-profiler-format.md, "Kernel frames": start rounded down and end rounded up to
   // 4096.
-  image.text_start = *text / kKernelPageSize * kKernelPageSize;
-  image.text_end = (*etext + kKernelPageSize - 1) / kKernelPageSize * kKernelPageSize;
+  image.text_start = text_start / kKernelPageSize * kKernelPageSize;
+  image.text_end = (text_end + kKernelPageSize - 1) / kKernelPageSize * kKernelPageSize;
   image.build_id = std::move(build_id);
   return image;
 }

@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 
+#include "sprof/convert/kernel_library.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/perf/event_attr.hpp"
 #include "sprof/convert/profile_converter.hpp"
@@ -34,20 +35,11 @@ namespace {
 // Records of the kernel itself (its text and modules) name no process: pid -1.
 constexpr uint32_t kKernelPid = 0xFFFFFFFFu;
 
-uint64_t round_down(uint64_t v) { return v / elf::kKernelPageSize * elf::kKernelPageSize; }
-uint64_t round_up(uint64_t v) { return round_down(v + elf::kKernelPageSize - 1); }
-
-// The "[kernel.kallsyms]" lib from the kernel text's MMAP record, as a live recording describes it
-// from kallsyms: the text rounded out to pages, offset 0 (relative = address - _text's page).
+// The kernel lib from the kernel text's MMAP record, described as a live recording describes it
+// from kallsyms (the text rounded out to pages).
 profile::Library kernel_library(const perf::Mmap2Record& text, const std::optional<BuildId>& id) {
-  profile::Library lib;
-  lib.start = round_down(text.addr);
-  lib.end = round_up(text.addr + text.len);
-  lib.offset = 0;
-  lib.name = lib.debug_name = lib.path = lib.debug_path = std::string(elf::kKernelDebugName);
-  lib.breakpad_id = id ? id->breakpad_id() : std::string(33, '0');
-  lib.code_id = id ? id->code_id() : std::string();
-  return lib;
+  return convert::kernel_library(
+      elf::kernel_image_spanning(text.addr, text.addr + text.len, id.value_or(BuildId())));
 }
 
 bool is_system_wide(const std::vector<int64_t>& thread_map) {

@@ -28,8 +28,8 @@ std::vector<uint8_t> frame_roles(const Thread& thread, const StackUses& uses) {
   for (size_t i = 0; i < stacks.size(); ++i) {
     const uint32_t frame = stacks[i].frame;
     if (frame >= roles.size()) continue;
-    if (uses.sample_leaf[i]) roles[frame] |= static_cast<uint8_t>(FrameRole::kInstructionPointer);
-    if (uses.caller[i]) roles[frame] |= static_cast<uint8_t>(FrameRole::kReturnAddress);
+    if (uses.sample_leaf[i]) roles[frame] |= role_bit(FrameKind::kInstructionPointer);
+    if (uses.caller[i]) roles[frame] |= role_bit(FrameKind::kReturnAddress);
   }
   return roles;
 }

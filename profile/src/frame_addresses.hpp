@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sprof/core/address.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::profile::detail {
@@ -27,15 +28,12 @@ struct StackUses {
 };
 StackUses stack_uses(const Thread& thread);
 
-enum class FrameRole : uint8_t { kInstructionPointer = 1, kReturnAddress = 2 };
-
-// Per frame, the `FrameRole` bits of the stacks that use it.
-std::vector<uint8_t> frame_roles(const Thread& thread, const StackUses& uses);
-
-// The address a role looks up.
-inline uint64_t lookup_address(uint64_t relative, FrameRole role) {
-  return role == FrameRole::kReturnAddress && relative > 0 ? relative - 1 : relative;
+// A frame's roles: a bit per `FrameKind` (sprof/core/address.hpp, which also holds the rule
+// `lookup_address` applies to each) that the stacks using the frame give it.
+constexpr uint8_t role_bit(FrameKind kind) {
+  return static_cast<uint8_t>(1u << static_cast<unsigned>(kind));
 }
+std::vector<uint8_t> frame_roles(const Thread& thread, const StackUses& uses);
 
 // The address of a "0x<hex>" location string; nullopt for anything else (or hex that does not
 // parse, which the front end also leaves without a lib).

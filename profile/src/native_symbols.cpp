@@ -85,10 +85,9 @@ std::vector<ModuleAddresses> native_addresses(const Profile& profile) {
         const auto located = address ? locator.locate(*address) : std::nullopt;
         if (!located) continue;
         ModuleAddresses& m = module_of(located->lib);
-        for (const auto role : {detail::FrameRole::kInstructionPointer,
-                                detail::FrameRole::kReturnAddress}) {
-          if (roles[f] & static_cast<uint8_t>(role)) {
-            m.addresses.push_back(detail::lookup_address(located->relative, role));
+        for (const auto kind : {FrameKind::kInstructionPointer, FrameKind::kReturnAddress}) {
+          if (roles[f] & detail::role_bit(kind)) {
+            m.addresses.push_back(lookup_address(located->relative, kind));
           }
         }
       }
@@ -118,8 +117,7 @@ std::vector<FrameLookup> allocation_stack_lookups(const Process& process, const 
     if (const auto located = address ? locator.locate(*address) : std::nullopt) {
       const Library& lib = libs[located->lib];
       lookup.module = ModuleKey{lib.debug_name, lib.breakpad_id};
-      lookup.address =
-          detail::lookup_address(located->relative, detail::FrameRole::kReturnAddress);
+      lookup.address = lookup_address(located->relative, FrameKind::kReturnAddress);
       lookup.unnamed = detail::unknown_function_name(lookup.address);
     } else {
       lookup.unnamed = location;

@@ -69,11 +69,11 @@ class ThreadBuilder {
       const std::optional<uint32_t> parent =
           stacks[s].prefix && *stacks[s].prefix < s ? as_caller_[*stacks[s].prefix] : std::nullopt;
       if (uses.caller[s]) {
-        as_caller_[s] = add_chain(expansion(frame, FrameRole::kReturnAddress), parent);
+        as_caller_[s] = add_chain(expansion(frame, FrameKind::kReturnAddress), parent);
       }
       if (uses.sample_leaf[s]) {
-        const Expansion leaf = expansion(frame, FrameRole::kInstructionPointer);
-        as_leaf_[s] = uses.caller[s] && leaf == expansion(frame, FrameRole::kReturnAddress)
+        const Expansion leaf = expansion(frame, FrameKind::kInstructionPointer);
+        as_leaf_[s] = uses.caller[s] && leaf == expansion(frame, FrameKind::kReturnAddress)
                           ? as_caller_[s]
                           : add_chain(leaf, parent);
       }
@@ -134,7 +134,7 @@ class ThreadBuilder {
 
   // The processed frames (one per inline depth, outermost first) of a Gecko frame in `role`.
   // Frames without a lib-relative address look the same in both roles and are built once.
-  Expansion expansion(uint32_t frame, FrameRole role) {
+  Expansion expansion(uint32_t frame, FrameKind role) {
     Expansion& cached = expansion_slot(frame, role);
     if (cached.count != 0) return cached;
     const FrameEntry& entry = thread_.frames()[frame];
@@ -156,17 +156,17 @@ class ThreadBuilder {
     if (located) {
       cached = e;
     } else {
-      expansion_slot(frame, FrameRole::kInstructionPointer) = e;
-      expansion_slot(frame, FrameRole::kReturnAddress) = e;
+      expansion_slot(frame, FrameKind::kInstructionPointer) = e;
+      expansion_slot(frame, FrameKind::kReturnAddress) = e;
     }
     return e;
   }
 
-  Expansion& expansion_slot(uint32_t frame, FrameRole role) {
-    return expansions_[size_t{frame} * 2 + (role == FrameRole::kReturnAddress ? 1 : 0)];
+  Expansion& expansion_slot(uint32_t frame, FrameKind role) {
+    return expansions_[size_t{frame} * 2 + (role == FrameKind::kReturnAddress ? 1 : 0)];
   }
 
-  void add_native_frames(std::string_view location, LocatedAddress located, FrameRole role,
+  void add_native_frames(std::string_view location, LocatedAddress located, FrameKind role,
                          Category category) {
     const uint64_t address = lookup_address(located.relative, role);
     const int64_t resource = lib_resource(located.lib);

@@ -20,6 +20,7 @@
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
 #include "reader_priority.hpp"
+#include "sprof/convert/kernel_library.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
@@ -43,8 +44,7 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The "[kernel.kallsyms]" lib every process gets (docs/firefox-profiler-format.md, "Kernel
-// frames"): kernel frames stay addresses and the symbol server resolves them from /proc/kallsyms.
+// The "[kernel.kallsyms]" lib every process gets (convert/kernel_library.hpp), from kallsyms.
 std::optional<profile::Library> kernel_library() {
   KernelImageSources sources;
   sources.cache = default_kernel_image_cache_path();
@@ -53,15 +53,7 @@ std::optional<profile::Library> kernel_library() {
     log::info("no kernel lib: " + image.error().message);
     return std::nullopt;
   }
-  profile::Library lib;
-  lib.start = image->text_start;
-  lib.end = image->text_end;
-  lib.offset = 0;
-  lib.name = lib.debug_name = lib.path = lib.debug_path = std::string(elf::kKernelDebugName);
-  // Without a build-id the kernel still needs a stable, non-empty identity.
-  lib.breakpad_id = image->build_id.empty() ? std::string(33, '0') : image->build_id.breakpad_id();
-  lib.code_id = image->build_id.code_id();
-  return lib;
+  return convert::kernel_library(*image);
 }
 
 // What every sampling event of a recording shares, whatever its target.

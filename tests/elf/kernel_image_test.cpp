@@ -42,6 +42,17 @@ TEST_CASE("kernel image spans _text rounded down to _etext rounded up to 4096") 
   CHECK(image->build_id.code_id() == "010203");
 }
 
+TEST_CASE("a kernel text range is rounded out to whole pages, aligned ends kept") {
+  const auto image = kernel_image_spanning(0xffffffff81000200, 0xffffffff81e01234, BuildId());
+  CHECK(image.text_start == 0xffffffff81000000);
+  CHECK(image.text_end == 0xffffffff81e02000);
+  CHECK(image.build_id.empty());
+  const auto aligned = kernel_image_spanning(0xffffffff81000000, 0xffffffff81e00000, BuildId({7}));
+  CHECK(aligned.text_start == 0xffffffff81000000);
+  CHECK(aligned.text_end == 0xffffffff81e00000);
+  CHECK(aligned.build_id.code_id() == "07");
+}
+
 TEST_CASE("kernel image reports hidden kallsyms addresses and missing _etext") {
   auto hidden = kernel_image_from(
       KernelSymbols::parse("0000000000000000 T _text\n0000000000000000 T _etext\n"), BuildId());

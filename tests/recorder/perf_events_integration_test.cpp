@@ -22,6 +22,8 @@ struct Recorded {
   std::vector<perf::Record> records;
   perf::ReaderStats stats;
   std::string event;
+  pid_t pid = 0;
+  bool cpu_wide_switches = false;  // the CPU-wide switch events could be opened
   bool skipped = false;
 };
 
@@ -41,6 +43,8 @@ Recorded record_busy_loop(const perf::EventConfig& base) {
     return out;  // the unreleased child is reaped by its destructor
   }
   out.event = events->event_name();
+  out.pid = child->pid();
+  out.cpu_wide_switches = events->cpu_wide_switches();
   if (auto released = child->release(); !released) FAIL(released.error().message);
 
   const perf::RecordSink sink = [&](perf::Record&& r) { out.records.push_back(std::move(r)); };
@@ -116,6 +120,28 @@ TEST_CASE("perf events on a launched child deliver COMM, MMAP2 and SAMPLE record
                            return perf::record_time(a) < perf::record_time(b);
                          }));
   }
+}
+
+TEST_CASE("a per-task recording's CPU-wide switch events write into each CPU's ring") {
+  perf::EventConfig config;
+  config.context_switch = true;
+  const Recorded rec = record_busy_loop(config);
+  if (rec.skipped) return;
+  if (!rec.cpu_wide_switches) {
+    MESSAGE("skipped: CPU-wide events need CAP_PERFMON or perf_event_paranoid <= 0");
+    return;
+  }
+  // The task switched out before the child runs names the child as the next task.
+  size_t cpu_wide = 0, naming_child = 0;
+  for (const auto& r : rec.records) {
+    const auto* s = std::get_if<perf::SwitchRecord>(&r);
+    if (s == nullptr || !s->cpu_wide) continue;
+    ++cpu_wide;
+    if (s->out && s->next_prev_pid == static_cast<uint32_t>(rec.pid)) ++naming_child;
+  }
+  MESSAGE("CPU-wide switch records: " << cpu_wide << ", switching to the child: " << naming_child);
+  CHECK(rec.stats.malformed_records == 0);
+  CHECK(naming_child > 0);
 }
 
 TEST_CASE("an event that hung up is not polled again: poll then waits for the exit fd or the timeout") {

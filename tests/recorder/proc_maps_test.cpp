@@ -128,6 +128,24 @@ TEST_CASE("proc readers take a fake /proc root and report missing processes") {
   std::filesystem::remove_all(root);
 }
 
+TEST_CASE("a /proc directory lists its numeric entries ascending and skips other names") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("sprof-fake-proc-entries-" + std::to_string(::getpid()));
+  for (const char* name : {"10", "2", "1", "self", "12a", "4294967296"}) {
+    std::filesystem::create_directories(dir / name);
+  }
+  std::ofstream(dir / "7") << "an entry may be a file";
+  auto numbers = sprof::recorder::list_numeric_entries(dir.string());
+  REQUIRE(numbers.has_value());
+  CHECK(*numbers == std::vector<uint32_t>{1, 2, 7, 10});  // 4294967296 does not fit a pid
+  std::filesystem::remove_all(dir);
+
+  auto missing = sprof::recorder::list_numeric_entries(dir.string());
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().code == sprof::Errc::kNotFound);
+  CHECK(missing.error().message.find(dir.string()) != std::string::npos);
+}
+
 TEST_CASE("a /proc file that fails to read is an error, not an exception") {
   // A thread that exits while its comm or maps is read makes read(2) fail (ESRCH); libstdc++'s
   // filebuf throws on a failed read, which aborted an attach recording. A directory where the

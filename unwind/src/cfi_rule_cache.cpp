@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sprof/unwind/sigreturn_frame.hpp"
+#include "sprof/core/address.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/pair_index.hpp"
 
@@ -88,7 +89,8 @@ CodeLookup CfiRuleCache::lookup(const MappedFile& module, Svma svma, bool is_ret
 // Answers a PC the per-PC map has not seen; returns a rule index or kNoRule/kSigreturn.
 uint32_t CfiRuleCache::resolve(ModuleEntry& entry, Svma svma, bool is_return_address) {
   if (entry.is_sigreturn(svma, is_return_address)) return kSigreturn;
-  const uint64_t pc = is_return_address && svma.value > 0 ? svma.value - 1 : svma.value;
+  const uint64_t pc = lookup_address(
+      svma.value, is_return_address ? FrameKind::kReturnAddress : FrameKind::kInstructionPointer);
   if (uint32_t cached = entry.cached_row(pc); cached != kNoRule) {
     ++stats_.range_hits;
     return cached;

@@ -1,5 +1,7 @@
 #include "heap/heap_records.hpp"
 
+#include <vector>
+
 namespace sprof::recorder {
 
 namespace {
@@ -15,17 +17,9 @@ cperf::SampleId id_of(uint32_t pid, uint32_t tid, uint64_t time_ns) {
 }
 
 cperf::Record from(const heap::HeapAlloc& a) {
-  cperf::HeapAllocRecord r;
-  r.id = id_of(a.pid, a.tid, a.time_ns);
-  r.address = a.address;
-  r.size = a.size;
-  r.old_address = a.old_address;
-  r.alignment = a.alignment;
-  r.function = a.function;
-  r.untracked = a.untracked();
-  r.regs = a.regs;
-  r.stack.assign(a.stack.begin(), a.stack.end());
-  return r;
+  // The allocation whole; the stack copy is taken out of the ring's bytes.
+  return cperf::HeapAllocRecord{
+      a, id_of(a.pid, a.tid, a.time_ns), std::vector<uint8_t>(a.stack.begin(), a.stack.end())};
 }
 
 cperf::Record from(const heap::HeapFree& f) {

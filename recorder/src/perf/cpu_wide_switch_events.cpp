@@ -11,13 +11,8 @@
 // CPU-wide events need CAP_PERFMON (root) or perf_event_paranoid <= 0. Without them the
 // recording goes on with the per-task records alone (a small downward bias per switch-in,
 // docs/design.md "CPU deltas").
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <string>
+#include <utility>
 
 #include "perf/perf_event.hpp"
 #include "sprof/core/log.hpp"
@@ -40,22 +35,14 @@ perf_event_attr make_cpu_wide_switch_attr(const perf_event_attr& sample_attr) {
 void PerfEvents::open_cpu_wide_switches() {
   perf_event_attr attr = make_cpu_wide_switch_attr(attr_);
   for (auto& r : rings_) {
-    const long fd = ::syscall(SYS_perf_event_open, &attr, -1, static_cast<int>(r.cpu), -1,
-                              PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      log::info("perf: no CPU-wide switch records (perf_event_open: " +
-                std::string(strerror(errno)) + "); CPU deltas start at switch-in records");
+    auto event = open_into_ring(attr, -1, r.cpu, r.fds.front().get());
+    if (!event.has_value()) {
+      log::info("perf: no CPU-wide switch records (" + event.error().message +
+                "); CPU deltas start at switch-in records");
       close_cpu_wide_switches();
       return;
     }
-    UniqueFd event(static_cast<int>(fd));
-    if (::ioctl(event.get(), PERF_EVENT_IOC_SET_OUTPUT, r.fds.front().get()) != 0) {
-      log::info("perf: no CPU-wide switch records (PERF_EVENT_IOC_SET_OUTPUT: " +
-                std::string(strerror(errno)) + ")");
-      close_cpu_wide_switches();
-      return;
-    }
-    r.cpu_wide_switches = std::move(event);
+    r.cpu_wide_switches = std::move(*event);
   }
 }
 

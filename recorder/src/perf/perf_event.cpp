@@ -118,18 +118,6 @@ Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu) {
   return unexpected(std::move(e));
 }
 
-// Opens the event of one more task on `cpu` and redirects its records into the ring of
-// `ring_fd`, that CPU's first event (PERF_EVENT_IOC_SET_OUTPUT; both must be on the same CPU).
-Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd) {
-  SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu));
-  if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
-    return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
-                                        std::to_string(tid) + ", cpu=" + std::to_string(cpu) +
-                                        ")"));
-  }
-  return fd;
-}
-
 struct TypeConfig {
   uint32_t type;
   uint64_t config;
@@ -183,6 +171,16 @@ Error unavailable_event(SamplingEvent event, const Error& cause) {
 }
 
 }  // namespace
+
+Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd) {
+  SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu));
+  if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
+    return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
+                                        std::to_string(tid) + ", cpu=" + std::to_string(cpu) +
+                                        ")"));
+  }
+  return fd;
+}
 
 Result<MappedRingBuffer> map_ring(int fd, size_t pages) {
   for (;;) {

@@ -109,6 +109,11 @@ std::optional<uint64_t> sched_runtime_tracepoint_id();
 // The CPU says it runs under a hypervisor (CPUID leaf 1, ECX bit 31): its CPUs may stall.
 bool runs_under_hypervisor();
 
+// Opens the event `attr` for task `tid` on `cpu` (-1: every task on that CPU) and redirects its
+// records into the ring of `ring_fd`, that CPU's first event (PERF_EVENT_IOC_SET_OUTPUT: both
+// must be on the same CPU and use the same clock). Errors name the event, task and CPU.
+Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd);
+
 // Maps a ring of `pages` data pages for `fd`, halving on EPERM/ENOMEM: unprivileged users are
 // limited by perf_event_mlock_kb (516 KiB per user by default; root is exempt).
 Result<MappedRingBuffer> map_ring(int fd, size_t pages);

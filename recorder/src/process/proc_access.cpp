@@ -1,9 +1,6 @@
 #include "process/proc_access.hpp"
 
-#include <dirent.h>
-
-#include <algorithm>
-#include <charconv>
+#include <utility>
 
 #include "process/proc_maps.hpp"
 
@@ -37,18 +34,8 @@ convert::ProcAccess live_proc_access(std::string proc_root) {
 }
 
 std::vector<uint32_t> list_pids(std::string_view proc_root) {
-  std::vector<uint32_t> pids;
-  DIR* d = ::opendir(std::string(proc_root).c_str());
-  if (d == nullptr) return pids;
-  while (const dirent* ent = ::readdir(d)) {
-    const std::string_view name(ent->d_name);
-    uint32_t pid = 0;
-    const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
-    if (ec == std::errc() && p == name.data() + name.size()) pids.push_back(pid);
-  }
-  ::closedir(d);
-  std::sort(pids.begin(), pids.end());
-  return pids;
+  auto pids = list_numeric_entries(std::string(proc_root));
+  return pids.has_value() ? std::move(*pids) : std::vector<uint32_t>{};
 }
 
 SystemSnapshot snapshot_system(std::string_view proc_root) {

@@ -120,19 +120,24 @@ Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root) 
 }
 
 Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root) {
-  const std::string dir = std::string(proc_root) + "/" + std::to_string(pid) + "/task";
+  SPROF_TRY(const std::vector<uint32_t> tids,
+            list_numeric_entries(std::string(proc_root) + "/" + std::to_string(pid) + "/task"));
+  return std::vector<pid_t>(tids.begin(), tids.end());
+}
+
+Result<std::vector<uint32_t>> list_numeric_entries(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return unexpected(Error::from_errno("opendir " + dir));
-  std::vector<pid_t> tids;
+  std::vector<uint32_t> numbers;
   while (const dirent* ent = ::readdir(d)) {
     const std::string_view name(ent->d_name);
-    pid_t tid = 0;
-    const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
-    if (ec == std::errc() && p == name.data() + name.size()) tids.push_back(tid);
+    uint32_t number = 0;
+    const auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+    if (ec == std::errc() && p == name.data() + name.size()) numbers.push_back(number);
   }
   ::closedir(d);
-  std::sort(tids.begin(), tids.end());
-  return tids;
+  std::sort(numbers.begin(), numbers.end());
+  return numbers;
 }
 
 std::vector<std::string> argv_from_proc(std::string_view cmdline) {

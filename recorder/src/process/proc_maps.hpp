@@ -45,6 +45,9 @@ Result<std::vector<MapsEntry>> read_maps(pid_t pid, std::string_view proc_root =
 Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root = "/proc");
 // The thread ids in /proc/PID/task, ascending.
 Result<std::vector<pid_t>> list_threads(pid_t pid, std::string_view proc_root = "/proc");
+// The entries of `dir` whose names are decimal numbers, ascending: the pids of /proc and the
+// tids of /proc/PID/task. Other names ("self", "sys", dot files) are skipped.
+Result<std::vector<uint32_t>> list_numeric_entries(const std::string& dir);
 
 // The arguments of a NUL-separated /proc/PID/cmdline.
 std::vector<std::string> argv_from_proc(std::string_view cmdline);

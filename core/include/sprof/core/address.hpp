@@ -34,19 +34,26 @@ using Svma = StrongAddress<SvmaTag>;
 using RelativeAddress = StrongAddress<RelativeTag>;
 using FileOffset = StrongAddress<FileOffsetTag>;
 
-// A frame's address together with how it was obtained. For a return address the instruction
-// that made the call ends one byte before it, so lookups use `address - 1`.
+// How a frame's address was obtained. A return address points after the call instruction,
+// which may be the first instruction of another function (or line), so every lookup of one
+// (symbol, inline chain, line, CFI) uses `address - 1`, inside the call. This is the one place
+// that rule is written; `lookup_address` applies it in any address space.
 // (The Firefox Profiler nudges return addresses itself; the profile stores raw addresses.)
+enum class FrameKind : uint8_t { kInstructionPointer, kReturnAddress };
+
+constexpr uint64_t lookup_address(uint64_t address, FrameKind kind) {
+  return kind == FrameKind::kReturnAddress && address > 0 ? address - 1 : address;
+}
+
+// A frame's address together with how it was obtained.
 struct FrameAddress {
-  enum class Kind : uint8_t { kInstructionPointer, kReturnAddress };
+  using Kind = FrameKind;
   Avma address;
   Kind kind = Kind::kInstructionPointer;
 
   static constexpr FrameAddress ip(uint64_t a) { return {Avma{a}, Kind::kInstructionPointer}; }
   static constexpr FrameAddress return_address(uint64_t a) { return {Avma{a}, Kind::kReturnAddress}; }
-  constexpr uint64_t lookup_address() const {
-    return kind == Kind::kReturnAddress && address.value > 0 ? address.value - 1 : address.value;
-  }
+  constexpr uint64_t lookup_address() const { return sprof::lookup_address(address.value, kind); }
   constexpr bool operator==(const FrameAddress&) const = default;
 };
 

@@ -60,6 +60,11 @@ std::optional<BuildId> parse_kernel_build_id(std::span<const uint8_t> notes);
 // Reads and parses `notes_path` (normally /sys/kernel/notes).
 Result<BuildId> read_kernel_build_id(const std::string& notes_path = "/sys/kernel/notes");
 
+// The image whose text spans [text_start, text_end), rounded out to pages (start down, end up)
+// as the "[kernel.kallsyms]" lib describes it; both kallsyms and a perf.data file's kernel MMAP
+// record give the text this way.
+KernelImage kernel_image_spanning(uint64_t text_start, uint64_t text_end, BuildId build_id);
+
 // The kernel image range from kallsyms text plus a build-id. kNotFound when `_text` or `_etext`
 // is missing, kPermissionDenied when kallsyms hides its addresses.
 Result<KernelImage> kernel_image_from(const KernelSymbols& symbols, BuildId build_id);

@@ -10,32 +10,19 @@
 #include <string_view>
 #include <variant>
 
+#include "sprof/heap/allocation.hpp"
 #include "sprof/heap/heap_ring_format.hpp"
 
 namespace sprof::heap {
 
-// An allocation (malloc & co) or the new block of a realloc. For CFI unwinding, `regs` and
-// `stack` are the state at the interposer's capture stub (see CapturedRegs): ip is in
-// libsprof-heap.so, the first 8 stack bytes are the return address into the caller.
-struct HeapAlloc {
+// A decoded allocation record: the `Allocation`, who made it and when, and its stack copy.
+struct HeapAlloc : Allocation {
   uint64_t time_ns = 0;  // CLOCK_MONOTONIC
   uint32_t pid = 0;
   uint32_t tid = 0;
-  uint64_t address = 0;
-  uint64_t size = 0;         // bytes requested
-  uint64_t old_address = 0;  // realloc: the block passed in (its free is a separate HeapFree)
-  uint64_t alignment = 0;
-  AllocFunction function = AllocFunction::kMalloc;
   bool is_realloc = false;
-  uint16_t flags = 0;        // kFlag* of heap_ring_format.hpp
-  CapturedRegs regs{};
   uint64_t stack_end = 0;    // end of the stack mapping; 0 when unknown
   std::span<const uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
-
-  bool stack_reached_end() const { return (flags & kFlagStackReachedEnd) != 0; }
-  // Sampled, but its free will not be recorded (the interposer's address set was full).
-  bool untracked() const { return (flags & kFlagUntracked) != 0; }
-  bool all_mode() const { return (flags & kFlagAllMode) != 0; }
 };
 
 struct HeapFree {

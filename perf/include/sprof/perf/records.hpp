@@ -20,7 +20,7 @@
 
 #include "sprof/perf/stack_bytes.hpp"
 #include "sprof/core/build_id.hpp"
-#include "sprof/heap/heap_ring_format.hpp"
+#include "sprof/heap/allocation.hpp"
 
 namespace sprof::perf {
 
@@ -136,17 +136,11 @@ struct SwitchRecord {
 // they travel in the same stream and one merge orders them with the perf records that describe
 // their processes (forks, execs, mappings). `id.cpu` is 0: the ring does not record it.
 //
-// An allocation (malloc & co, or the new block of a realloc) with the registers at the
-// interposer's capture stub and the stack copied from there, for unwinding.
-struct HeapAllocRecord {
+// An allocation (heap::Allocation: malloc & co, or the new block of a realloc, with the registers
+// at the interposer's capture stub) and the stack copied from there, for unwinding. A realloc's
+// free of `old_address` is a HeapFreeRecord before it.
+struct HeapAllocRecord : heap::Allocation {
   SampleId id;
-  uint64_t address = 0;
-  uint64_t size = 0;         // bytes requested
-  uint64_t old_address = 0;  // realloc: the block given (its free is a HeapFreeRecord before)
-  uint64_t alignment = 0;
-  heap::AllocFunction function = heap::AllocFunction::kMalloc;
-  bool untracked = false;    // its free will not be recorded (the interposer's set was full)
-  heap::CapturedRegs regs{};
   std::vector<uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
 };
 
