@@ -20,6 +20,7 @@ packages=(
   linux-perf              # baseline in benchmarks; perf.data files for the import tests
   binutils                # addr2line baseline
   heaptrack               # baseline in bench/run-heap.py only
+  chromium                # headless browser for the browser tests (tests/browser: flame graph SVG)
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
   # The toolchain matrix (tests/targets/unwind_matrix.cmake): programs built the ways users build
   clang lld mold          # clang++ -fuse-ld=lld / mold
