@@ -260,7 +260,10 @@ std::string describe_profile(const ReportProfile& profile, const ThreadSet& thre
   for (const ReportThread* t : threads)
     drawn += t->samples - t->samples_without_stack - t->idle_samples;
   std::string out = summary.name.empty() ? "profile" : summary.name;
-  if (profile.meta.start_time_ms > 0) out += " \u00b7 " + utc_date(profile.meta.start_time_ms);
+  // A date past year 9999 is no recording's (and would not fit the format): leave it out.
+  constexpr double kLatestStartMs = 253402300799000.0;
+  const double start_ms = profile.meta.start_time_ms;
+  if (start_ms > 0 && start_ms <= kLatestStartMs) out += " \u00b7 " + utc_date(start_ms);
   out += " \u00b7 " + std::to_string(drawn) + " samples";
   out += " \u00b7 " + std::to_string(summary.threads) +
          (summary.threads == 1 ? " thread" : " threads");

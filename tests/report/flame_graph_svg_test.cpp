@@ -88,6 +88,10 @@ TEST_CASE("flame graph svg: frames under the minimum width are left out and coun
   const ThreadSet threads = *select_threads(p, {});
   const std::string subtitle = describe_profile(p, threads);
   CHECK(subtitle == "app \u00b7 2026-11-18 11:06:40 UTC \u00b7 14 samples \u00b7 2 threads");
+  ReportProfile far_future = p;
+  far_future.meta.start_time_ms = 1e300;  // a file's number, not a date: left out
+  CHECK(describe_profile(far_future, *select_threads(far_future, {})) ==
+        "app \u00b7 14 samples \u00b7 2 threads");
   // recurse and its recursive call are 168.57 px wide.
   FlameGraphSvgOptions options;
   options.subtitle = subtitle;
