@@ -10,6 +10,7 @@
 #include "definitions/definitions.hpp"
 #include "exit_codes.hpp"
 #include "export_command.hpp"
+#include "flamegraph_command.hpp"
 #include "import_command.hpp"
 #include "load_command.hpp"
 #include "record_command.hpp"
@@ -56,6 +57,10 @@ int main(int argc, char** argv) {
   if (sprof.export_->parsed()) {
     set_verbosity(commands.export_.verbosity);
     return run_export_command(commands.export_);
+  }
+  if (sprof.flamegraph->parsed()) {
+    set_verbosity(commands.flamegraph.verbosity);
+    return run_flamegraph_command(commands.flamegraph);
   }
   set_verbosity(commands.load.verbosity);
   return run_load_command(commands.load);

@@ -1,5 +1,6 @@
-// cli/report_options.hpp: parsed options of `sprof report` and `sprof export` (filled by
-// definitions/report_definition.cpp and export_definition.cpp).
+// cli/report_options.hpp: parsed options of `sprof report`, `sprof export` and `sprof flamegraph`
+// (filled by definitions/report_definition.cpp, export_definition.cpp and
+// flamegraph_definition.cpp).
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,16 @@ struct ExportCommandOptions {
   ExportFormat format = ExportFormat::kFolded;
   std::string output;  // empty or "-": stdout
   bool thread_prefix = false;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+struct FlameGraphCommandOptions {
+  ProfileSelection selection;
+  std::string output;  // empty or "-": stdout
+  std::string title;   // empty: "Flame Graph" / "Icicle Graph"
+  bool inverted = false;
+  double width_px = 1200;
+  double min_width_px = 0.1;
   Verbosity verbosity = Verbosity::kNormal;
 };
 

@@ -21,6 +21,7 @@ packages=(
   binutils                # addr2line baseline
   heaptrack               # baseline in bench/run-heap.py only
   clang-format-14         # scripts/check-format.sh (the plain test stage runs it)
+  chromium                # headless browser for the browser tests (tests/browser: flame graph SVG)
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
   # The toolchain matrix (tests/targets/unwind_matrix.cmake): programs built the ways users build
   clang lld mold          # clang++ -fuse-ld=lld / mold

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 
 #include "options.hpp"
@@ -23,6 +22,7 @@ struct Commands {
   StatCommandOptions stat;
   ReportCommandOptions report;
   ExportCommandOptions export_;
+  FlameGraphCommandOptions flamegraph;
 };
 
 struct SprofApp {
@@ -34,6 +34,7 @@ struct SprofApp {
   CLI::App* stat = nullptr;
   CLI::App* report = nullptr;
   CLI::App* export_ = nullptr;
+  CLI::App* flamegraph = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -52,6 +53,7 @@ CLI::App* define_symbolicate(CLI::App& app, SymbolicateCommandOptions& options);
 CLI::App* define_stat(CLI::App& app, StatCommandOptions& options);
 CLI::App* define_report(CLI::App& app, ReportCommandOptions& options);
 CLI::App* define_export(CLI::App& app, ExportCommandOptions& options);
+CLI::App* define_flamegraph(CLI::App& app, FlameGraphCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);

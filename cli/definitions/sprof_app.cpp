@@ -25,6 +25,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.stat = define_stat(app, into.stat);
   sprof.report = define_report(app, into.report);
   sprof.export_ = define_export(app, into.export_);
+  sprof.flamegraph = define_flamegraph(app, into.flamegraph);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

@@ -108,13 +108,16 @@ class FunctionInterner {
 class ThreadReader {
  public:
   // `idle_category`: the index of the "Idle" category, whose samples are skipped; none: keep all.
+  // `categories`: meta.categories as FrameCategory, by index.
   ThreadReader(element thread, std::string where, FunctionInterner& functions,
-               std::optional<int64_t> idle_category, size_t libs)
+               std::optional<int64_t> idle_category, size_t libs,
+               const std::vector<FrameCategory>& categories)
       : thread_(thread),
         where_(std::move(where)),
         functions_(functions),
         idle_category_(idle_category),
-        libs_(libs) {}
+        libs_(libs),
+        categories_(categories) {}
 
   Result<ReportThread> read() {
     ReportThread out;
@@ -191,6 +194,7 @@ class ThreadReader {
     SPROF_TRY(const Column address, read_column(frames, "address", at, /*required=*/false));
     SPROF_TRY(const Column depth, read_column(frames, "inlineDepth", at, false));
     SPROF_TRY(const Column line, read_column(frames, "line", at, false));
+    SPROF_TRY(const Column category, read_column(frames, "category", at, false));
     const auto optional_at = [](const Column& c, size_t i) {
       return i < c.size() && c[i] != kNull ? std::optional<uint64_t>(c[i]) : std::nullopt;
     };
@@ -203,6 +207,10 @@ class ThreadReader {
       frame.address = optional_at(address, i);
       frame.inline_depth = static_cast<uint32_t>(optional_at(depth, i).value_or(0));
       frame.line = static_cast<uint32_t>(optional_at(line, i).value_or(0));
+      // An index outside meta.categories is only a colour lost, not a malformed file.
+      if (const auto c = optional_at(category, i); c && *c < categories_.size()) {
+        frame.category = categories_[*c];
+      }
       out.frames.push_back(frame);
     }
     return ok();
@@ -276,6 +284,7 @@ class ThreadReader {
   FunctionInterner& functions_;
   std::optional<int64_t> idle_category_;
   size_t libs_;
+  const std::vector<FrameCategory>& categories_;
   Column stack_category_;
 };
 
@@ -301,6 +310,21 @@ std::optional<int64_t> idle_category(element meta) {
     ++index;
   }
   return std::nullopt;
+}
+
+// meta.categories by name, as sprof writes them (profile::default_categories).
+std::vector<FrameCategory> frame_categories(element meta) {
+  std::vector<FrameCategory> out;
+  simdjson::dom::array categories;
+  if (meta.at_key("categories").get_array().get(categories) != simdjson::SUCCESS) return out;
+  for (element c : categories) {
+    const std::string_view name = text(member(c, "name"));
+    out.push_back(name == "User"     ? FrameCategory::kUser
+                  : name == "Kernel" ? FrameCategory::kKernel
+                  : name == "JIT"    ? FrameCategory::kJit
+                                     : FrameCategory::kOther);
+  }
+  return out;
 }
 
 ReportMeta read_meta(element meta) {
@@ -363,10 +387,11 @@ Result<ReportProfile> read_processed_profile(std::string_view json, const ReadOp
   profile.libs = read_libs(root);
   FunctionInterner functions(profile.functions);
   const std::optional<int64_t> idle = options.include_idle ? std::nullopt : idle_category(*meta);
+  const std::vector<FrameCategory> categories = frame_categories(*meta);
   size_t i = 0;
   for (element thread : threads) {
     SPROF_TRY(ReportThread t, ThreadReader(thread, "threads[" + std::to_string(i++) + "]",
-                                           functions, idle, profile.libs.size())
+                                           functions, idle, profile.libs.size(), categories)
                                   .read());
     profile.threads.push_back(std::move(t));
   }

@@ -214,3 +214,67 @@ TEST_CASE("export --format pprof: pprof reads the samples, inline chains and mod
   CHECK(top.out.find("        10 71.43% 71.43%         10 71.43%  inlined_helper") !=
         std::string::npos);
 }
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+size_t count_of(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("flamegraph writes one SVG: a frame per merged stack node, titled with the recording") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const std::string out = (dir.path() / "flame.svg").string();
+  const ProcessResult r = run_sprof({"flamegraph", path, "-o", out});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  const std::string svg = read_file(out);
+  CHECK(count_of(svg, "<g class=\"f\"") == 11);
+  CHECK(svg.find(">Flame Graph</text>") != std::string::npos);
+  CHECK(svg.find(">app \u00b7 14 samples \u00b7 2 threads</text>") != std::string::npos);
+  CHECK(svg.find("<title>compute\nmodule: app\nfile: app.cpp\n8 samples, 57.14%</title>") !=
+        std::string::npos);
+  // Standard output gets the same bytes: nothing of the moment goes in.
+  const ProcessResult to_stdout = run_sprof({"flamegraph", path});
+  REQUIRE(to_stdout.exit_code == 0);
+  CHECK(to_stdout.out == svg);
+
+  const ProcessResult icicle =
+      run_sprof({"flamegraph", "--inverted", "--thread", "worker", "--min-width", "0", path});
+  REQUIRE(icicle.exit_code == 0);
+  CHECK(icicle.out.find(">Icicle Graph</text>") != std::string::npos);
+  CHECK(count_of(icicle.out, "<g class=\"f\"") == 5);
+  CHECK(icicle.out.find(">app \u00b7 4 samples \u00b7 1 thread</text>") != std::string::npos);
+
+  const ProcessResult no_thread = run_sprof({"flamegraph", "--thread", "nope", path});
+  CHECK(no_thread.exit_code == 1);
+  CHECK(no_thread.err.find("nope") != std::string::npos);
+  CHECK(no_thread.out.empty());
+  const ProcessResult bad_input = run_sprof({"flamegraph", dir.write_file("x", "[]")});
+  CHECK(bad_input.exit_code != 0);
+  CHECK(bad_input.out.empty());
+}
+
+TEST_CASE("flamegraph of a Gecko file draws the frames the symbolicator names") {
+  TempDir dir;
+  const std::string path = (dir.path() / "gecko.json").string();
+  REQUIRE(sprof::profile::write_gecko_file(make_report_profile(), path).has_value());
+  const ProcessResult r = run_sprof({"flamegraph", "--no-debuginfod", path});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Without binaries to read, frames are addresses in "app"; the graph still has every stack.
+  CHECK(r.out.find("<g class=\"f\" data-s=\"0\" data-n=\"14\" data-d=\"0\"><title>all\n") !=
+        std::string::npos);
+  CHECK(r.out.find("<title>0x401010\nmodule: app\n10 samples, 71.43%</title>") !=
+        std::string::npos);
+}

@@ -1,7 +1,8 @@
 // Fuzz target: a profile read for `sprof report` / `sprof export` (read_processed_profile), then
 // everything that walks its stacks: the function list, both call trees, the text and JSON
-// renderings, folded stacks and the pprof message (which trust the reader's checks that every index
-// is in range and prefixes come first).
+// renderings, folded stacks, the pprof message and the flame graph SVG (which trust the reader's
+// checks that every index is in range and prefixes come first).
+#include "sprof/report/flame_graph_svg.hpp"
 #include "sprof/report/folded_stacks.hpp"
 #include "sprof/report/json_report.hpp"
 #include "sprof/report/pprof_export.hpp"
@@ -18,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ReportSummary summary = summarize(*profile, *threads);
   (void)folded_stacks(*profile, *threads, {.thread_prefix = true});
   (void)pprof_message(*profile, *threads);
+  FlameGraphSvgOptions flame;
+  flame.subtitle = describe_profile(*profile, *threads);
+  flame.inverted = size % 2 == 0;
+  (void)flame_graph_svg(*profile, build_flame_graph(*profile, *threads), flame);
   for (View view : {View::kFunctions, View::kTree, View::kCallers}) {
     ViewOptions options;
     options.view = view;

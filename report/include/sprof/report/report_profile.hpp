@@ -38,6 +38,9 @@ struct Library {
   std::string code_id;  // the build id, lowercase hex; may be empty
 };
 
+// The category the file gives a frame (meta.categories by name); the rest are kOther.
+enum class FrameCategory : uint8_t { kOther, kUser, kKernel, kJit };
+
 // A frame of a thread: one inline depth at one address.
 struct Frame {
   std::optional<uint64_t> address;  // lib-relative; none outside every lib
@@ -45,6 +48,7 @@ struct Frame {
   uint32_t inline_depth = 0;        // 0: the function the code belongs to; n: inlined n deep
   uint32_t function = 0;
   uint32_t line = 0;  // 0 if unknown
+  FrameCategory category = FrameCategory::kOther;
 };
 
 struct StackNode {
