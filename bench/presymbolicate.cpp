@@ -15,7 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "sprof/api/profile_libraries.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/processed_writer.hpp"

@@ -8,11 +8,10 @@
 #include "console.hpp"
 #include "exit_codes.hpp"
 #include "sprof/api/module_source.hpp"
-#include "sprof/api/profile_libraries.hpp"
-#include "sprof/api/profile_summary.hpp"
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/presymbolicate/embedded_symbols.hpp"
 #include "sprof/profile/profile_file.hpp"
+#include "sprof/profile/profile_overview.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "sprof/server/browser.hpp"
 #include "sprof/server/server.hpp"
@@ -59,7 +58,8 @@ server::AssetProvider embedded_assets() {
   };
 }
 
-RecordingFacts facts_from_summary(const std::string& path, const api::ProfileSummary& summary) {
+RecordingFacts facts_from_summary(const std::string& path,
+                                  const profile::ProfileOverview& summary) {
   RecordingFacts facts;
   // sprof names its profiles "sprof: <command>"; the page adds its own "sprof:" prefix.
   std::string_view product = summary.product;
@@ -164,25 +164,33 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
     std::fprintf(stderr, "sprof: cannot load the profile: %s\n", bytes.error().message.c_str());
     return bytes.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
   }
+  // One parse gives the format, the page's facts and the libs' locations.
+  auto overview = profile::read_profile_overview(*bytes);
+  bytes->clear();
+  bytes->shrink_to_fit();
   if (!facts) {
     // `sprof load` of an arbitrary file: say what is wrong now rather than let the browser fail
     // later; a file that is not JSON is told apart from JSON that is not a profile.
-    const auto format = profile::identify_profile_format(*bytes);
-    if (!format.has_value()) {
+    if (!overview.has_value()) {
       std::fprintf(stderr, "sprof: cannot load %s: %s\n", profile_path.c_str(),
-                   format.error().message.c_str());
-      return format.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
+                   overview.error().message.c_str());
+      return overview.error().code == Errc::kMalformed ? kExitUsage : kExitFailure;
     }
-    if (*format == profile::ProfileFormat::kUnknown) {
+    if (overview->format == profile::ProfileFormat::kUnknown) {
       std::fprintf(stderr, "sprof: %s is not a Gecko profile (no meta.version)\n",
                    profile_path.c_str());
       return kExitUsage;
     }
-    facts = facts_from_summary(profile_path, api::summarize_profile(*bytes));
+    facts = facts_from_summary(profile_path, *overview);
   }
-  std::vector<symbolicator::ModuleHint> hints = api::library_hints_from_profile(*bytes);
-  bytes->clear();
-  bytes->shrink_to_fit();
+  // A profile just recorded always parses; were it not to, it is served without the hints.
+  std::vector<symbolicator::ModuleHint> hints;
+  if (overview.has_value()) {
+    for (profile::LibraryLocation& lib : overview->libraries) {
+      hints.push_back({std::move(lib.debug_name), std::move(lib.breakpad_id), std::move(lib.path),
+                       std::move(lib.code_id)});
+    }
+  }
   const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);
   // A self-contained file answers from its own symbols for modules whose files are gone.
   presymbolicate::EmbeddedFallbackModuleSource modules(*symbolicator, profile_path);

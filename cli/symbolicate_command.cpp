@@ -6,7 +6,6 @@
 #include "console.hpp"
 #include "exit_codes.hpp"
 #include "self_contained.hpp"
-#include "sprof/api/profile_libraries.hpp"
 #include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
 

@@ -2,7 +2,6 @@
 
 #include <cctype>
 
-#include "sprof/api/profile_libraries.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"

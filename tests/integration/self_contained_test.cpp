@@ -18,8 +18,8 @@
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
-#include "sprof/api/profile_libraries.hpp"
 #include "sprof/profile/profile_file.hpp"
+#include "sprof/profile/profile_overview.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/json_query.hpp"
 #include "sprof_test/paths.hpp"
@@ -194,8 +194,10 @@ std::string module_fields(const std::string& id) {
 
 // The module `debug_name` of a profile's libs: its breakpadId.
 std::string breakpad_id_of(const std::string& text, const std::string& debug_name) {
-  for (const auto& hint : sprof::api::library_hints_from_profile(text)) {
-    if (hint.debug_name == debug_name) return hint.breakpad_id;
+  auto overview = sprof::profile::read_profile_overview(text);
+  REQUIRE(overview.has_value());
+  for (const auto& lib : overview->libraries) {
+    if (lib.debug_name == debug_name) return lib.breakpad_id;
   }
   FAIL("no lib " << debug_name);
   return "";

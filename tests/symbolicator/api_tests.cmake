@@ -4,8 +4,6 @@
 sprof_add_test(sprof_symbolication_api_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/api_asm_v1_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/api_profile_libraries_test.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/api_profile_summary_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/api_real_symbolicator_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/api_source_v1_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/api_symbolicate_v5_test.cpp
