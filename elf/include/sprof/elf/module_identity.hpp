@@ -19,6 +19,8 @@
 
 namespace sprof::elf {
 
+class ElfFile;  // an opened ELF file; only sprof::elf looks inside (elf/src/elf_file.hpp)
+
 struct LoadSegment {
   uint64_t vaddr = 0;   // p_vaddr
   uint64_t offset = 0;  // p_offset
@@ -64,6 +66,8 @@ struct ModuleIdentity {
 
 // Reads the identity of the ELF file at `path`.
 Result<ModuleIdentity> read_module_identity(const std::string& path);
+// Same, for a file already opened.
+ModuleIdentity read_module_identity(const ElfFile& file);
 // Same, for an ELF image in memory (the vdso).
 Result<ModuleIdentity> read_module_identity(std::span<const uint8_t> image);
 
