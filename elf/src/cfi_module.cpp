@@ -107,7 +107,7 @@ struct CfiModule::Impl {
   // Where the separate debug file is looked for; none for a memory image (the vdso).
   std::optional<DebugFileLocator> debug_files;
   bool debug_file_tried = false;
-  ElfFile debug_file;
+  SharedElfFile debug_file;  // as the locator opened it
   DwarfPtr debug_dwarf;
   Dwarf_CFI* debug_file_frame = nullptr;  // owned by `debug_dwarf`
 
@@ -302,14 +302,10 @@ Dwarf_CFI* CfiModule::Impl::checked_debug_frame(const ElfFile& elf_file, Dwarf* 
 void CfiModule::Impl::load_debug_file() {
   debug_file_tried = true;
   if (!debug_files) return;
-  const std::string path = debug_files->find_debug_file(name, read_module_identity(file));
-  if (path.empty()) return;
-  auto opened = ElfFile::open(path);
-  if (!opened) return;
-  debug_file = std::move(*opened);
-  if (!has_debug_frame(debug_file)) return;
-  debug_dwarf.reset(dwarf_begin_elf(debug_file.get(), DWARF_C_READ, nullptr));
-  if (debug_dwarf) debug_file_frame = checked_debug_frame(debug_file, debug_dwarf.get());
+  debug_file = debug_files->find_debug_file(name, read_module_identity(file)).file;
+  if (!debug_file || !has_debug_frame(*debug_file)) return;
+  debug_dwarf.reset(dwarf_begin_elf(debug_file->get(), DWARF_C_READ, nullptr));
+  if (debug_dwarf) debug_file_frame = checked_debug_frame(*debug_file, debug_dwarf.get());
 }
 
 std::optional<FrameRule> CfiModule::Impl::lookup(Dwarf_CFI* cfi, uint64_t svma) const {

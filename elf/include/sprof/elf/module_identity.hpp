@@ -16,10 +16,9 @@
 #include "sprof/core/address.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
-
-class ElfFile;  // an opened ELF file; only sprof::elf looks inside (elf/src/elf_file.hpp)
 
 struct LoadSegment {
   uint64_t vaddr = 0;   // p_vaddr
