@@ -9,7 +9,6 @@
 #include <libelf.h>
 
 #include <bit>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -20,6 +19,7 @@
 #include "eh_frame_hdr_check.hpp"
 #include "eh_frame_image.hpp"
 #include "elf_file.hpp"
+#include "sprof/core/hex.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/elf/module_identity.hpp"
 
@@ -356,10 +356,8 @@ Result<std::unique_ptr<CfiModule>> CfiModule::open_image(std::span<const uint8_t
 std::optional<FrameRule> CfiModule::Impl::eh_frame_rule(uint64_t svma) {
   if (lazy_eh_frame && !lazy_eh_frame->may_look_up(svma)) {
     if (log::enabled(log::Level::kDebug)) {
-      char address[24];
-      std::snprintf(address, sizeof address, "%#llx", static_cast<unsigned long long>(svma));
-      log::debug(name + ": checking all of .eh_frame: the FDE its table gives for " + address +
-                 " is not one libdw may read as it is");
+      log::debug(name + ": checking all of .eh_frame: the FDE its table gives for " +
+                 to_hex_number(svma) + " is not one libdw may read as it is");
     }
     lazy_eh_frame.reset();
     // The reordered copy (if any) goes with the CFI read from it, before the check makes its own.
