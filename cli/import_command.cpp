@@ -56,7 +56,7 @@ int run_import_command(const ImportCommandOptions& options) {
                  options.output.c_str(), writable.error().message.c_str());
     return kExitFailure;
   }
-  recorder::LocalFiles local;
+  recorder::LocalFiles local(options.serve.symbols.symbol_dirs);  // also the unwinder's debug files
   perfdata::ImportOptions import_options;
   import_options.pids = options.pids;
   import_options.names = options.names;

@@ -130,7 +130,9 @@ int run_record_command(const RecordCommandOptions& options) {
                  options.output.c_str(), output.error().message.c_str());
     return run_error_exit_code(output.error());
   }
-  auto session = recorder::Session::start(options.record);
+  recorder::RecordOptions record = options.record;
+  record.symbol_dirs = options.serve.symbols.symbol_dirs;  // for the unwinder's debug files too
+  auto session = recorder::Session::start(record);
   if (!session.has_value()) {
     std::fprintf(stderr, "sprof: %s\n", session.error().message.c_str());
     return run_error_exit_code(session.error());

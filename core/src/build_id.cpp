@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include "sprof/core/hex.hpp"
+
 namespace sprof {
 
 namespace {
-constexpr char kLowerHex[] = "0123456789abcdef";
-constexpr char kUpperHex[] = "0123456789ABCDEF";
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -16,16 +15,6 @@ int hex_value(char c) {
   return -1;
 }
 }  // namespace
-
-std::string to_hex(std::span<const uint8_t> bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kLowerHex[b >> 4]);
-    out.push_back(kLowerHex[b & 0xf]);
-  }
-  return out;
-}
 
 BuildId BuildId::from_text_fold(std::span<const uint8_t> text) {
   std::vector<uint8_t> folded(16, 0);
@@ -56,12 +45,7 @@ std::string BuildId::breakpad_id(bool little_endian) const {
     std::reverse(d.begin() + 4, d.begin() + 6);
     std::reverse(d.begin() + 6, d.begin() + 8);
   }
-  std::string out;
-  out.reserve(33);
-  for (uint8_t b : d) {
-    out.push_back(kUpperHex[b >> 4]);
-    out.push_back(kUpperHex[b & 0xf]);
-  }
+  std::string out = to_hex(d, HexCase::kUpper);
   out.push_back('0');  // age
   return out;
 }

@@ -5,12 +5,10 @@
 #include "sprof/elf/cfi_module.hpp"
 
 #include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
 
 #include <bit>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -21,58 +19,21 @@
 #include "eh_frame_hdr_check.hpp"
 #include "eh_frame_image.hpp"
 #include "elf_file.hpp"
+#include "sprof/core/hex.hpp"
 #include "sprof/core/log.hpp"
-#include "sprof/core/unique_fd.hpp"
-#include "sprof/core/untrusted_file.hpp"
+#include "sprof/elf/module_identity.hpp"
 
 namespace sprof::elf {
 namespace {
 
-struct ElfDeleter {
-  void operator()(Elf* e) const { elf_end(e); }
-};
 struct DwarfDeleter {
   void operator()(Dwarf* d) const { dwarf_end(d); }
 };
 struct CfiDeleter {
   void operator()(Dwarf_CFI* c) const { dwarf_cfi_end(c); }
 };
-using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
 using DwarfPtr = std::unique_ptr<Dwarf, DwarfDeleter>;
 using CfiPtr = std::unique_ptr<Dwarf_CFI, CfiDeleter>;
-
-// Where the separate debug file of a build-id lives (the layout of Debian's -dbg packages and
-// of debuginfod caches: /usr/lib/debug/.build-id/<first byte>/<rest>.debug).
-constexpr const char* kBuildIdDebugRoot = "/usr/lib/debug/.build-id/";
-
-// An ELF file opened for reading; `fd` stays open as long as `elf` (ELF_C_READ_MMAP).
-struct OpenedElf {
-  UniqueFd fd;
-  ElfPtr elf;
-};
-
-Result<OpenedElf> open_elf_file(const std::string& path) {
-  elf_version(EV_CURRENT);
-  auto file = open_untrusted_file(path, Symlinks::kFollow);
-  if (!file) return std::move(file).error().with_context("open CFI file");
-  UniqueFd fd = std::move(file->fd);
-  ElfPtr elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr));
-  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) {
-    return fail(Errc::kMalformed, "open CFI file " + path + ": not an ELF file");
-  }
-  return OpenedElf{std::move(fd), std::move(elf)};
-}
-
-std::string hex(const uint8_t* bytes, size_t n) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 0xf];
-  }
-  return out;
-}
 
 // PLT entries are tiny jump stubs that do not touch the stack, so even without an FDE the frame
 // is "CFA = rsp + 8, return address at CFA - 8" (the psABI's state at a call target).
@@ -89,25 +50,20 @@ FrameRule plt_rule(uint64_t start, uint64_t end) {
   return rule;
 }
 
-// The first section called `name` and its index, as libdw's getcfi_shdr finds them.
+// The first section called `name` (as libdw's getcfi_shdr finds it) and its header.
 struct NamedSection {
   Elf_Scn* scn = nullptr;
   GElf_Shdr shdr{};
 };
-NamedSection find_section(Elf* elf, std::string_view name) {
-  size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return {};
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
-    NamedSection found{scn, {}};
-    if (gelf_getshdr(scn, &found.shdr) == nullptr) continue;
-    const char* scn_name = elf_strptr(elf, shstrndx, found.shdr.sh_name);
-    if (scn_name != nullptr && name == scn_name) return found;
-  }
-  return {};
+NamedSection find_section(const ElfFile& file, std::string_view name) {
+  NamedSection found{file.section_by_name(name), {}};
+  if (found.scn == nullptr || gelf_getshdr(found.scn, &found.shdr) == nullptr) return {};
+  return found;
 }
 
-std::span<const uint8_t> section_data(Elf_Scn* scn, bool raw) {
-  Elf_Data* data = raw ? elf_rawdata(scn, nullptr) : elf_getdata(scn, nullptr);
+// A section's bytes as libdw reads them: after dwarf_begin_elf has inflated it in place.
+std::span<const uint8_t> inflated_section_bytes(Elf_Scn* scn) {
+  Elf_Data* data = elf_getdata(scn, nullptr);
   if (data == nullptr || data->d_buf == nullptr) return {};
   return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
 }
@@ -115,7 +71,9 @@ std::span<const uint8_t> section_data(Elf_Scn* scn, bool raw) {
 // dwarf_begin_elf inflates every compressed debug section of the file up front (libc's debug
 // file: tens of MB), and sprof opens a file's DWARF here only for its .debug_frame. Most files
 // have none (x86-64 toolchains emit .eh_frame), so look for the section first.
-bool has_debug_frame(Elf* elf) { return find_section(elf, ".debug_frame").scn != nullptr; }
+bool has_debug_frame(const ElfFile& file) {
+  return file.section_by_name(".debug_frame") != nullptr;
+}
 
 // What a made-up image keeps of the module's ELF header: e_ident, e_type and e_machine (libdw
 // picks the ABI's default rules by machine).
@@ -138,16 +96,18 @@ bool checkable(const GElf_Ehdr& ehdr) {
 struct CfiModule::Impl {
   std::string name;                  // path or "[memory image]", for messages
   std::vector<uint8_t> image;        // owned bytes for open_image
-  OpenedElf file;                    // file.elf is the module's ELF in both cases
+  ElfFile file;                      // the module's ELF in both cases
   // When .eh_frame had to be set aside: a copy that libdw reads instead (eh_frame_image.hpp).
   std::vector<uint8_t> eh_frame_image;
-  ElfPtr eh_frame_elf;
+  ElfFile eh_frame_elf;
   CfiPtr eh_frame;                   // .eh_frame (owned by us)
   DwarfPtr dwarf;                    // the module's own DWARF, for .debug_frame
   Dwarf_CFI* debug_frame = nullptr;  // owned by `dwarf`
 
+  // Where the separate debug file is looked for; none for a memory image (the vdso).
+  std::optional<DebugFileLocator> debug_files;
   bool debug_file_tried = false;
-  OpenedElf debug_file;
+  SharedElfFile debug_file;  // as the locator opened it
   DwarfPtr debug_dwarf;
   Dwarf_CFI* debug_file_frame = nullptr;  // owned by `debug_dwarf`
 
@@ -186,13 +146,13 @@ struct CfiModule::Impl {
   Dwarf_CFI* fully_checked_eh_frame();
   Dwarf_CFI* cfi_of_image(std::vector<uint8_t> made_image);
   std::optional<FrameRule> eh_frame_rule(uint64_t svma);
-  Dwarf_CFI* checked_debug_frame(Elf* elf, Dwarf* dw);
+  Dwarf_CFI* checked_debug_frame(const ElfFile& elf_file, Dwarf* dw);
   void load_debug_file();
   std::optional<FrameRule> lookup(Dwarf_CFI* cfi, uint64_t svma) const;
 };
 
 void CfiModule::Impl::index_code_sections() {
-  Elf* elf = file.elf.get();
+  Elf* elf = file.get();
   size_t shstrndx = 0;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
@@ -206,9 +166,9 @@ void CfiModule::Impl::index_code_sections() {
 
 void CfiModule::Impl::load_cfi() {
   eh_frame.reset(checked_eh_frame());
-  if (!has_debug_frame(file.elf.get())) return;
-  dwarf.reset(dwarf_begin_elf(file.elf.get(), DWARF_C_READ, nullptr));
-  if (dwarf) debug_frame = checked_debug_frame(file.elf.get(), dwarf.get());
+  if (!has_debug_frame(file)) return;
+  dwarf.reset(dwarf_begin_elf(file.get(), DWARF_C_READ, nullptr));
+  if (dwarf) debug_frame = checked_debug_frame(file, dwarf.get());
 }
 
 bool CfiModule::Impl::LazyEhFrame::may_look_up(uint64_t svma) {
@@ -223,17 +183,17 @@ bool CfiModule::Impl::LazyEhFrame::may_look_up(uint64_t svma) {
 // .eh_frame as libdw should read it, from the start: the file's own sections, checked FDE by
 // FDE as lookups need them when the search table allows (LazyEhFrame), else checked whole now.
 Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
-  Elf* elf = file.elf.get();
-  GElf_Ehdr ehdr;
-  const NamedSection eh = find_section(elf, ".eh_frame");
-  if (gelf_getehdr(elf, &ehdr) == nullptr || eh.scn == nullptr || eh.shdr.sh_type == SHT_NOBITS ||
-      ehdr.e_ident[EI_CLASS] != ELFCLASS64 || !checkable(ehdr)) {
+  Elf* elf = file.get();
+  const GElf_Ehdr& ehdr = file.header();
+  const NamedSection eh = find_section(file, ".eh_frame");
+  if (eh.scn == nullptr || eh.shdr.sh_type == SHT_NOBITS || ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+      !checkable(ehdr)) {
     return dwarf_getcfi_elf(elf);  // no section to check (libdw may still use PT_GNU_EH_FRAME)
   }
-  const NamedSection hdr = find_section(elf, ".eh_frame_hdr");
+  const NamedSection hdr = find_section(file, ".eh_frame_hdr");
   if (hdr.scn != nullptr) {
-    const auto eh_bytes = section_data(eh.scn, true);
-    const auto hdr_bytes = section_data(hdr.scn, true);
+    const auto eh_bytes = file.section_bytes(eh.scn);
+    const auto hdr_bytes = file.section_bytes(hdr.scn);
     auto table = detail::EhFrameSearchTable::searchable(
         {hdr_bytes, hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, eh_bytes.size());
     if (table) {
@@ -260,23 +220,22 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
 // sprof's index agrees with them, else the copy without the search table and with the invalid
 // FDEs emptied.
 Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
-  Elf* elf = file.elf.get();
-  GElf_Ehdr ehdr;
-  const NamedSection eh = find_section(elf, ".eh_frame");
-  if (gelf_getehdr(elf, &ehdr) == nullptr || eh.scn == nullptr) return nullptr;
-  const auto eh_bytes = section_data(eh.scn, true);
+  const GElf_Ehdr& ehdr = file.header();
+  const NamedSection eh = find_section(file, ".eh_frame");
+  if (eh.scn == nullptr) return nullptr;
+  const auto eh_bytes = file.section_bytes(eh.scn);
   const detail::CfiSectionIndex index = detail::index_cfi_section(
       {eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
        detail::dwarf_register_count(ehdr.e_machine)});
   // libdw uses the header only when it precedes .eh_frame in the section table.
   std::string hdr_problem;
-  const NamedSection hdr = find_section(elf, ".eh_frame_hdr");
+  const NamedSection hdr = find_section(file, ".eh_frame_hdr");
   if (hdr.scn != nullptr && elf_ndxscn(hdr.scn) < elf_ndxscn(eh.scn)) {
     hdr_problem = detail::eh_frame_hdr_problem(
-        {section_data(hdr.scn, true), hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, index);
+        {file.section_bytes(hdr.scn), hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, index);
   }
   if (index.rejected_fdes.empty() && index.dropped_instructions.empty() && hdr_problem.empty()) {
-    return dwarf_getcfi_elf(elf);
+    return dwarf_getcfi_elf(file.get());
   }
 
   integrity.rejected_fdes = static_cast<uint32_t>(index.rejected_fdes.size());
@@ -306,21 +265,22 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
 // and returns libdw's CFI of it, or null when libelf cannot read it.
 Dwarf_CFI* CfiModule::Impl::cfi_of_image(std::vector<uint8_t> made_image) {
   eh_frame_image = std::move(made_image);
-  eh_frame_elf.reset(elf_memory(reinterpret_cast<char*>(eh_frame_image.data()),
-                                eh_frame_image.size()));
-  return eh_frame_elf ? dwarf_getcfi_elf(eh_frame_elf.get()) : nullptr;
+  auto image_file = ElfFile::from_memory(eh_frame_image);
+  if (!image_file) return nullptr;
+  eh_frame_elf = std::move(*image_file);
+  return dwarf_getcfi_elf(eh_frame_elf.get());
 }
 
 // The .debug_frame of `dw`, or null when the checks find anything in it. It is a fallback after
 // .eh_frame, so setting all of it aside loses little. Read after dwarf_begin_elf,
 // which has decompressed a compressed section in place.
-Dwarf_CFI* CfiModule::Impl::checked_debug_frame(Elf* elf, Dwarf* dw) {
-  GElf_Ehdr ehdr;
-  const NamedSection section = find_section(elf, ".debug_frame");
-  if (section.scn != nullptr && gelf_getehdr(elf, &ehdr) != nullptr && checkable(ehdr)) {
+Dwarf_CFI* CfiModule::Impl::checked_debug_frame(const ElfFile& elf_file, Dwarf* dw) {
+  const GElf_Ehdr& ehdr = elf_file.header();
+  const NamedSection section = find_section(elf_file, ".debug_frame");
+  if (section.scn != nullptr && checkable(ehdr)) {
     const uint8_t address_size = ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
     const detail::CfiSectionIndex index = detail::index_cfi_section(
-        {section_data(section.scn, false), 0, detail::CfiFormat::kDebugFrame, address_size,
+        {inflated_section_bytes(section.scn), 0, detail::CfiFormat::kDebugFrame, address_size,
          detail::dwarf_register_count(ehdr.e_machine)});
     // No repaired copy is made of .debug_frame (libdw reads it through the file's Dwarf), so
     // any finding sets the whole section aside.
@@ -336,22 +296,16 @@ Dwarf_CFI* CfiModule::Impl::checked_debug_frame(Elf* elf, Dwarf* dw) {
   return dwarf_getcfi(dw);
 }
 
-// The separate debug file may carry a .debug_frame that the stripped file lacks. Looked up by
-// build-id only; a missing file is normal and simply leaves this source empty.
+// The separate debug file may carry a .debug_frame that the stripped file lacks. It is found
+// where the symbolicator finds it (symbol dirs, build-id trees, .gnu_debuglink); a missing file
+// is normal and simply leaves this source empty.
 void CfiModule::Impl::load_debug_file() {
   debug_file_tried = true;
-  const void* id = nullptr;
-  const ssize_t id_size = dwelf_elf_gnu_build_id(file.elf.get(), &id);
-  if (id_size < 2) return;
-  const auto* bytes = static_cast<const uint8_t*>(id);
-  const std::string path = kBuildIdDebugRoot + hex(bytes, 1) + "/" +
-                           hex(bytes + 1, static_cast<size_t>(id_size) - 1) + ".debug";
-  auto opened = open_elf_file(path);
-  if (!opened) return;
-  debug_file = std::move(*opened);
-  if (!has_debug_frame(debug_file.elf.get())) return;
-  debug_dwarf.reset(dwarf_begin_elf(debug_file.elf.get(), DWARF_C_READ, nullptr));
-  if (debug_dwarf) debug_file_frame = checked_debug_frame(debug_file.elf.get(), debug_dwarf.get());
+  if (!debug_files) return;
+  debug_file = debug_files->find_debug_file(name, read_module_identity(file)).file;
+  if (!debug_file || !has_debug_frame(*debug_file)) return;
+  debug_dwarf.reset(dwarf_begin_elf(debug_file->get(), DWARF_C_READ, nullptr));
+  if (debug_dwarf) debug_file_frame = checked_debug_frame(*debug_file, debug_dwarf.get());
 }
 
 std::optional<FrameRule> CfiModule::Impl::lookup(Dwarf_CFI* cfi, uint64_t svma) const {
@@ -371,24 +325,29 @@ CfiModule::CfiModule(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CfiModule::~CfiModule() = default;
 
 Result<std::unique_ptr<CfiModule>> CfiModule::open(const std::string& path) {
+  return open(path, DebugFileLocator(LocatorOptions{}));
+}
+
+Result<std::unique_ptr<CfiModule>> CfiModule::open(const std::string& path,
+                                                   DebugFileLocator debug_files) {
   auto impl = std::make_unique<Impl>();
   impl->name = path;
-  SPROF_TRY(impl->file, open_elf_file(path));
+  auto opened = ElfFile::open(path);
+  if (!opened) return std::move(opened).error().with_context("open CFI file");
+  impl->file = std::move(*opened);
+  impl->debug_files = std::move(debug_files);
   impl->index_code_sections();
   impl->load_cfi();
   return std::unique_ptr<CfiModule>(new CfiModule(std::move(impl)));
 }
 
 Result<std::unique_ptr<CfiModule>> CfiModule::open_image(std::span<const uint8_t> image) {
-  elf_version(EV_CURRENT);
   auto impl = std::make_unique<Impl>();
   impl->name = "[memory image]";
   impl->image.assign(image.begin(), image.end());
-  impl->file.elf.reset(elf_memory(reinterpret_cast<char*>(impl->image.data()), impl->image.size()));
-  if (!impl->file.elf || elf_kind(impl->file.elf.get()) != ELF_K_ELF) {
-    return fail(Errc::kMalformed, "open CFI image: not an ELF image");
-  }
-  impl->debug_file_tried = true;  // a memory image (the vdso) has no debug file to find
+  auto opened = ElfFile::from_memory(impl->image);
+  if (!opened) return fail(Errc::kMalformed, "open CFI image: not an ELF image");
+  impl->file = std::move(*opened);
   impl->index_code_sections();
   impl->load_cfi();
   return std::unique_ptr<CfiModule>(new CfiModule(std::move(impl)));
@@ -397,15 +356,13 @@ Result<std::unique_ptr<CfiModule>> CfiModule::open_image(std::span<const uint8_t
 std::optional<FrameRule> CfiModule::Impl::eh_frame_rule(uint64_t svma) {
   if (lazy_eh_frame && !lazy_eh_frame->may_look_up(svma)) {
     if (log::enabled(log::Level::kDebug)) {
-      char address[24];
-      std::snprintf(address, sizeof address, "%#llx", static_cast<unsigned long long>(svma));
-      log::debug(name + ": checking all of .eh_frame: the FDE its table gives for " + address +
-                 " is not one libdw may read as it is");
+      log::debug(name + ": checking all of .eh_frame: the FDE its table gives for " +
+                 to_hex_number(svma) + " is not one libdw may read as it is");
     }
     lazy_eh_frame.reset();
     // The reordered copy (if any) goes with the CFI read from it, before the check makes its own.
     eh_frame.reset();
-    eh_frame_elf.reset();
+    eh_frame_elf = ElfFile();
     eh_frame_image.clear();
     eh_frame.reset(fully_checked_eh_frame());
   }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "sprof/core/byte_reader.hpp"
+#include "sprof/core/hex.hpp"
 
 namespace sprof::elf::detail {
 namespace {
@@ -41,16 +42,6 @@ enum : uint8_t {
   kCfaMipsAdvanceLoc8 = 0x1d, kCfaGnuWindowSave = 0x2d, kCfaGnuArgsSize = 0x2e,
   kCfaGnuNegativeOffsetExtended = 0x2f,
 };
-
-std::string hex(uint64_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  do {
-    out.insert(out.begin(), kDigits[v & 0xf]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + out;
-}
 
 // One CIE or FDE, delimited by its length field.
 struct Entry {
@@ -189,7 +180,7 @@ class InstructionCheck {
       case kCfaDefCfaOffsetSf: r.sleb128(); break;
       case kCfaDefCfaExpression: block(); break;
       case kCfaExpression: case kCfaValExpression: target(r.uleb128()); block(); break;
-      default: problem = "has unknown CFA opcode " + hex(op); break;
+      default: problem = "has unknown CFA opcode " + to_hex_number(op); break;
     }
   }
 
@@ -424,12 +415,12 @@ CfiSectionIndex index_cfi_section(const CfiSection& section) {
       index.dropped_instructions.insert(index.dropped_instructions.end(), cie.dropped.begin(),
                                         cie.dropped.end());
       if (index.first_dropped.empty() && !cie.first_dropped.empty()) {
-        index.first_dropped = "FDE at offset " + hex(e.offset) + " " + cie.first_dropped;
+        index.first_dropped = "FDE at offset " + to_hex_number(e.offset) + " " + cie.first_dropped;
       }
     }
     CheckResult checked;
     if (auto fde = parse_fde(section, e, cie, checked)) index.fdes.push_back(*fde);
-    auto where = [&] { return "FDE at offset " + hex(e.offset) + " "; };
+    auto where = [&] { return "FDE at offset " + to_hex_number(e.offset) + " "; };
     if (!checked.problem.empty()) {
       index.rejected_fdes.push_back({{e.body_offset, e.body.size()}, e.dwarf64});
       if (index.first_problem.empty()) index.first_problem = where() + checked.problem;

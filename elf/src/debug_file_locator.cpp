@@ -4,9 +4,10 @@
 #include <zlib.h>
 
 #include <cctype>
-#include <filesystem>
 #include <cerrno>
+#include <filesystem>
 
+#include "elf_file.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/untrusted_file.hpp"
 
@@ -67,33 +68,34 @@ std::string_view basename_of(std::string_view path) {
 
 }  // namespace
 
-bool DebugFileLocator::accept(std::string_view module, const std::string& path,
-                              std::string_view breakpad_id, std::string_view role,
-                              bool need_debug_info, ModuleIdentity& identity) const {
+SharedElfFile DebugFileLocator::accept(std::string_view module, const std::string& path,
+                                       std::string_view breakpad_id, std::string_view role,
+                                       bool need_debug_info, ModuleIdentity& identity) const {
   if (!is_regular_file(path)) {
     trace(module, path, "no such file");
-    return false;
+    return nullptr;
   }
-  auto read = read_module_identity(path);
-  if (!read) {
-    trace(module, path, "not readable as ELF: " + read.error().message);
-    return false;
+  auto file = ElfFile::open_shared(path);
+  if (!file) {
+    trace(module, path, "not readable as ELF: " + file.error().message);
+    return nullptr;
   }
-  if (!breakpad_ids_equal(read->breakpad_id(), breakpad_id)) {
-    log::debug("symbol file " + path + " has id " + read->breakpad_id() + ", want " +
+  ModuleIdentity read = read_module_identity(**file);
+  if (!breakpad_ids_equal(read.breakpad_id(), breakpad_id)) {
+    log::debug("symbol file " + path + " has id " + read.breakpad_id() + ", want " +
                std::string(breakpad_id));
-    trace(module, path, "build-id differs (" + read->breakpad_id() + ")");
-    return false;
+    trace(module, path, "build-id differs (" + read.breakpad_id() + ")");
+    return nullptr;
   }
-  if (need_debug_info && !read->has_debug_info) {
+  if (need_debug_info && !read.has_debug_info) {
     trace(module, path, "build-id matches, but no debug info");
-    return false;
+    return nullptr;
   }
-  identity = std::move(*read);
+  identity = std::move(read);
   std::string verdict = std::string(role) + ", build-id matches";
   if (!need_debug_info) verdict += identity.has_debug_info ? ", with debug info" : ", no debug info";
   trace(module, path, verdict);
-  return true;
+  return std::move(*file);
 }
 
 bool breakpad_ids_equal(std::string_view a, std::string_view b) {
@@ -117,7 +119,7 @@ std::vector<std::string> DebugFileLocator::build_id_roots() const {
   return roots;
 }
 
-std::string DebugFileLocator::find_debug_file(
+LocatedFile DebugFileLocator::find_debug_file(
     const std::string& binary_path, const ModuleIdentity& binary,
     std::span<const std::string> candidate_debug_files) const {
   const std::string_view module = basename_of(binary_path);
@@ -128,8 +130,9 @@ std::string DebugFileLocator::find_debug_file(
       for (const std::string& root : build_id_roots()) {
         const std::string candidate = root + "/" + relative;
         ModuleIdentity debug;
-        if (accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
-          return candidate;
+        if (auto file =
+                accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
+          return {candidate, std::move(file)};
         }
       }
     }
@@ -152,7 +155,9 @@ std::string DebugFileLocator::find_debug_file(
         trace(module, candidate, "no such file (.gnu_debuglink)");
         continue;
       }
-      auto debug = read_module_identity(candidate);
+      auto file = ElfFile::open_shared(candidate);
+      const std::optional<ModuleIdentity> debug =
+          file ? std::optional(read_module_identity(**file)) : std::nullopt;
       if (!debug || !debug->has_debug_info) {
         trace(module, candidate, "no debug info (.gnu_debuglink)");
         continue;
@@ -162,7 +167,7 @@ std::string DebugFileLocator::find_debug_file(
                                : file_crc32(candidate) == binary.debuglink_crc;
       if (matches) {
         trace(module, candidate, "debug file (.gnu_debuglink), matches");
-        return candidate;
+        return {candidate, std::move(*file)};
       }
       log::debug("debuglink candidate " + candidate + " does not match " + binary_path);
       trace(module, candidate, "does not match the binary (.gnu_debuglink)");
@@ -170,8 +175,8 @@ std::string DebugFileLocator::find_debug_file(
   }
   for (const std::string& candidate : candidate_debug_files) {
     ModuleIdentity debug;
-    if (accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
-      return candidate;
+    if (auto file = accept(module, candidate, binary.breakpad_id(), "debug file", true, debug)) {
+      return {candidate, std::move(file)};
     }
   }
   trace(module, binary_path, "no separate debug file found");
@@ -188,24 +193,30 @@ Result<LocatedModule> DebugFileLocator::locate(
   }
   for (const std::string& path : binaries) {
     LocatedModule found;
-    if (!accept(debug_name, path, breakpad_id, "binary", false, found.identity)) continue;
+    found.binary = accept(debug_name, path, breakpad_id, "binary", false, found.identity);
+    if (!found.binary) continue;
     found.binary_path = path;
-    found.debug_path = found.identity.has_debug_info
-                           ? path
-                           : find_debug_file(path, found.identity, candidate_debug_files);
+    LocatedFile debug = found.identity.has_debug_info
+                            ? LocatedFile{path, found.binary}
+                            : find_debug_file(path, found.identity, candidate_debug_files);
+    found.debug_path = std::move(debug.path);
+    found.debug = std::move(debug.file);
     // A separate debug file normally keeps the full .symtab; a stripped binary may only have
     // .dynsym.
-    found.symbols_path = found.identity.has_symtab || found.debug_path.empty() ? path
-                                                                               : found.debug_path;
+    const bool symbols_in_binary = found.identity.has_symtab || found.debug_path.empty();
+    found.symbols_path = symbols_in_binary ? path : found.debug_path;
+    found.symbols = symbols_in_binary ? found.binary : found.debug;
     return found;
   }
 
   // No binary: a given debug file, or one whose build-id starts with the breakpad id's 16 bytes.
   for (const std::string& candidate : candidate_debug_files) {
     LocatedModule found;
-    if (!accept(debug_name, candidate, breakpad_id, "debug file", true, found.identity)) continue;
+    found.debug = accept(debug_name, candidate, breakpad_id, "debug file", true, found.identity);
+    if (!found.debug) continue;
     found.debug_path = candidate;
     found.symbols_path = candidate;
+    found.symbols = found.debug;
     return found;
   }
   const std::string prefix = build_id_prefix_hex(breakpad_id);
@@ -219,12 +230,12 @@ Result<LocatedModule> DebugFileLocator::locate(
         if (name.rfind(prefix.substr(2), 0) != 0 || !name.ends_with(".debug")) continue;
         any = true;
         LocatedModule found;
-        if (!accept(debug_name, entry.path().string(), breakpad_id, "debug file", false,
-                    found.identity)) {
-          continue;
-        }
+        found.debug = accept(debug_name, entry.path().string(), breakpad_id, "debug file", false,
+                             found.identity);
+        if (!found.debug) continue;
         found.debug_path = entry.path().string();
         found.symbols_path = found.debug_path;
+        found.symbols = found.debug;
         return found;
       }
       if (!any) trace(debug_name, (dir / (prefix.substr(2) + "*.debug")).string(), "no such file");

@@ -74,7 +74,7 @@ bool has_skeleton_units(Dwarf* dwarf) {
 }  // namespace
 
 struct DwarfReader::Impl {
-  Impl(ElfFile f, size_t concurrency) : file(std::move(f)) {
+  Impl(SharedElfFile f, size_t concurrency) : file(std::move(f)) {
     for (size_t i = 0; i < std::max<size_t>(concurrency, 1); ++i) {
       slots.push_back(std::make_unique<Slot>());
     }
@@ -137,7 +137,7 @@ struct DwarfReader::Impl {
   Dwarf* begun(Dwarf*& handle) {
     if (handle == nullptr) {
       std::lock_guard lock(begin_mutex);
-      handle = dwarf_begin_elf(file.get(), DWARF_C_READ, nullptr);
+      handle = dwarf_begin_elf(file->get(), DWARF_C_READ, nullptr);
     }
     return handle;
   }
@@ -168,12 +168,12 @@ struct DwarfReader::Impl {
     if (it == unit_ends.end() || it->first != unit) return;
     const uint64_t walked = walked_since_drop.fetch_add(it->second) + it->second;
     if (walked >= kDroppedEvery && walked_since_drop.exchange(0) >= kDroppedEvery) {
-      file.drop_mapped_pages();
+      file->drop_mapped_pages();
     }
   }
   static constexpr uint64_t kDroppedEvery = 1 << 20;
 
-  ElfFile file;
+  SharedElfFile file;
   std::filesystem::path directory;  // the file's, where libdw first looks for a .dwo
   // Skeleton units whose .dwo may be opened (dwo_paths_are_regular), by unit DIE offset, sorted.
   // Written by units(), as unit_ends is.
@@ -191,11 +191,16 @@ DwarfReader::~DwarfReader() = default;
 
 Result<std::unique_ptr<DwarfReader>> DwarfReader::open(const std::string& path,
                                                        size_t concurrency) {
-  SPROF_TRY(ElfFile file, ElfFile::open(path));
+  SPROF_TRY(SharedElfFile file, ElfFile::open_shared(path));
+  return open(std::move(file), concurrency);
+}
+
+Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_t concurrency) {
+  const std::string path = file->path();
   // libdw names the directory it looks for a .dwo in by the descriptor's link, as here.
   std::error_code error;
   std::filesystem::path directory =
-      std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(file.fd()), error)
+      std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(file->fd()), error)
           .parent_path();
   auto impl = std::make_unique<Impl>(std::move(file), concurrency);
   impl->directory = std::move(directory);
@@ -210,7 +215,7 @@ Result<std::unique_ptr<DwarfReader>> DwarfReader::open(const std::string& path,
   // libdw has read (and inflated) every section it uses; the mapping is all it needs from now.
   // Except for split DWARF: each handle, as it begins, learns the file's directory (where it
   // looks for a .dwo first) from the descriptor, so that one stays open for all to find the same.
-  if (!split) impl->file.release_descriptor();
+  if (!split) impl->file->release_descriptor();
   return std::unique_ptr<DwarfReader>(new DwarfReader(std::move(impl)));
 }
 
@@ -264,7 +269,7 @@ DwarfFunctions DwarfReader::functions(uint64_t unit) {
   return functions;
 }
 
-void DwarfReader::release_file_pages() { impl_->file.drop_mapped_pages(); }
+void DwarfReader::release_file_pages() { impl_->file->drop_mapped_pages(); }
 
 DwarfInlineTree DwarfReader::inline_tree(uint64_t unit, uint64_t function) {
   Impl::Lease lease(*impl_);

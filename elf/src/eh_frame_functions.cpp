@@ -11,7 +11,13 @@ namespace sprof::elf {
 
 Result<EhFrameFunctions> read_eh_frame_functions(const std::string& path) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));
-  if (!file.little_endian()) return fail(Errc::kUnsupported, path + ": big-endian .eh_frame");
+  return read_eh_frame_functions(file);
+}
+
+Result<EhFrameFunctions> read_eh_frame_functions(const ElfFile& file) {
+  if (!file.little_endian()) {
+    return fail(Errc::kUnsupported, file.path() + ": big-endian .eh_frame");
+  }
   EhFrameFunctions out;
   Elf_Scn* section = file.section_by_name(".eh_frame");
   GElf_Shdr shdr;

@@ -36,7 +36,8 @@ ElfFile::ElfFile(UniqueFd fd, Elf* elf, const GElf_Ehdr& ehdr)
     : fd_(std::move(fd)), elf_(elf), ehdr_(ehdr) {}
 
 ElfFile::ElfFile(ElfFile&& other) noexcept
-    : fd_(std::move(other.fd_)),
+    : path_(std::move(other.path_)),
+      fd_(std::move(other.fd_)),
       elf_(std::exchange(other.elf_, nullptr)),
       ehdr_(other.ehdr_),
       read_only_mapping_(std::exchange(other.read_only_mapping_, {})) {}
@@ -45,6 +46,7 @@ ElfFile& ElfFile::operator=(ElfFile&& other) noexcept {
   if (this != &other) {
     if (elf_ != nullptr) elf_end(elf_);
     elf_ = std::exchange(other.elf_, nullptr);
+    path_ = std::move(other.path_);
     fd_ = std::move(other.fd_);
     ehdr_ = other.ehdr_;
     read_only_mapping_ = std::exchange(other.read_only_mapping_, {});
@@ -97,8 +99,14 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
     return std::move(header).error();
   }
   ElfFile opened(std::move(fd), elf, *header);
+  opened.path_ = path;
   opened.read_only_mapping_ = read_only_mapping(elf);
   return opened;
+}
+
+Result<std::shared_ptr<ElfFile>> ElfFile::open_shared(const std::string& path) {
+  SPROF_TRY(ElfFile file, open(path));
+  return std::make_shared<ElfFile>(std::move(file));
 }
 
 Result<ElfFile> ElfFile::from_memory(std::span<const uint8_t> image) {
@@ -112,7 +120,9 @@ Result<ElfFile> ElfFile::from_memory(std::span<const uint8_t> image) {
     elf_end(elf);
     return std::move(header).error();
   }
-  return ElfFile(UniqueFd(), elf, *header);
+  ElfFile opened(UniqueFd(), elf, *header);
+  opened.path_ = "ELF image in memory";
+  return opened;
 }
 
 Elf_Scn* ElfFile::section_by_name(std::string_view name) const {

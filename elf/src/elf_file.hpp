@@ -9,6 +9,7 @@
 #include <libelf.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,9 +31,13 @@ class ElfFile {
 
   // Opens `path` and checks that it is an ELF file (kNotFound if missing, kMalformed if not ELF).
   static Result<ElfFile> open(const std::string& path);
+  // Same, shared between the readers it is handed to (sprof/elf/elf_file_handle.hpp).
+  static Result<std::shared_ptr<ElfFile>> open_shared(const std::string& path);
   // Wraps bytes that must outlive the ElfFile (e.g. a vdso image).
   static Result<ElfFile> from_memory(std::span<const uint8_t> image);
 
+  // The path it was opened from, or "ELF image in memory"; for messages.
+  const std::string& path() const { return path_; }
   Elf* get() const { return elf_; }
   int fd() const { return fd_.get(); }
   const GElf_Ehdr& header() const { return ehdr_; }
@@ -58,6 +63,7 @@ class ElfFile {
  private:
   ElfFile(UniqueFd fd, Elf* elf, const GElf_Ehdr& ehdr);
 
+  std::string path_;
   UniqueFd fd_;
   Elf* elf_ = nullptr;
   GElf_Ehdr ehdr_{};

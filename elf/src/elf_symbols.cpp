@@ -49,6 +49,10 @@ void read_table(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, bool dynsym,
 
 Result<std::vector<ElfSymbol>> read_symbols(const std::string& path) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));
+  return read_symbols(file);
+}
+
+std::vector<ElfSymbol> read_symbols(const ElfFile& file) {
   std::vector<ElfSymbol> symbols;
   Elf* elf = file.get();
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {

@@ -100,7 +100,9 @@ bool section_has_contents(const ElfFile& file, std::string_view name) {
          shdr.sh_size > 0;
 }
 
-ModuleIdentity identity_of(const ElfFile& file) {
+}  // namespace
+
+ModuleIdentity read_module_identity(const ElfFile& file) {
   ModuleIdentity id;
   id.little_endian = file.little_endian();
   id.machine = file.header().e_machine;
@@ -116,8 +118,6 @@ ModuleIdentity identity_of(const ElfFile& file) {
   }
   return id;
 }
-
-}  // namespace
 
 std::optional<Svma> ModuleIdentity::svma_of_mapping(FileOffset pgoff, bool executable) const {
   const LoadSegment* found = nullptr;
@@ -162,12 +162,12 @@ std::string ModuleIdentity::arch() const {
 
 Result<ModuleIdentity> read_module_identity(const std::string& path) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));
-  return identity_of(file);
+  return read_module_identity(file);
 }
 
 Result<ModuleIdentity> read_module_identity(std::span<const uint8_t> image) {
   SPROF_TRY(ElfFile file, ElfFile::from_memory(image));
-  return identity_of(file);
+  return read_module_identity(file);
 }
 
 std::optional<BuildId> find_gnu_build_id_note(std::span<const uint8_t> notes) {

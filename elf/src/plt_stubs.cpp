@@ -66,6 +66,10 @@ std::optional<uint64_t> stub_got_slot(const uint8_t* entry, size_t size, uint64_
 
 Result<std::vector<PltStub>> read_plt_stubs(const std::string& path) {
   SPROF_TRY(ElfFile file, ElfFile::open(path));
+  return read_plt_stubs(file);
+}
+
+std::vector<PltStub> read_plt_stubs(const ElfFile& file) {
   Elf* elf = file.get();
   std::vector<PltStub> stubs;
   GElf_Ehdr ehdr;

@@ -6,13 +6,25 @@
 #include "sprof/elf/vdso.hpp"
 
 namespace sprof::recorder {
+namespace {
+
+elf::LocatorOptions debug_file_places(std::vector<std::string> symbol_dirs) {
+  elf::LocatorOptions options;
+  options.symbol_dirs = std::move(symbol_dirs);
+  return options;
+}
+
+}  // namespace
+
+LocalFiles::LocalFiles(std::vector<std::string> symbol_dirs)
+    : debug_files_(debug_file_places(std::move(symbol_dirs))) {}
 
 Result<elf::ModuleIdentity> LocalFiles::module_identity(const std::string& path) {
   return elf::read_module_identity(path);
 }
 
 Result<std::unique_ptr<elf::CfiModule>> LocalFiles::module_cfi(const std::string& path) {
-  return elf::CfiModule::open(path);
+  return elf::CfiModule::open(path, debug_files_);
 }
 
 std::shared_ptr<const std::vector<uint8_t>> LocalFiles::vdso_image() {

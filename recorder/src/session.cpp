@@ -105,6 +105,8 @@ void add_reader_stats(convert::RecordingStats& stats, const perf::PerfEvents& ev
 }  // namespace
 
 struct Session::Impl {
+  explicit Impl(const RecordOptions& o) : options(o), files(o.symbol_dirs) {}
+
   RecordOptions options;
   std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
@@ -193,8 +195,7 @@ Result<std::unique_ptr<Session>> Session::start(const RecordOptions& options) {
 
 Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   if (options.command.empty()) return fail(Errc::kInvalidArgument, "no command to record");
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
+  auto impl = std::make_unique<Impl>(options);
   errno = 0;
   const int nice_now = getpriority(PRIO_PROCESS, 0);  // -1 is a valid value; errno tells
   if (errno == 0) impl->command_nice = nice_now;
@@ -213,8 +214,7 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
 
 Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   if (!is_attach_mode(options)) return fail(Errc::kInvalidArgument, "nothing to attach to");
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
+  auto impl = std::make_unique<Impl>(options);
   raise_reader_priority();
   perf::EventConfig config = base_event_config(options);
   if (options.system_wide) {

@@ -25,9 +25,9 @@ DwarfLookup::DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base
 
 DwarfLookup::~DwarfLookup() = default;
 
-Result<std::unique_ptr<DwarfLookup>> DwarfLookup::open(const std::string& path, uint64_t base) {
+Result<std::unique_ptr<DwarfLookup>> DwarfLookup::open(elf::SharedElfFile file, uint64_t base) {
   const size_t concurrency = reading_threads();
-  SPROF_TRY(auto reader, elf::DwarfReader::open(path, concurrency));
+  SPROF_TRY(auto reader, elf::DwarfReader::open(std::move(file), concurrency));
   std::unique_ptr<DwarfLookup> lookup(new DwarfLookup(std::move(reader), base, concurrency));
   const std::vector<elf::DwarfUnit> units = lookup->reader_->units();
   lookup->units_ = std::vector<Unit>(units.size());

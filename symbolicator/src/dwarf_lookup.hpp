@@ -57,7 +57,7 @@ class DwarfLookup {
 
   // `base` is subtracted from every address (v0: relative = SVMA - v0); what lies below is
   // dropped. kNotFound / kMalformed as DwarfReader::open.
-  static Result<std::unique_ptr<DwarfLookup>> open(const std::string& path, uint64_t base);
+  static Result<std::unique_ptr<DwarfLookup>> open(elf::SharedElfFile file, uint64_t base);
   ~DwarfLookup();
 
   // nullopt when no unit claims `address` (relative). Views in the result stay valid while the

@@ -31,13 +31,9 @@ void drop_symbol_version(std::string& name) {
   if (const size_t at = name.find('@'); at != std::string::npos && at > 0) name.resize(at);
 }
 
-void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable::Candidate>& out) {
-  auto symbols = elf::read_symbols(path);
-  if (!symbols) {
-    log::debug("symbols of " + path + ": " + symbols.error().message);
-    return;
-  }
-  for (elf::ElfSymbol& s : *symbols) {
+void add_symbols(const elf::ElfFile& file, uint64_t base,
+                 std::vector<SymbolTable::Candidate>& out) {
+  for (elf::ElfSymbol& s : elf::read_symbols(file)) {
     if (s.address < base) continue;
     drop_symbol_version(s.name);
     const uint32_t rank = preference(s);
@@ -48,14 +44,9 @@ void add_symbols(const std::string& path, uint64_t base, std::vector<SymbolTable
 // "sqrt@plt" for each stub that calls another module's function (plt_stubs.hpp). Demangled
 // here, since "@plt" would stop the demangler later; the lowest rank, as nothing else should be
 // at a stub's address.
-void add_plt_stubs(const std::string& path, uint64_t base,
+void add_plt_stubs(const elf::ElfFile& file, uint64_t base,
                    std::vector<SymbolTable::Candidate>& out) {
-  auto stubs = elf::read_plt_stubs(path);
-  if (!stubs) {
-    log::debug("PLT of " + path + ": " + stubs.error().message);
-    return;
-  }
-  for (elf::PltStub& stub : *stubs) {
+  for (elf::PltStub& stub : elf::read_plt_stubs(file)) {
     if (stub.address < base) continue;
     drop_symbol_version(stub.symbol);
     out.push_back(
@@ -76,18 +67,18 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
   // well.
   const uint64_t base = located.identity.base_vaddr;
 
+  // Each file is read as the locator opened it: one open per file, however many readers.
   std::vector<SymbolTable::Candidate> candidates;
-  add_symbols(located.symbols_path, base, candidates);
-  if (!located.binary_path.empty() && located.binary_path != located.symbols_path) {
-    add_symbols(located.binary_path, base, candidates);  // .dynsym of a stripped binary
+  add_symbols(*located.symbols, base, candidates);
+  if (located.binary && located.binary != located.symbols) {
+    add_symbols(*located.binary, base, candidates);  // .dynsym of a stripped binary
   }
   // A separate debug file's .plt is NOBITS: the stubs are read from the binary.
-  add_plt_stubs(located.binary_path.empty() ? located.symbols_path : located.binary_path, base,
-                candidates);
+  add_plt_stubs(located.binary ? *located.binary : *located.symbols, base, candidates);
   map->symbols_ = SymbolTable::build(std::move(candidates));
 
-  if (!located.debug_path.empty()) {
-    auto dwarf = DwarfLookup::open(located.debug_path, base);
+  if (located.debug) {
+    auto dwarf = DwarfLookup::open(located.debug, base);
     if (dwarf && !(*dwarf)->empty()) {
       map->dwarf_ = std::move(*dwarf);
     } else if (!dwarf) {
@@ -95,8 +86,8 @@ Result<std::shared_ptr<const ModuleSymbolMap>> ModuleSymbolMap::build(
     }
   }
   // A separate debug file's .eh_frame is NOBITS: only the binary has the function ranges.
-  if (!located.binary_path.empty()) {
-    if (auto fdes = elf::read_eh_frame_functions(located.binary_path)) {
+  if (located.binary) {
+    if (auto fdes = elf::read_eh_frame_functions(*located.binary)) {
       for (const elf::FunctionRange& f : fdes->functions) {
         if (f.begin >= base) map->fde_functions_.push_back({f.begin - base, f.end - base});
       }

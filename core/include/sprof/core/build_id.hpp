@@ -44,7 +44,4 @@ class BuildId {
   std::vector<uint8_t> bytes_;
 };
 
-// Lowercase hex of arbitrary bytes.
-std::string to_hex(std::span<const uint8_t> bytes);
-
 }  // namespace sprof

@@ -7,8 +7,9 @@
 // know about processes: all addresses are SVMAs of this file.
 //
 // Lookup order: .eh_frame (via .eh_frame_hdr when present), then .debug_frame of the file, then
-// .debug_frame of its separate debug file (build-id path under /usr/lib/debug/.build-id, loaded on
-// first need), then a synthesised rule for PLT sections, which may lack an FDE.
+// .debug_frame of its separate debug file (found by the `DebugFileLocator` given to `open`, the
+// symbolicator's search, on first need), then a synthesised rule for PLT sections, which may
+// lack an FDE.
 //
 // The CFI comes from the profiled program's files, so it is checked before libdw reads it
 // (elf/src/cfi_section_index.hpp): a rule for a register the machine does not
@@ -33,13 +34,18 @@
 #include "sprof/core/address.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/elf/cfi_rule.hpp"
+#include "sprof/elf/debug_file_locator.hpp"
 
 namespace sprof::elf {
 
 class CfiModule {
  public:
-  // Opens the ELF file at `path`. Fails when it cannot be read as ELF; a file without any CFI
-  // opens fine and answers nullopt (only PLT rules).
+  // Opens the ELF file at `path`; its separate debug file is looked for through `debug_files`.
+  // Fails when the file cannot be read as ELF; a file without any CFI opens fine and answers
+  // nullopt (only PLT rules).
+  static Result<std::unique_ptr<CfiModule>> open(const std::string& path,
+                                                 DebugFileLocator debug_files);
+  // Same, with the debug file looked for in the system's debug roots only.
   static Result<std::unique_ptr<CfiModule>> open(const std::string& path);
   // Same, for an ELF image in memory (the vdso); the bytes are copied.
   static Result<std::unique_ptr<CfiModule>> open_image(std::span<const uint8_t> image);

@@ -11,6 +11,8 @@
 // Without any binary, the build-id trees are searched by the breakpad id's 16-byte prefix.
 // Debug files found elsewhere (downloaded from debuginfod) are passed as candidates and checked
 // after the local places, by build-id like the rest.
+// Each file is opened once: the file a search accepts is handed back opened, for the readers
+// that follow (sprof/elf/elf_file_handle.hpp).
 // Stateless apart from its options; safe to call from several threads.
 #pragma once
 
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::elf {
@@ -39,11 +42,22 @@ struct LocatorOptions {
   LocatorTrace trace;                                    // optional
 };
 
+// A file a search accepted, and the handle it was opened through (null when none was found).
+struct LocatedFile {
+  std::string path;
+  SharedElfFile file;
+};
+
 struct LocatedModule {
   std::string binary_path;       // empty when only a debug file was found
   std::string debug_path;        // a file with .debug_info; empty when there is none
   std::string symbols_path;      // the file whose .symtab/.dynsym to read
   ModuleIdentity identity;       // of the binary if found, else of the debug file
+  // The files above as the search opened them (null where the path is empty); `symbols` is
+  // one of the other two.
+  SharedElfFile binary;
+  SharedElfFile debug;
+  SharedElfFile symbols;
 };
 
 class DebugFileLocator {
@@ -56,16 +70,18 @@ class DebugFileLocator {
                                std::span<const std::string> candidate_binaries,
                                std::span<const std::string> candidate_debug_files = {}) const;
 
-  // The separate debug file for an already identified binary, or "" if none is found.
-  std::string find_debug_file(const std::string& binary_path, const ModuleIdentity& binary,
+  // The separate debug file for an already identified binary; an empty path if none is found.
+  LocatedFile find_debug_file(const std::string& binary_path, const ModuleIdentity& binary,
                               std::span<const std::string> candidate_debug_files = {}) const;
 
  private:
   std::vector<std::string> build_id_roots() const;
-  // Whether `path` is a regular file whose breakpad id is `breakpad_id` (filling `identity`),
-  // and, with `need_debug_info`, has .debug_info; traced as a `role` ("binary", "debug file").
-  bool accept(std::string_view module, const std::string& path, std::string_view breakpad_id,
-              std::string_view role, bool need_debug_info, ModuleIdentity& identity) const;
+  // `path` opened, if it is a regular file whose breakpad id is `breakpad_id` (filling
+  // `identity`) and, with `need_debug_info`, has .debug_info; else null. Traced as a `role`
+  // ("binary", "debug file").
+  SharedElfFile accept(std::string_view module, const std::string& path,
+                       std::string_view breakpad_id, std::string_view role, bool need_debug_info,
+                       ModuleIdentity& identity) const;
   void trace(std::string_view module, std::string_view path, std::string_view verdict) const {
     if (options_.trace) options_.trace(module, path, verdict);
   }

@@ -42,6 +42,7 @@
 
 #include "sprof/core/result.hpp"
 #include "sprof/elf/dwarf_data.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
 
@@ -91,6 +92,8 @@ class DwarfReader {
   // kNotFound if the file doesn't exist, kMalformed if it has no usable DWARF. `concurrency`
   // (at least 1) is how many calls may read at once.
   static Result<std::unique_ptr<DwarfReader>> open(const std::string& path, size_t concurrency);
+  // Same, on a file already opened, which the reader keeps.
+  static Result<std::unique_ptr<DwarfReader>> open(SharedElfFile file, size_t concurrency);
   ~DwarfReader();
   DwarfReader(const DwarfReader&) = delete;
   DwarfReader& operator=(const DwarfReader&) = delete;

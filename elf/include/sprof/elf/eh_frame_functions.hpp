@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
 
@@ -32,5 +33,7 @@ struct EhFrameFunctions {
 // kNotFound if the file doesn't exist; a file without .eh_frame (or with .eh_frame as NOBITS, as
 // in a separate debug file) yields no functions. kUnsupported for big-endian files.
 Result<EhFrameFunctions> read_eh_frame_functions(const std::string& path);
+// Same, from a file already opened.
+Result<EhFrameFunctions> read_eh_frame_functions(const ElfFile& file);
 
 }  // namespace sprof::elf

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
 
@@ -31,6 +32,8 @@ struct ElfSymbol {
 // .symtab and .dynsym; both tables are read, so a symbol may appear twice. kNotFound if the file
 // doesn't exist; an ELF file without symbol tables yields an empty vector.
 Result<std::vector<ElfSymbol>> read_symbols(const std::string& path);
+// Same, from a file already opened.
+std::vector<ElfSymbol> read_symbols(const ElfFile& file);
 
 // The first symbol named exactly `name`, for tests and tools.
 std::optional<ElfSymbol> find_symbol(const std::vector<ElfSymbol>& symbols, std::string_view name);

@@ -16,6 +16,7 @@
 #include "sprof/core/address.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
 
@@ -64,6 +65,8 @@ struct ModuleIdentity {
 
 // Reads the identity of the ELF file at `path`.
 Result<ModuleIdentity> read_module_identity(const std::string& path);
+// Same, for a file already opened.
+ModuleIdentity read_module_identity(const ElfFile& file);
 // Same, for an ELF image in memory (the vdso).
 Result<ModuleIdentity> read_module_identity(std::span<const uint8_t> image);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sprof/core/result.hpp"
+#include "sprof/elf/elf_file_handle.hpp"
 
 namespace sprof::elf {
 
@@ -26,5 +27,7 @@ struct PltStub {
 // The named stubs of an x86-64 ELF file, by address; empty for other machines or files without
 // stubs. kNotFound if the file does not exist, kMalformed if it is not ELF.
 Result<std::vector<PltStub>> read_plt_stubs(const std::string& path);
+// Same, from a file already opened.
+std::vector<PltStub> read_plt_stubs(const ElfFile& file);
 
 }  // namespace sprof::elf

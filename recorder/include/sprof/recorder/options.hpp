@@ -82,6 +82,9 @@ struct RecordOptions {
   bool per_cpu_threads = false;
   // With per_cpu_threads: one marker per stretch a thread ran on a CPU.
   bool cswitch_markers = false;
+  // --symbol-dir: where the unwinder, like the symbolicator, looks for separate debug files
+  // (a stripped library's .debug_frame) before the system's debug roots.
+  std::vector<std::string> symbol_dirs;
 };
 
 // Errc::kInvalidArgument, saying what is wrong, for contradictory or out-of-range choices (no

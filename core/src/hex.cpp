@@ -1,0 +1,36 @@
+#include "sprof/core/hex.hpp"
+
+#include <algorithm>
+
+namespace sprof {
+namespace {
+
+char hex_digit(unsigned value, HexCase letters) {
+  static constexpr char kLower[] = "0123456789abcdef";
+  static constexpr char kUpper[] = "0123456789ABCDEF";
+  return (letters == HexCase::kUpper ? kUpper : kLower)[value & 0xf];
+}
+
+}  // namespace
+
+std::string to_hex(std::span<const uint8_t> bytes, HexCase letters) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const uint8_t b : bytes) {
+    out.push_back(hex_digit(b >> 4, letters));
+    out.push_back(hex_digit(b, letters));
+  }
+  return out;
+}
+
+std::string to_hex_number(uint64_t value) {
+  std::string digits;
+  do {
+    digits.push_back(hex_digit(static_cast<unsigned>(value), HexCase::kLower));
+    value >>= 4;
+  } while (value != 0);
+  std::reverse(digits.begin(), digits.end());
+  return "0x" + digits;
+}
+
+}  // namespace sprof
