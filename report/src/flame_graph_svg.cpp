@@ -204,6 +204,10 @@ class SvgWriter {
     append_number(out, node.total);
     out += node.total == 1 ? " sample, " : " samples, ";
     out += percent_text(node.total, graph_.total());
+    if (!options_.node_notes.empty()) {
+      out += '\n';
+      svg::append_escaped(out, options_.node_notes[n]);
+    }
     out += "</title><rect x=\"";
     svg::append_fixed(out, x);
     out += "\" y=\"";

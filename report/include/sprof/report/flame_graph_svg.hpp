@@ -32,6 +32,9 @@ struct FlameGraphSvgOptions {
   // differential graph). Empty: by code kind, shaded by name, with the kinds as the legend.
   std::vector<Rgb> node_fills;
   std::vector<LegendEntry> legend;  // with node_fills
+  // Per node of the graph (or none): one more line of its tooltip, e.g. a differential graph's
+  // change.
+  std::vector<std::string> node_notes;
 };
 
 std::string flame_graph_svg(const ReportProfile& profile, const FlameGraph& graph,
