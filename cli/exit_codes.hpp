@@ -10,6 +10,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;            // bad command line
 inline constexpr int kExitPermission = 2;       // perf_event_open refused, port not bindable, ...
 inline constexpr int kExitFailure = 3;          // recording, writing or serving failed
+inline constexpr int kExitRegression = 4;       // diff --fail-above: a function grew by more
 inline constexpr int kExitCannotExecute = 127;  // the command could not be executed (as in sh)
 // Plus the signal: stopped by a second SIGINT (130), SIGTERM (143), ..., as a shell reports it.
 inline constexpr int kExitSignalled = 128;

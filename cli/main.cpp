@@ -8,6 +8,7 @@
 #include "console.hpp"
 #include "definitions/command_tail.hpp"
 #include "definitions/definitions.hpp"
+#include "diff_command.hpp"
 #include "exit_codes.hpp"
 #include "export_command.hpp"
 #include "flamegraph_command.hpp"
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
   if (sprof.flamegraph->parsed()) {
     set_verbosity(commands.flamegraph.verbosity);
     return run_flamegraph_command(commands.flamegraph);
+  }
+  if (sprof.diff->parsed()) {
+    set_verbosity(commands.diff.verbosity);
+    return run_diff_command(commands.diff);
   }
   set_verbosity(commands.load.verbosity);
   return run_load_command(commands.load);

@@ -1,16 +1,13 @@
 #include "report_command.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "exit_codes.hpp"
 #include "report_input.hpp"
 #include "sprof/report/json_report.hpp"
 #include "sprof/report/text_report.hpp"
+#include "terminal_style.hpp"
 
 namespace sprof::cli {
 
@@ -19,25 +16,6 @@ namespace {
 // Trees hide nodes under 0.5% unless asked, as perf report hides call chains under 0.5%: a full
 // tree of a real program runs to thousands of lines.
 constexpr double kDefaultTreeMinPercent = 0.5;
-
-size_t terminal_width(size_t asked) {
-  if (asked != 0) return asked;
-  winsize size{};
-  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 40) {
-    return size.ws_col;
-  }
-  if (const char* columns = std::getenv("COLUMNS")) {
-    const long n = std::strtol(columns, nullptr, 10);
-    if (n >= 40 && n <= 1000) return static_cast<size_t>(n);
-  }
-  return 80;
-}
-
-bool use_colour(ColourChoice choice) {
-  if (choice != ColourChoice::kAuto) return choice == ColourChoice::kAlways;
-  const char* no_colour = std::getenv("NO_COLOR");
-  return isatty(STDOUT_FILENO) && (no_colour == nullptr || *no_colour == '\0');
-}
 
 report::ViewOptions view_options(const ReportCommandOptions& options) {
   report::ViewOptions view;
@@ -69,7 +47,7 @@ int run_report_command(const ReportCommandOptions& options) {
   if (options.json) {
     out = report::report_json(profile, summary, *sections, view);
   } else {
-    const report::TextStyle style{terminal_width(options.width), use_colour(options.colour)};
+    const report::TextStyle style = terminal_style(options.width, options.colour);
     out = report::header_text(summary, options.selection.input, style) +
           report::sections_text(profile, *sections, view, style);
   }

@@ -1,6 +1,6 @@
-// cli/report_options.hpp: parsed options of `sprof report`, `sprof export` and `sprof flamegraph`
-// (filled by definitions/report_definition.cpp, export_definition.cpp and
-// flamegraph_definition.cpp).
+// cli/report_options.hpp: parsed options of `sprof report`, `sprof export`, `sprof flamegraph` and
+// `sprof diff` (filled by definitions/report_definition.cpp, export_definition.cpp,
+// flamegraph_definition.cpp and diff_definition.cpp).
 #pragma once
 
 #include <cstddef>
@@ -54,6 +54,18 @@ struct FlameGraphCommandOptions {
   bool inverted = false;
   double width_px = 1200;
   double min_width_px = 0.1;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+struct DiffCommandOptions {
+  ProfileSelection base;   // `input` is the base profile; the selection applies to both
+  std::string next_input;  // the new profile
+  size_t limit = 0;
+  bool json = false;
+  std::optional<double> fail_above;  // --fail-above PCT: points of total share
+  std::string output;                // -o: the differential flame graph (SVG)
+  size_t width = 0;                  // as ReportCommandOptions
+  ColourChoice colour = ColourChoice::kAuto;
   Verbosity verbosity = Verbosity::kNormal;
 };
 

@@ -23,6 +23,7 @@ struct Commands {
   ReportCommandOptions report;
   ExportCommandOptions export_;
   FlameGraphCommandOptions flamegraph;
+  DiffCommandOptions diff;
 };
 
 struct SprofApp {
@@ -35,6 +36,7 @@ struct SprofApp {
   CLI::App* report = nullptr;
   CLI::App* export_ = nullptr;
   CLI::App* flamegraph = nullptr;
+  CLI::App* diff = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -54,6 +56,7 @@ CLI::App* define_stat(CLI::App& app, StatCommandOptions& options);
 CLI::App* define_report(CLI::App& app, ReportCommandOptions& options);
 CLI::App* define_export(CLI::App& app, ExportCommandOptions& options);
 CLI::App* define_flamegraph(CLI::App& app, FlameGraphCommandOptions& options);
+CLI::App* define_diff(CLI::App& app, DiffCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);
@@ -61,5 +64,7 @@ void add_symbol_options(CLI::App& cmd, SymbolSources& symbols);
 void add_serve_options(CLI::App& cmd, ServeOptions& serve);
 // The profile, --process, --thread and symbol sources (report_definition.cpp).
 void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection);
+// The same without the profile, for commands that read more than one.
+void add_thread_selection_options(CLI::App& cmd, ProfileSelection& selection);
 
 }  // namespace sprof::cli

@@ -6,6 +6,10 @@ void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection) {
   cmd.add_option("profile", selection.input, "Profile file (.json or .json.gz)")
       ->required()
       ->type_name("FILE");
+  add_thread_selection_options(cmd, selection);
+}
+
+void add_thread_selection_options(CLI::App& cmd, ProfileSelection& selection) {
   cmd.add_option("--process", selection.process, "Only this process (pid or name)")
       ->type_name("PID|NAME");
   cmd.add_option("--thread", selection.thread, "Only this thread (name or tid)")

@@ -26,6 +26,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.report = define_report(app, into.report);
   sprof.export_ = define_export(app, into.export_);
   sprof.flamegraph = define_flamegraph(app, into.flamegraph);
+  sprof.diff = define_diff(app, into.diff);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

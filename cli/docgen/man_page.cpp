@@ -69,7 +69,8 @@ constexpr const char* kExitStatus = R"(\fBsprof record\fR exits with the recorde
 0 when \fB\-d\fR stopped the recording and for \fB\-p\fR and \fB\-a\fR; 128 + the signal when a second
 signal stopped it (130 for Ctrl\-C, 143 for SIGTERM); 127 when the command could not be executed;
 1 for usage errors; 2 when permission was refused; 3 when recording or writing failed. \fBsprof import\fR exits with 1 for a file it cannot read
-or a \fB\-\-pid\fR/\fB\-\-name\fR that keeps nothing, 3 when writing or serving failed.)";
+or a \fB\-\-pid\fR/\fB\-\-name\fR that keeps nothing, 3 when writing or serving failed. \fBsprof diff\fR exits with 4 when \fB\-\-fail\-above\fR found a function whose
+total share grew by more than the limit.)";
 
 constexpr const char* kExamples = R"(.TP
 .B sprof record ./app \-\-threads 4

@@ -1,5 +1,6 @@
-// `sprof report` on hand-made files: the self-contained form and the Gecko form of the report
-// test profile (tests/report/report_profile_builder.hpp), and input that is no usable profile.
+// `sprof report`, `export`, `flamegraph` and `diff` on hand-made files: the self-contained form and
+// the Gecko form of the report test profile (tests/report/report_profile_builder.hpp), and input
+// that is no usable profile.
 #include <doctest/doctest.h>
 #include <zlib.h>
 
@@ -277,4 +278,75 @@ TEST_CASE("flamegraph of a Gecko file draws the frames the symbolicator names") 
         std::string::npos);
   CHECK(r.out.find("<title>0x401010\nmodule: app\n10 samples, 71.43%</title>") !=
         std::string::npos);
+}
+
+TEST_CASE("diff: shares per profile, --json, --thread for both, --fail-above exits 4") {
+  TempDir dir;
+  const std::string base = self_contained_file(dir);
+  // The same program without its worker thread: main's share grows from 10 of 14 samples to
+  // 10 of 10, worker_entry's falls from 4 of 14 to none.
+  sprof::profile::Profile main_only = make_report_profile();
+  main_only.processes[0].threads.pop_back();
+  const std::string next = dir.write_file(
+      "main-only.json", sprof::profile::processed_json_string(main_only, make_report_symbols()));
+
+  const ProcessResult text = run_sprof({"diff", "--width", "80", base, next});
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("# Base: " + base + " (14 samples)\n# New:  " + next + " (10 samples)\n") ==
+        0);
+  CHECK(text.out.find("\n  71.43%   100.00%     +28.57      +0.00   app     main\n") !=
+        std::string::npos);
+  CHECK(text.out.find("\n  28.57%     0.00%     -28.57      +0.00   app     worker_entry\n") !=
+        std::string::npos);
+
+  const ProcessResult json = run_sprof({"diff", "--json", "--limit", "1", base, next});
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find(R"("matchedFunctions":5,"functions":[{"name":"main","module":"app",)"
+                      R"("base":{"self":0,"total":10,"selfPercent":0,"totalPercent":71.43},)"
+                      R"("new":{"self":0,"total":10,"selfPercent":0,"totalPercent":100},)"
+                      R"("totalDelta":28.57,"selfDelta":0}]})") != std::string::npos);
+
+  const ProcessResult worker = run_sprof({"diff", "--json", "--thread", "main", base, next});
+  REQUIRE(worker.exit_code == 0);  // the same thread of both: nothing changed
+  CHECK(worker.out.find(R"("totalDelta":0,"selfDelta":0}]})") != std::string::npos);
+  CHECK(worker.out.find(R"("totalDelta":-)") == std::string::npos);
+
+  const ProcessResult over = run_sprof({"diff", "--fail-above", "20", base, next});
+  CHECK(over.exit_code == 4);
+  CHECK(over.err.find("sprof: diff: main (app) grew by +28.57 points of total, over 20.00\n") !=
+        std::string::npos);
+  CHECK(run_sprof({"diff", "--fail-above", "30", base, next}).exit_code == 0);
+}
+
+TEST_CASE("diff -o draws NEW's flame graph coloured by change") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const std::string svg = (dir.path() / "diff.svg").string();
+  const ProcessResult r = run_sprof({"diff", "-o", svg, path, path});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# Functions: 6, in both profiles 6\n") != std::string::npos);
+  std::ifstream in(svg);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(bytes.find(">Differential Flame Graph</text>") != std::string::npos);
+  CHECK(bytes.find("+0.00 points since base</title>") != std::string::npos);
+  // Nothing changed: every frame but the root is the neutral grey.
+  CHECK(bytes.find("rgb(255,") == std::string::npos);
+  CHECK(bytes.find("fill=\"rgb(235,235,235)\"") != std::string::npos);
+}
+
+TEST_CASE("diff of files that are no profile or share no function says why and fails") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);
+  const ProcessResult missing = run_sprof({"diff", path, (dir.path() / "none.json").string()});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("none.json") != std::string::npos);
+  // The Gecko file of the same profile, without symbols here: its frames are addresses.
+  const std::string gecko = (dir.path() / "g.json").string();
+  REQUIRE(sprof::profile::write_gecko_file(make_report_profile(), gecko).has_value());
+  const ProcessResult unrelated = run_sprof({"diff", "--no-debuginfod", path, gecko});
+  CHECK(unrelated.exit_code == 1);
+  CHECK(unrelated.err.find("have no function in common") != std::string::npos);
+  CHECK(unrelated.out.empty());
 }
