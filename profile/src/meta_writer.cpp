@@ -57,6 +57,11 @@ void write_sprof_facts(JsonWriter& w, const Meta& meta) {
 void write_shared_meta(JsonWriter& w, const Meta& meta) {
   w.field("processType", 0);
   w.field("product", meta.product);
+  // The Share panel reads the channel to choose what an upload leaves out by default: only
+  // "release", "beta" and "esr" profiles are sanitised (hidden threads, the time outside the
+  // selection, URLs), anything else, a missing channel too, is taken for a Firefox Nightly and
+  // uploaded whole. sprof's profiles are a released tool's, shared by people outside Mozilla.
+  w.field("updateChannel", "release");
   // "X11" is the front end's "Unix"; with no `toolkit`, `oscpu` is shown verbatim.
   w.field("oscpu", meta.oscpu).field("platform", "X11").field("abi", meta.abi);
   w.field("CPUName", meta.cpu_name);

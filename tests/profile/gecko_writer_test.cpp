@@ -55,6 +55,8 @@ TEST_CASE("meta is version 36 with the fixed fields and sprof's extras") {
   CHECK(doc.string("/meta/product") == "sprof: sample");
   CHECK(doc.string("/meta/oscpu") == "Linux x86_64");
   CHECK(doc.string("/meta/platform") == "X11");
+  // Without it the Share panel calls the profile a Firefox Nightly's and includes everything.
+  CHECK(doc.string("/meta/updateChannel") == "release");
   CHECK(doc.string("/meta/abi") == "x86_64");
   CHECK(doc.string("/meta/CPUName") == "Example CPU");
   CHECK(doc.integer("/meta/logicalCPUs") == 8);

@@ -111,6 +111,7 @@ TEST_CASE("meta marks a symbolicated processed profile and keeps the recording's
   CHECK(doc.number("/meta/startTime") == 1700000000000.25);
   CHECK(doc.number("/meta/profilingEndTime") == 10.0);
   CHECK(doc.string("/meta/product") == "sprof: sample");
+  CHECK(doc.string("/meta/updateChannel") == "release");  // the Share panel's default
   CHECK(doc.string("/meta/sampleUnits/threadCPUDelta") == "ns");
   CHECK(doc.string("/meta/sprof/event") == "cpu-clock");
   // Marker schemas keep the Gecko shape until version 55.
