@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "exit_codes.hpp"
+#include "perf_data_input.hpp"
 #include "self_contained.hpp"
 #include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
@@ -12,7 +13,19 @@ namespace sprof::cli {
 
 namespace {
 
+// A Gecko profile, read or imported, named from the local binaries.
+Result<report::ReportProfile> name_gecko_profile(const profile::Profile& gecko,
+                                                 const ProfileSelection& selection) {
+  const auto symbolicator = symbolicator_for(gecko, selection.symbols);
+  return report::report_profile_from_gecko(gecko, *symbolicator, {selection.include_idle});
+}
+
 Result<report::ReportProfile> read_report_profile(const ProfileSelection& selection) {
+  if (looks_like_perf_data(selection.input)) {
+    SPROF_TRY(const profile::Profile imported,
+              import_perf_data_file(selection.input, selection.symbols));
+    return name_gecko_profile(imported, selection);
+  }
   SPROF_TRY(std::string json, profile::read_profile_json(selection.input));
   switch (profile::detect_profile_format(json)) {
     case profile::ProfileFormat::kUnknown:
@@ -24,8 +37,7 @@ Result<report::ReportProfile> read_report_profile(const ProfileSelection& select
   }
   SPROF_TRY(const profile::Profile gecko, profile::read_gecko_json(json));
   json = std::string();  // the Gecko text is no longer needed while symbols are built
-  const auto symbolicator = symbolicator_for(gecko, selection.symbols);
-  return report::report_profile_from_gecko(gecko, *symbolicator, {selection.include_idle});
+  return name_gecko_profile(gecko, selection);
 }
 
 }  // namespace

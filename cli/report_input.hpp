@@ -1,8 +1,9 @@
 // cli/report_input.hpp
 //
-// Opening a profile for `sprof report` and `sprof export`: a self-contained file is read with
-// its embedded names; a Gecko file (--no-presymbolicate) is named from the local binaries by the
-// symbolicator the server uses. Then the threads --process and --thread select.
+// Opening a profile for `sprof report`, `export`, `flamegraph` and `diff`: a self-contained file
+// is read with its embedded names; a Gecko file (--no-presymbolicate) is named from the local
+// binaries by the symbolicator the server uses, and so is a perf.data file, imported on the fly
+// (perf_data_input.hpp). Then the threads --process and --thread select.
 #pragma once
 
 #include <memory>

@@ -5,7 +5,7 @@ namespace sprof::cli {
 CLI::App* define_diff(CLI::App& app, DiffCommandOptions& options) {
   auto* cmd = app.add_subcommand(
       "diff", "Compare two profiles function by function, or draw a differential flame graph");
-  cmd->add_option("base", options.base.input, "The profile before (.json or .json.gz)")
+  cmd->add_option("base", options.base.input, "The profile before (.json, .json.gz or perf.data)")
       ->required()
       ->type_name("BASE");
   cmd->add_option("new", options.next_input, "The profile after, compared with BASE")

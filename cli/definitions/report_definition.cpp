@@ -3,7 +3,8 @@
 namespace sprof::cli {
 
 void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection) {
-  cmd.add_option("profile", selection.input, "Profile file (.json or .json.gz)")
+  cmd.add_option("profile", selection.input,
+                 "Profile file (.json, .json.gz, or perf.data: imported)")
       ->required()
       ->type_name("FILE");
   add_thread_selection_options(cmd, selection);
