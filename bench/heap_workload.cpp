@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
   g_config.mixed = std::strcmp(argv[1], "mixed") == 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--threads") == 0) g_config.threads = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--pairs") == 0) g_config.pairs = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--pairs") == 0)
+      g_config.pairs = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--work") == 0) g_config.work = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--stack-kib") == 0) g_config.stack_kib = std::atoi(argv[i + 1]);
   }

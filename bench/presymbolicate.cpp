@@ -6,6 +6,8 @@
 //
 // Usage: sprof_bench_presymbolicate PROFILE.json.gz [--runs N]
 // Prints one Markdown table row per measure: min / median over the runs.
+#include "sprof/presymbolicate/presymbolicate.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/processed_writer.hpp"
 #include "sprof/profile/profile_file.hpp"
@@ -112,11 +113,11 @@ int main(int argc, char** argv) {
   row("presymbolicate, fresh symbolicator (maps built)", cold);
   row("presymbolicate, maps already built", warm);
   row("self-contained file write", processed_write);
-  std::printf("\nsizes: Gecko %llu B, self-contained %llu B (%.2fx)\n",
-              static_cast<unsigned long long>(gecko_bytes),
-              static_cast<unsigned long long>(processed_bytes),
-              gecko_bytes ? static_cast<double>(processed_bytes) / static_cast<double>(gecko_bytes)
-                          : 0.0);
+  std::printf(
+      "\nsizes: Gecko %llu B, self-contained %llu B (%.2fx)\n",
+      static_cast<unsigned long long>(gecko_bytes),
+      static_cast<unsigned long long>(processed_bytes),
+      gecko_bytes ? static_cast<double>(processed_bytes) / static_cast<double>(gecko_bytes) : 0.0);
   std::printf("\nfresh symbolicator, last run, per module (in parallel on %u threads):\n",
               std::max(1U, std::thread::hardware_concurrency()));
   for (const auto& m : last_cold) {

@@ -73,10 +73,10 @@ struct Module {
 struct Options {
   size_t count = 10000;
   int runs = 5;
-  std::string binary;       // the large C++ binary; default: this benchmark itself
-  bool sprof_only = false;     // skip the tools (for profiling sprof)
+  std::string binary;           // the large C++ binary; default: this benchmark itself
+  bool sprof_only = false;      // skip the tools (for profiling sprof)
   bool skip_addr2line = false;  // only llvm-symbolizer (eu-addr2line alone takes a minute)
-  std::string write_request;  // a directory: write the request and a profile, measure nothing
+  std::string write_request;    // a directory: write the request and a profile, measure nothing
   std::vector<std::string> agreement;  // binaries whose agreement alone is measured
 };
 
@@ -243,8 +243,8 @@ bool is_address_line(std::string_view line) {
 
 // Runs an addr2line-style tool over the module's addresses; returns the wall time in ms and the
 // innermost name per address (empty if the output cannot be split per address).
-double run_addr2line(const std::string& tool, const Module& module,
-                     const std::string& address_file, std::vector<std::string>& innermost) {
+double run_addr2line(const std::string& tool, const Module& module, const std::string& address_file,
+                     std::vector<std::string>& innermost) {
   const std::string command =
       tool + " -a -f -i -C -e '" + module.path + "' < '" + address_file + "' 2>/dev/null";
   const auto start = Clock::now();
@@ -579,10 +579,11 @@ int main(int argc, char** argv) {
     std::printf("%s%zu in `%s`", m ? ", " : "", modules[m].addresses.size(),
                 modules[m].path.c_str());
   }
-  std::printf("), chosen with a fixed seed inside the function symbols of each module's symbol "
-              "tables (binary and debug file). The v5 request is %zu bytes, the reply %zu bytes. "
-              "Times are wall-clock ms for all addresses; sprof warm is 3 requests per run.\n\n",
-              request.size(), reply.size());
+  std::printf(
+      "), chosen with a fixed seed inside the function symbols of each module's symbol "
+      "tables (binary and debug file). The v5 request is %zu bytes, the reply %zu bytes. "
+      "Times are wall-clock ms for all addresses; sprof warm is 3 requests per run.\n\n",
+      request.size(), reply.size());
   std::printf("| symbolicator | min ms | median ms | runs |\n| --- | ---: | ---: | ---: |\n");
   print_times("sprof `/symbolicate/v5`, cold (new Symbolicator: find + index debug info)", cold_ms);
   print_times("sprof `/symbolicate/v5`, warm (maps cached; parse + lookups + write)", warm_ms);
@@ -597,8 +598,9 @@ int main(int argc, char** argv) {
                 minimum(cold_ms) / minimum(llvm_ms), median(cold_ms) / median(llvm_ms));
   }
 
-  std::printf("\nEach module alone (its addresses in a request of their own, to a fresh "
-              "symbolicator; llvm-symbolizer as above), ms min / median:\n\n");
+  std::printf(
+      "\nEach module alone (its addresses in a request of their own, to a fresh "
+      "symbolicator; llvm-symbolizer as above), ms min / median:\n\n");
   std::printf("| module | sprof cold | %s | ratio of medians |\n| --- | ---: | ---: | ---: |\n",
               llvm.empty() ? "-" : llvm.c_str());
   for (size_t m = 0; m < modules.size(); ++m) {
@@ -610,12 +612,15 @@ int main(int argc, char** argv) {
   }
 
   if (!llvm.empty()) {
-    std::printf("\nAgreement with %s: the same functions at every inline level (so the same "
-                "inline depth), names spelled by one demangler without clone suffixes; the "
-                "outer function may be another alias of its address (\"same chain\"), or must be "
-                "the very same name (\"exact\").\n\n", llvm.c_str());
-    std::printf("| module | addresses | same chain | exact | same inline depth |\n"
-                "| --- | ---: | ---: | ---: | ---: |\n");
+    std::printf(
+        "\nAgreement with %s: the same functions at every inline level (so the same "
+        "inline depth), names spelled by one demangler without clone suffixes; the "
+        "outer function may be another alias of its address (\"same chain\"), or must be "
+        "the very same name (\"exact\").\n\n",
+        llvm.c_str());
+    std::printf(
+        "| module | addresses | same chain | exact | same inline depth |\n"
+        "| --- | ---: | ---: | ---: | ---: |\n");
     sprof::bench::Agreement all;
     std::vector<std::string> examples;
     for (size_t m = 0; m < modules.size(); ++m) {
@@ -633,8 +638,10 @@ int main(int argc, char** argv) {
                 percent(all.same_chain_exact, all.total).c_str(),
                 percent(all.same_depth, all.total).c_str());
     if (!examples.empty()) {
-      std::printf("\nEvery disagreement (up to 5 per module; sprof's chain, innermost first, then "
-                  "%s's):\n\n", llvm.c_str());
+      std::printf(
+          "\nEvery disagreement (up to 5 per module; sprof's chain, innermost first, then "
+          "%s's):\n\n",
+          llvm.c_str());
       for (const auto& e : examples) {
         std::printf("- `%s`\n", e.c_str());
         std::fprintf(stderr, "%s\n", e.c_str());
@@ -643,11 +650,13 @@ int main(int argc, char** argv) {
   }
 
   if (!tools.empty()) {
-    std::printf("\nAgreement of the innermost function name with the addr2lines (exact / "
-                "ignoring parameter lists / the same or an alias of the same address); \"named\" "
-                "counts addresses the tool named.\n\n");
-    std::printf("| module | tool | exact | without parameters | same or alias | tool named |\n"
-                "| --- | --- | ---: | ---: | ---: | ---: |\n");
+    std::printf(
+        "\nAgreement of the innermost function name with the addr2lines (exact / "
+        "ignoring parameter lists / the same or an alias of the same address); \"named\" "
+        "counts addresses the tool named.\n\n");
+    std::printf(
+        "| module | tool | exact | without parameters | same or alias | tool named |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: |\n");
     for (const auto& tool : tools) {
       NameAgreement all;
       for (size_t m = 0; m < modules.size(); ++m) {
@@ -661,8 +670,7 @@ int main(int argc, char** argv) {
                     percent(a.theirs_named, a.total).c_str());
       }
       std::printf("| **all** | %s | %s | %s | %s | %s |\n", tool.c_str(),
-                  percent(all.exact, all.total).c_str(),
-                  percent(all.normalized, all.total).c_str(),
+                  percent(all.exact, all.total).c_str(), percent(all.normalized, all.total).c_str(),
                   percent(all.aliased, all.total).c_str(),
                   percent(all.theirs_named, all.total).c_str());
     }

@@ -68,8 +68,8 @@ std::optional<std::vector<Chain>> run_llvm_symbolizer(const std::string& tool,
     for (const uint64_t a : svmas) out << hex(a) << '\n';
   }
   // Raw names: both sides are demangled by the same demangler, so only symbolication differs.
-  const std::string command = tool + " --no-demangle --output-style=JSON --obj='" + file +
-                              "' < '" + input + "' 2>/dev/null";
+  const std::string command = tool + " --no-demangle --output-style=JSON --obj='" + file + "' < '" +
+                              input + "' 2>/dev/null";
   FILE* pipe = ::popen(command.c_str(), "r");
   std::string output;
   if (pipe != nullptr) {

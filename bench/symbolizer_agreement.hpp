@@ -63,8 +63,8 @@ class AliasIndex {
 struct Agreement {
   size_t total = 0;
   size_t same_depth = 0;
-  size_t same_chain = 0;        // same functions at every level, the outer one up to aliases
-  size_t same_chain_exact = 0;  // the same, with the very same alias
+  size_t same_chain = 0;              // same functions at every level, the outer one up to aliases
+  size_t same_chain_exact = 0;        // the same, with the very same alias
   std::vector<std::string> examples;  // the first few disagreements, for the reader
 
   void add(const Agreement& other);

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "sprof/recorder/local_files.hpp"
 #include "sprof/unwind/cfi_rule_cache.hpp"
 #include "sprof/unwind/cfi_unwinder.hpp"
 #include "sprof/unwind/frame_pointer_unwinder.hpp"
-#include "sprof/recorder/local_files.hpp"
 #include "unwind_snapshot.hpp"
 
 namespace {
@@ -32,9 +32,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using sprof::unwind::CfiUnwinder;
 using sprof::unwind::FramePointerUnwinder;
+using sprof::unwind::Unwinder;
 using sprof::unwind::UnwindResult;
 using sprof::unwind::UnwindStop;
-using sprof::unwind::Unwinder;
 
 struct Options {
   int runs = 20;
@@ -71,8 +71,9 @@ struct Summary {
 Summary summarise(std::vector<PassResult> passes) {
   Summary s;
   s.last = passes.back();
-  std::sort(passes.begin(), passes.end(),
-            [](const PassResult& a, const PassResult& b) { return a.us_per_sample < b.us_per_sample; });
+  std::sort(passes.begin(), passes.end(), [](const PassResult& a, const PassResult& b) {
+    return a.us_per_sample < b.us_per_sample;
+  });
   s.min = passes.front().us_per_sample;
   s.median = passes[passes.size() / 2].us_per_sample;
   return s;
@@ -127,20 +128,22 @@ int main(int argc, char** argv) {
 
   const auto& stats = warm_unwinder.rule_cache()->stats();
   std::printf("## Unwinding\n\n");
-  std::printf("%zu samples of `unwind_snapshots` (8 KiB stack copies, -O2 -fomit-frame-pointer, "
-              "through libc, libm, a shared library, the vdso, a signal handler and a thread); "
-              "%d passes per mode.\n\n",
-              n, options.runs);
+  std::printf(
+      "%zu samples of `unwind_snapshots` (8 KiB stack copies, -O2 -fomit-frame-pointer, "
+      "through libc, libm, a shared library, the vdso, a signal handler and a thread); "
+      "%d passes per mode.\n\n",
+      n, options.runs);
   std::printf("| mode | min us/sample | median us/sample | frames/sample | complete |\n");
   std::printf("| --- | --- | --- | --- | --- |\n");
   print_row("CFI, warm rule cache", summarise(warm), n);
   print_row("CFI, cold (fresh unwinder per pass)", summarise(cold), n);
   print_row("frame pointers", summarise(fp), n);
-  std::printf("\nWarm rule cache: %llu lookups, %.2f %% per-PC hits, %llu libdw queries in total "
-              "(%llu modules opened).\n",
-              static_cast<unsigned long long>(stats.lookups),
-              100.0 * static_cast<double>(stats.pc_hits) / static_cast<double>(stats.lookups),
-              static_cast<unsigned long long>(stats.cfi_queries),
-              static_cast<unsigned long long>(stats.modules_opened));
+  std::printf(
+      "\nWarm rule cache: %llu lookups, %.2f %% per-PC hits, %llu libdw queries in total "
+      "(%llu modules opened).\n",
+      static_cast<unsigned long long>(stats.lookups),
+      100.0 * static_cast<double>(stats.pc_hits) / static_cast<double>(stats.lookups),
+      static_cast<unsigned long long>(stats.cfi_queries),
+      static_cast<unsigned long long>(stats.modules_opened));
   return 0;
 }

@@ -117,8 +117,8 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     char from[32];
     std::snprintf(from, sizeof from, "%.3f s", heap.folding_from_ms / 1000);
     lines.push_back("sprof: heap: from " + std::string(from) + " on, " +
-                    grouped(heap.folded_blocks) + " blocks (" +
-                    signed_bytes(heap.folded_bytes) + ") allocated and freed within " +
+                    grouped(heap.folded_blocks) + " blocks (" + signed_bytes(heap.folded_bytes) +
+                    ") allocated and freed within " +
                     std::to_string(static_cast<int>(heap.folding_bucket_ms)) +
                     " ms were folded into one pair of rows per call path, to keep the profile "
                     "small; bytes per call path, retained memory and the memory track are exact");

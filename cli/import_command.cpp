@@ -26,10 +26,8 @@ int exit_code_for(const Error& e) {
     case Errc::kMalformed:
     case Errc::kUnsupported:
     case Errc::kInvalidArgument:
-    case Errc::kTooLarge:
-      return kExitUsage;
-    default:
-      return kExitFailure;
+    case Errc::kTooLarge: return kExitUsage;
+    default: return kExitFailure;
   }
 }
 
@@ -37,8 +35,7 @@ RecordingFacts import_facts(const perfdata::ImportedProfile& imported, const std
                             uint64_t output_bytes) {
   const auto& r = imported.report;
   return facts_from(imported.stats, r.command_line.empty() ? r.file : r.command_line,
-                    imported.profile.meta.profiling_end_ms.value_or(0) / 1e3, output,
-                    output_bytes);
+                    imported.profile.meta.profiling_end_ms.value_or(0) / 1e3, output, output_bytes);
 }
 
 }  // namespace
@@ -86,9 +83,8 @@ int run_import_command(const ImportCommandOptions& options) {
     for (const auto& line : import_summary_lines(imported->report, kernel)) {
       std::fprintf(stderr, "sprof: %s\n", line.c_str());
     }
-    const double rate = imported->profile.meta.interval_ms > 0
-                            ? 1000.0 / imported->profile.meta.interval_ms
-                            : 0;
+    const double rate =
+        imported->profile.meta.interval_ms > 0 ? 1000.0 / imported->profile.meta.interval_ms : 0;
     std::fprintf(stderr, "%s\n%s\n", summary_line(facts).c_str(),
                  details_line(imported->stats, static_cast<int>(rate + 0.5)).c_str());
   }

@@ -1,6 +1,5 @@
 #include "import_summary.hpp"
 
-
 namespace sprof::cli {
 
 namespace {
@@ -76,7 +75,8 @@ std::vector<std::string> import_summary_lines(const perfdata::ImportReport& r,
   // (FINISHED_INIT, CPU_MAP, ...) that it does not need are not.
   std::string unknown;
   for (const auto& [type, n] : r.data.unknown_by_type) {
-    unknown += (unknown.empty() ? "" : ", ") + std::to_string(n) + " of type " + std::to_string(type);
+    unknown +=
+        (unknown.empty() ? "" : ", ") + std::to_string(n) + " of type " + std::to_string(type);
   }
   if (r.stream.skipped_records > 0) {
     unknown += (unknown.empty() ? "" : ", ") + std::to_string(r.stream.skipped_records) +

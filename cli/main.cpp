@@ -1,7 +1,6 @@
 // sprof: command-line entry point. Parses arguments and dispatches; nothing else. The options
 // themselves are defined in cli/definitions/, one file per subcommand.
 #include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 

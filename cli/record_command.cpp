@@ -91,9 +91,8 @@ void print_heap_summary(const recorder::Recording& r, symbolicator::Symbolicator
   const convert::HeapStats& heap = r.stats.heap;
   if (!heap.enabled) return;
   const std::vector<RetainedPath> paths =
-      symbolicator != nullptr
-          ? retained_paths(r.profile, heap, *symbolicator, kRetainedPathsShown)
-          : std::vector<RetainedPath>{};
+      symbolicator != nullptr ? retained_paths(r.profile, heap, *symbolicator, kRetainedPathsShown)
+                              : std::vector<RetainedPath>{};
   for (const std::string& line : heap_summary_lines(heap, paths))
     std::fprintf(stderr, "%s\n", line.c_str());
 }
@@ -167,8 +166,7 @@ int run_record_command(const RecordCommandOptions& options) {
     return profile::write_gecko_file(recording.profile, std::move(*output));
   }();
   if (!written.has_value()) {
-    std::fprintf(stderr, "sprof: cannot write the profile: %s\n",
-                 written.error().message.c_str());
+    std::fprintf(stderr, "sprof: cannot write the profile: %s\n", written.error().message.c_str());
     return kExitFailure;
   }
   // The exit time comes from the exit record's timestamp, which can be a little later than this
@@ -179,8 +177,8 @@ int run_record_command(const RecordCommandOptions& options) {
   const double write_latency_ms = static_cast<double>(std::max<int64_t>(since_exit_ns, 0)) / 1e6;
   const auto facts =
       facts_from(recording, target_description(options.record), options.output, *written);
-  const bool command_ended = !options.record.command.empty() &&
-                             recording.stop_cause == recorder::StopCause::kTargetsEnded;
+  const bool command_ended =
+      !options.record.command.empty() && recording.stop_cause == recorder::StopCause::kTargetsEnded;
   if (!quiet()) {
     std::fprintf(stderr, "%s\n%s; written %.0f ms after %s\n", summary_line(facts).c_str(),
                  details_line(recording.stats, options.record.frequency_hz).c_str(),
@@ -204,9 +202,9 @@ int run_record_command(const RecordCommandOptions& options) {
     print_heap_summary(recording, symbolicator.get());
   }
 
-  const int serve_code = save_and_serve(recording.profile, options.output, *written,
-                                        options.save_only, options.presymbolicate, options.serve,
-                                        facts, symbolicator.get());
+  const int serve_code =
+      save_and_serve(recording.profile, options.output, *written, options.save_only,
+                     options.presymbolicate, options.serve, facts, symbolicator.get());
   if (serve_code != kExitOk) return serve_code;
   // Signalled twice: the user stopped it, and a shell reports that as 128 + the signal (130 for
   // Ctrl-C, 143 for SIGTERM).

@@ -78,10 +78,9 @@ int serve_and_embed_symbols(const profile::Profile& profile, const std::string& 
   return code;
 }
 
-int save_and_serve(const profile::Profile& profile, const std::string& path,
-                   uint64_t written_bytes, bool save_only, bool presymbolicate,
-                   const ServeOptions& options, const RecordingFacts& facts,
-                   symbolicator::Symbolicator* symbolicator) {
+int save_and_serve(const profile::Profile& profile, const std::string& path, uint64_t written_bytes,
+                   bool save_only, bool presymbolicate, const ServeOptions& options,
+                   const RecordingFacts& facts, symbolicator::Symbolicator* symbolicator) {
   if (!presymbolicate) return save_only ? kExitOk : serve_profile(path, options, facts);
   // The Gecko file is complete here; embedding symbols replaces it atomically when done.
   std::unique_ptr<symbolicator::Symbolicator> own;

@@ -16,10 +16,10 @@
 
 namespace sprof::cli {
 
-// Replaces `path` with the self-contained form of `profile` and prints what it did; `previous_bytes`
-// is the size of the file it replaces. Debuginfod downloads the symbolicator starts are waited
-// for (each is bounded by `sources.debuginfod_timeout_s`) so the file carries full names. False
-// when it failed (printed; `path` is untouched).
+// Replaces `path` with the self-contained form of `profile` and prints what it did;
+// `previous_bytes` is the size of the file it replaces. Debuginfod downloads the symbolicator
+// starts are waited for (each is bounded by `sources.debuginfod_timeout_s`) so the file carries
+// full names. False when it failed (printed; `path` is untouched).
 bool embed_symbols(const profile::Profile& profile, symbolicator::Symbolicator& symbolicator,
                    const std::string& path, uint64_t previous_bytes, const SymbolSources& sources);
 
@@ -37,9 +37,8 @@ int serve_and_embed_symbols(const profile::Profile& profile, const std::string& 
 // with `presymbolicate`, embed the symbols (at once with `save_only`, else in the background
 // while serving) with `symbolicator` (nullptr: one made for `profile`); without, serve it as it
 // is (unless `save_only`). Returns an exit code.
-int save_and_serve(const profile::Profile& profile, const std::string& path,
-                   uint64_t written_bytes, bool save_only, bool presymbolicate,
-                   const ServeOptions& options, const RecordingFacts& facts,
-                   symbolicator::Symbolicator* symbolicator = nullptr);
+int save_and_serve(const profile::Profile& profile, const std::string& path, uint64_t written_bytes,
+                   bool save_only, bool presymbolicate, const ServeOptions& options,
+                   const RecordingFacts& facts, symbolicator::Symbolicator* symbolicator = nullptr);
 
 }  // namespace sprof::cli

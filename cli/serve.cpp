@@ -78,10 +78,11 @@ RecordingFacts facts_from_summary(const std::string& path,
 class BackgroundTask {
  public:
   explicit BackgroundTask(const std::function<void()>& work) {
-    if (work) thread_ = std::thread([this, work] {
-      work();
-      done_ = true;
-    });
+    if (work)
+      thread_ = std::thread([this, work] {
+        work();
+        done_ = true;
+      });
   }
   ~BackgroundTask() { finish(); }
   BackgroundTask(const BackgroundTask&) = delete;

@@ -24,9 +24,8 @@ size_t terminal_columns() {
 std::string status_text(const recorder::Progress& p) {
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.1f s", p.elapsed_s);
-  return std::string("sprof: ") + elapsed + ", " + count_of(p.samples, "sample", "samples") +
-         ", " + std::to_string(p.lost) + " lost, " +
-         count_of(p.processes, "process", "processes") + ", " +
+  return std::string("sprof: ") + elapsed + ", " + count_of(p.samples, "sample", "samples") + ", " +
+         std::to_string(p.lost) + " lost, " + count_of(p.processes, "process", "processes") + ", " +
          count_of(p.threads, "thread", "threads");
 }
 

@@ -61,12 +61,10 @@ RecordingFacts facts_from(const recorder::Recording& recording, const std::strin
 std::string summary_line(const RecordingFacts& f) {
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.2f s", f.duration_s);
-  return std::string("sprof: ") + duration + ", " +
-         count_of(f.processes, "process", "processes") + ", " +
-         count_of(f.threads, "thread", "threads") + ", " +
-         count_of(f.samples, "sample", "samples") + ", " +
-         std::to_string(f.lost) + " lost -> " + f.output_path + " (" +
-         human_bytes(f.output_bytes) + ")";
+  return std::string("sprof: ") + duration + ", " + count_of(f.processes, "process", "processes") +
+         ", " + count_of(f.threads, "thread", "threads") + ", " +
+         count_of(f.samples, "sample", "samples") + ", " + std::to_string(f.lost) + " lost -> " +
+         f.output_path + " (" + human_bytes(f.output_bytes) + ")";
 }
 
 std::string stack_size_hint(const convert::RecordingStats& s, uint32_t stack_size) {
@@ -89,9 +87,9 @@ std::string stack_size_hint(const convert::RecordingStats& s, uint32_t stack_siz
 
 std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
   // --no-cpu opens only a side-band event, which takes no samples.
-  std::string line = s.event_name == "dummy"
-                         ? std::string("sprof: no CPU samples (--no-cpu)")
-                         : "sprof: event " + s.event_name + " at " + std::to_string(frequency_hz) + " Hz";
+  std::string line = s.event_name == "dummy" ? std::string("sprof: no CPU samples (--no-cpu)")
+                                             : "sprof: event " + s.event_name + " at " +
+                                                   std::to_string(frequency_hz) + " Hz";
   if (s.throttle_events) line += ", throttled " + std::to_string(s.throttle_events) + " times";
   if (s.cpu_counts) {
     // The scheduler's counts decide thread CPU; stalls the bound saw are settled by them.
@@ -110,12 +108,13 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
                   static_cast<double>(s.cpu_stalled_ns) / 1e6);
     line += stalls;
   }
-  if (s.malformed_records) line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
+  if (s.malformed_records)
+    line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
   if (s.unwound_samples) {
     char pct[32];
-    std::snprintf(pct, sizeof pct, "%.1f%%",
-                  100.0 * static_cast<double>(s.unwind_stops[0]) /
-                      static_cast<double>(s.unwound_samples));
+    std::snprintf(
+        pct, sizeof pct, "%.1f%%",
+        100.0 * static_cast<double>(s.unwind_stops[0]) / static_cast<double>(s.unwound_samples));
     line += std::string(", ") + pct + " of stacks unwound to the thread entry";
     if (const auto stops = convert::describe_incomplete_unwinds(s); !stops.empty()) {
       line += " (stopped early: " + stops + ")";

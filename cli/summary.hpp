@@ -21,8 +21,7 @@ struct RecordingFacts {
 
 // The facts of a conversion (live or imported) whose profile was written to `output_path`.
 RecordingFacts facts_from(const convert::RecordingStats& stats, const std::string& command,
-                          double duration_s, const std::string& output_path,
-                          uint64_t output_bytes);
+                          double duration_s, const std::string& output_path, uint64_t output_bytes);
 RecordingFacts facts_from(const recorder::Recording& recording, const std::string& command,
                           const std::string& output_path, uint64_t output_bytes);
 

@@ -33,10 +33,9 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
     options.search_trace = [](std::string_view module, std::string_view path,
                               std::string_view verdict) {
       // One call per line keeps lines from the symbolicator's threads whole.
-      std::fprintf(stderr, "sprof: symbols for %.*s: %.*s%s%.*s\n",
-                   static_cast<int>(module.size()), module.data(), static_cast<int>(path.size()),
-                   path.data(), path.empty() ? "" : ": ", static_cast<int>(verdict.size()),
-                   verdict.data());
+      std::fprintf(stderr, "sprof: symbols for %.*s: %.*s%s%.*s\n", static_cast<int>(module.size()),
+                   module.data(), static_cast<int>(path.size()), path.data(),
+                   path.empty() ? "" : ": ", static_cast<int>(verdict.size()), verdict.data());
     };
   }
   add_vdso_hint(hints);

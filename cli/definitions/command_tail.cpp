@@ -69,8 +69,8 @@ std::vector<std::string> arguments_for_parser(const std::vector<std::string>& ar
   size_t at = 1;
   while (at < argv.size() && is_option(argv[at])) ++at;
   if (at >= argv.size()) return argv;
-  const auto named = app.get_subcommands(
-      [&](const CLI::App* sub) { return sub->check_name(argv[at]); });
+  const auto named =
+      app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(argv[at]); });
   if (named.empty() || std::find(command_runners.begin(), command_runners.end(), named.front()) ==
                            command_runners.end()) {
     return argv;

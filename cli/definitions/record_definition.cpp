@@ -16,13 +16,13 @@ constexpr int kAllArguments = 1000;
 
 CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
   recorder::RecordOptions& record = options.record;
-  auto* cmd = app.add_subcommand("record", "Record a command (or processes, or the system) and "
-                                           "open its profile");
+  auto* cmd = app.add_subcommand("record",
+                                 "Record a command (or processes, or the system) and "
+                                 "open its profile");
   cmd->add_option("-o,--output", options.output,
                   "Profile file to write (gzip when it ends in .gz; default profile.json.gz)")
       ->type_name("FILE");
-  cmd->add_option("-r,-F,--rate,--freq", record.frequency_hz,
-                  "Sampling rate in Hz (default 1000)")
+  cmd->add_option("-r,-F,--rate,--freq", record.frequency_hz, "Sampling rate in Hz (default 1000)")
       ->check(CLI::Range(1, 100000))
       ->type_name("HZ");
   std::string event_names;
@@ -62,14 +62,14 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
           {"on", recorder::CpuCounts::kOn},
           {"off", recorder::CpuCounts::kOff}}))
       ->type_name("auto|on|off");
-  auto* heap = cmd->add_flag("--heap{sampled}", record.heap,
-                             "Record allocations too (malloc & co, by a library the command "
-                             "loads): --heap samples one per --heap-interval bytes on average, "
-                             "--heap=all records every one")
-                   ->transform(one_of(std::vector<std::pair<std::string, recorder::HeapMode>>{
-                       {"sampled", recorder::HeapMode::kSampled},
-                       {"all", recorder::HeapMode::kAll}}))
-                   ->option_text(optional_value_text("all"));
+  auto* heap =
+      cmd->add_flag("--heap{sampled}", record.heap,
+                    "Record allocations too (malloc & co, by a library the command "
+                    "loads): --heap samples one per --heap-interval bytes on average, "
+                    "--heap=all records every one")
+          ->transform(one_of(std::vector<std::pair<std::string, recorder::HeapMode>>{
+              {"sampled", recorder::HeapMode::kSampled}, {"all", recorder::HeapMode::kAll}}))
+          ->option_text(optional_value_text("all"));
   cmd->add_option("--heap-interval", record.heap_interval_bytes,
                   "With --heap: mean bytes allocated between two sampled allocations, as 512K "
                   "or 1M (default 512K)")
@@ -123,8 +123,9 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
     const bool had_command = !record.command.empty();
     take_environment_assignments(record.command, record.environment);
     if (had_command && record.command.empty()) {
-      throw CLI::ValidationError("command", "NAME=VALUE sets the environment of a command, but "
-                                            "no command follows");
+      throw CLI::ValidationError("command",
+                                 "NAME=VALUE sets the environment of a command, but "
+                                 "no command follows");
     }
   });
   return cmd;

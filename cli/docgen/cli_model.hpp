@@ -26,14 +26,14 @@ struct OptionDoc {
 struct CommandDoc {
   std::string name;
   std::string description;
-  std::string usage;                  // "sprof record [OPTIONS] [COMMAND...]"
-  std::vector<OptionDoc> options;     // in --help's order
+  std::string usage;               // "sprof record [OPTIONS] [COMMAND...]"
+  std::vector<OptionDoc> options;  // in --help's order
   std::vector<OptionDoc> positionals;
 };
 
 struct CliDoc {
-  std::string version;      // "sprof 0.1.0"
-  std::string description;  // the program's one-line description
+  std::string version;             // "sprof 0.1.0"
+  std::string description;         // the program's one-line description
   std::vector<OptionDoc> options;  // the program's own (--help, --version)
   std::vector<CommandDoc> commands;
 };

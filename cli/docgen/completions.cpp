@@ -183,7 +183,8 @@ std::string zsh_completion(const CliDoc& doc) {
   out << "  )\n";
   out << "  if (( CURRENT == 2 )); then\n";
   out << "    _describe -t commands 'sprof command' commands\n";
-  out << "    _arguments '--version[" << "Print the version]' '(-h --help)'{-h,--help}'[Print help]'\n";
+  out << "    _arguments '--version["
+      << "Print the version]' '(-h --help)'{-h,--help}'[Print help]'\n";
   out << "    return\n";
   out << "  fi\n";
   out << "  local cmd=${words[2]}\n";

@@ -36,7 +36,8 @@ void write_option(std::ostringstream& out, const OptionDoc& o) {
   out << "\n" << roff(o.description) << "\n";
 }
 
-constexpr const char* kDescription = R"(sprof records a program with perf_event_open \- every thread of every process it starts \-
+constexpr const char* kDescription =
+    R"(sprof records a program with perf_event_open \- every thread of every process it starts \-
 unwinds its stacks with its own DWARF CFI unwinder, and writes a profile for the Firefox
 Profiler. Unless told to only save it, sprof then serves the profile with symbols on
 127.0.0.1 and opens it in the browser. Saved profiles carry their own symbols: they open
@@ -65,7 +66,8 @@ debuginfod servers to fetch missing debug information from (unless \fB\-\-no\-de
 .B SPROF_LOG
 Diagnostics of sprof's libraries on stderr: debug, info, warn (default) or error.)";
 
-constexpr const char* kExitStatus = R"(\fBsprof record\fR exits with the recorded command's status (its exit code, or 128 + signal);
+constexpr const char* kExitStatus =
+    R"(\fBsprof record\fR exits with the recorded command's status (its exit code, or 128 + signal);
 0 when \fB\-d\fR stopped the recording and for \fB\-p\fR and \fB\-a\fR; 128 + the signal when a second
 signal stopped it (130 for Ctrl\-C, 143 for SIGTERM); 127 when the command could not be executed;
 1 for usage errors; 2 when permission was refused; 3 when recording or writing failed. \fBsprof import\fR exits with 1 for a file it cannot read

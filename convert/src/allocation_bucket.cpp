@@ -41,7 +41,8 @@ uint64_t AllocationBucket::flush(profile::Profile& profile) {
         stack_plus_one == 0 ? std::nullopt : std::optional<uint32_t>(stack_plus_one - 1);
     const uint64_t address = next_folded_address_++;
     out.push_back({{image, thread}, {f.first_allocation_ms, f.bytes, stack, address, f.thread_id}});
-    out.push_back({{image, thread}, {f.last_free_ms, -f.bytes, std::nullopt, address, f.thread_id}});
+    out.push_back(
+        {{image, thread}, {f.last_free_ms, -f.bytes, std::nullopt, address, f.thread_id}});
   }
   for (const HeldRow& held : held_) {
     if (!held.folded) out.push_back(held);

@@ -103,8 +103,8 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   ThreadCpu& t = state(tid, time_ns, created);
   note_cpu(t, cpu);
   // A tick ends the open stretch; if a timer was armed at its start, it bounds the stretch.
-  const bool bounded = std::exchange(t.stretch_bounded, tick.has_value()) && tick &&
-                       tick->period_ns > 0;
+  const bool bounded =
+      std::exchange(t.stretch_bounded, tick.has_value()) && tick && tick->period_ns > 0;
   if (created) {
     t.on_cpu_since = time_ns;
     return Taken{std::nullopt, time_ns};

@@ -129,10 +129,9 @@ std::vector<profile::Library> JitLibraries::add_libraries(
                 std::make_move_iterator(jit_libs.end()));
   }
   if (!added.empty()) {
-    std::stable_sort(libs.begin(), libs.end(),
-                     [](const profile::Library& a, const profile::Library& b) {
-                       return a.start < b.start;
-                     });
+    std::stable_sort(
+        libs.begin(), libs.end(),
+        [](const profile::Library& a, const profile::Library& b) { return a.start < b.start; });
   }
   return added;
 }

@@ -49,8 +49,7 @@ profile::Marker LifecycleMarkers::on_exec(const perf::CommRecord& c,
                                           double time_ms) const {
   profile::Marker m = instant("exec", kExecMarkerType, time_ms);
   m.fields.push_back({"pid", as_int(c.pid)});
-  m.fields.push_back(
-      {"command", command_line && !command_line->empty() ? *command_line : c.comm});
+  m.fields.push_back({"command", command_line && !command_line->empty() ? *command_line : c.comm});
   return m;
 }
 
@@ -73,8 +72,8 @@ std::optional<profile::Marker> LifecycleMarkers::finish_root_exit(double end_ms)
   return process_exit(root_pid_, root_exit_ms_.value_or(end_ms), root_status_);
 }
 
-profile::Marker LifecycleMarkers::process_exit(
-    uint32_t pid, double time_ms, const std::optional<ExitStatus>& status) const {
+profile::Marker LifecycleMarkers::process_exit(uint32_t pid, double time_ms,
+                                               const std::optional<ExitStatus>& status) const {
   profile::Marker m = instant("Process exit", kProcessExitMarkerType, time_ms);
   m.fields.push_back({"pid", as_int(pid)});
   if (!status) {

@@ -85,8 +85,8 @@ bool MarkerFiles::note_mmap(const std::string& path) {
   if (!name) return false;
   // A process maps its file once per open (the header opens one per thread and translation
   // unit), so the same path can come many times.
-  const bool known = std::any_of(files_.begin(), files_.end(),
-                                 [&](const File& f) { return f.path == path; });
+  const bool known =
+      std::any_of(files_.begin(), files_.end(), [&](const File& f) { return f.path == path; });
   if (!known) files_.push_back(File{path, name->pid, name->tid.value_or(name->pid)});
   return true;
 }

@@ -39,27 +39,24 @@ profile::MarkerSchema schema(std::string name, std::string label,
 
 std::vector<profile::MarkerSchema> sprof_marker_schemas() {
   std::vector<profile::MarkerSchema> out;
-  out.push_back(schema(kProcessStartMarkerType, "{marker.data.name} forked from {marker.data.ppid}",
-                       {field("pid", "Process ID", "pid"),
-                        field("ppid", "Parent process ID", "pid"),
-                        field("name", "Name", "string", true),
-                        description("A new process was forked.")}));
-  out.push_back(schema(kExecMarkerType, "exec {marker.data.command}",
-                       {field("pid", "Process ID", "pid"),
-                        field("command", "Command line", "string", true),
-                        description("The process executed a new program (execve).")}));
-  out.push_back(schema(kProcessExitMarkerType, "exit: {marker.data.status}",
-                       {field("pid", "Process ID", "pid"),
-                        field("status", "Status", "string", true),
-                        field("exitCode", "Exit code", "integer"),
-                        field("signal", "Signal", "integer"),
-                        description("The process ended. The status is known for the command "
-                                    "sprof launched; for other processes only the time.")}));
-  out.push_back(schema(kThreadStartMarkerType,
-                       "{marker.data.tid}, created by {marker.data.creator}",
-                       {field("tid", "Thread ID", "tid"),
-                        field("creator", "Created by thread", "tid"),
-                        description("A new thread was created.")}));
+  out.push_back(
+      schema(kProcessStartMarkerType, "{marker.data.name} forked from {marker.data.ppid}",
+             {field("pid", "Process ID", "pid"), field("ppid", "Parent process ID", "pid"),
+              field("name", "Name", "string", true), description("A new process was forked.")}));
+  out.push_back(
+      schema(kExecMarkerType, "exec {marker.data.command}",
+             {field("pid", "Process ID", "pid"), field("command", "Command line", "string", true),
+              description("The process executed a new program (execve).")}));
+  out.push_back(
+      schema(kProcessExitMarkerType, "exit: {marker.data.status}",
+             {field("pid", "Process ID", "pid"), field("status", "Status", "string", true),
+              field("exitCode", "Exit code", "integer"), field("signal", "Signal", "integer"),
+              description("The process ended. The status is known for the command "
+                          "sprof launched; for other processes only the time.")}));
+  out.push_back(
+      schema(kThreadStartMarkerType, "{marker.data.tid}, created by {marker.data.creator}",
+             {field("tid", "Thread ID", "tid"), field("creator", "Created by thread", "tid"),
+              description("A new thread was created.")}));
   out.push_back(schema(kThreadExitMarkerType, "{marker.data.tid}",
                        {field("tid", "Thread ID", "tid"), description("The thread exited.")}));
   out.push_back(schema(kLostSamplesMarkerType, "{marker.data.count} records lost",

@@ -25,7 +25,8 @@ std::shared_ptr<const std::vector<uint8_t>> ModuleCache::vdso_image() {
   vdso_ = files_.vdso_image();
   if (vdso_) {
     auto id = elf::read_module_identity(std::span<const uint8_t>(*vdso_));
-    if (id.has_value()) vdso_identity_ = std::make_shared<const elf::ModuleIdentity>(std::move(*id));
+    if (id.has_value())
+      vdso_identity_ = std::make_shared<const elf::ModuleIdentity>(std::move(*id));
   }
   return vdso_;
 }

@@ -92,8 +92,7 @@ void NativeAllocations::release(profile::Profile& profile, uint64_t address, con
   change_live(profile, block.owner.image, -block.bytes, time_ms);
 }
 
-std::optional<uint32_t> NativeAllocations::add_row(profile::Profile& profile,
-                                                   AllocationOwner owner,
+std::optional<uint32_t> NativeAllocations::add_row(profile::Profile& profile, AllocationOwner owner,
                                                    const profile::NativeAllocation& row) {
   if (bucket_.is_open()) return bucket_.hold(owner, row);
   profile.processes[owner.image].threads[owner.thread].add_native_allocation(row);

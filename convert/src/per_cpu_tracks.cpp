@@ -62,8 +62,8 @@ void PerCpuTracks::running(uint32_t cpu, const Task& task, uint64_t time_ns) {
     close_stretch(t, time_ns);
   }
   busy_.switched_in(cpu, time_ns);
-  t.stretch = Stretch{task.pid, task.tid, stretch_markers_ ? thread_label(task) : std::string(),
-                      time_ns};
+  t.stretch =
+      Stretch{task.pid, task.tid, stretch_markers_ ? thread_label(task) : std::string(), time_ns};
 }
 
 void PerCpuTracks::switched_out(uint32_t cpu, const Task& task, uint64_t time_ns) {
@@ -82,13 +82,14 @@ uint32_t PerCpuTracks::copy_stack(Track& t, const Task& task, const profile::Thr
     chain_.push_back(thread.stacks()[*s].frame);
   }
   profile::Thread& out = t.thread;
-  std::optional<uint32_t> copied =
-      out.intern_stack(std::nullopt, out.intern_frame(process_label(task), profile::Category::kOther));
-  copied = out.intern_stack(copied, out.intern_frame(thread_label(task), profile::Category::kOther));
+  std::optional<uint32_t> copied = out.intern_stack(
+      std::nullopt, out.intern_frame(process_label(task), profile::Category::kOther));
+  copied =
+      out.intern_stack(copied, out.intern_frame(thread_label(task), profile::Category::kOther));
   for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
     const profile::FrameEntry& frame = thread.frames()[*it];
-    copied = out.intern_stack(
-        copied, out.intern_frame(thread.strings()[frame.location], frame.category));
+    copied = out.intern_stack(copied,
+                              out.intern_frame(thread.strings()[frame.location], frame.category));
   }
   t.stacks.insert(task.track_key, stack, *copied);
   return *copied;

@@ -246,11 +246,10 @@ void ProfileConverter::on_comm(const perf::CommRecord& c) {
     const auto argv = options_.proc.read_argv ? options_.proc.read_argv(c.pid) : std::nullopt;
     ProcessState& p = process(c.pid, c.id.time);
     profile::Process& old_image = profile_.processes[p.image];
-    const bool old_is_empty =
-        std::all_of(old_image.threads.begin(), old_image.threads.end(),
-                    [](const profile::Thread& t) {
-                      return t.samples().empty() && t.native_allocations().empty();
-                    });
+    const bool old_is_empty = std::all_of(
+        old_image.threads.begin(), old_image.threads.end(), [](const profile::Thread& t) {
+          return t.samples().empty() && t.native_allocations().empty();
+        });
     // Snapshot the old image's libraries: it keeps the address space it had.
     old_image.libs = p.modules.libraries();
     p.modules = ModuleMap();
@@ -389,7 +388,8 @@ std::optional<uint32_t> ProfileConverter::intern_sample_stack(ThreadState& ts,
 
   profile::Thread& t = profile_thread(ts);
   // An off-CPU stack's leaf is an Idle frame (docs/firefox-profiler-format.md, "Off-CPU samples").
-  if (s.context_switch_sample && !frames_.empty()) frames_.front().second = profile::Category::kIdle;
+  if (s.context_switch_sample && !frames_.empty())
+    frames_.front().second = profile::Category::kIdle;
   // Interning is deterministic, so the prefix this stack shares with the thread's previous one
   // has the same stack indexes: start after it.
   InternedStack& last = ts.last_stack;

@@ -88,16 +88,18 @@ void ProfileConverter::record_sample(ThreadState& ts, std::optional<uint32_t> st
 }
 
 CpuAccounting::Taken ProfileConverter::take_cpu(uint32_t tid, uint64_t time_ns,
-                                               std::optional<CpuAccounting::ClockTick> tick,
-                                               uint32_t cpu) {
+                                                std::optional<CpuAccounting::ClockTick> tick,
+                                                uint32_t cpu) {
   const CpuAccounting::Taken taken = cpu_.take(tid, time_ns, tick, cpu);
   if (taken.stalled_ns > 0) {
     ++stats_.cpu_stalls;
     stats_.cpu_stalled_ns += taken.stalled_ns;
     stats_.cpu_stall_credited_ns += taken.stall_credited_ns;
   }
-  if (taken.corrected_ns > 0) stats_.cpu_count_removed_ns += static_cast<uint64_t>(taken.corrected_ns);
-  if (taken.corrected_ns < 0) stats_.cpu_count_added_ns += static_cast<uint64_t>(-taken.corrected_ns);
+  if (taken.corrected_ns > 0)
+    stats_.cpu_count_removed_ns += static_cast<uint64_t>(taken.corrected_ns);
+  if (taken.corrected_ns < 0)
+    stats_.cpu_count_added_ns += static_cast<uint64_t>(-taken.corrected_ns);
   return taken;
 }
 

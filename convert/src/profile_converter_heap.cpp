@@ -14,10 +14,10 @@ using arch::x86_64::PerfReg;
 
 unwind::UserRegs user_regs(const heap::CapturedRegs& c) {
   unwind::UserRegs regs;
-  const std::pair<PerfReg, uint64_t> values[] = {
-      {PerfReg::kIp, c.ip},   {PerfReg::kSp, c.sp},   {PerfReg::kBp, c.bp},
-      {PerfReg::kBx, c.bx},   {PerfReg::kR12, c.r12}, {PerfReg::kR13, c.r13},
-      {PerfReg::kR14, c.r14}, {PerfReg::kR15, c.r15}};
+  const std::pair<PerfReg, uint64_t> values[] = {{PerfReg::kIp, c.ip},   {PerfReg::kSp, c.sp},
+                                                 {PerfReg::kBp, c.bp},   {PerfReg::kBx, c.bx},
+                                                 {PerfReg::kR12, c.r12}, {PerfReg::kR13, c.r13},
+                                                 {PerfReg::kR14, c.r14}, {PerfReg::kR15, c.r15}};
   for (const auto& [reg, value] : values) {
     regs.regs[static_cast<size_t>(reg)] = value;
     regs.valid |= uint64_t{1} << static_cast<unsigned>(reg);
@@ -46,8 +46,8 @@ void ProfileConverter::end_heap_image(uint32_t pid, uint64_t time_ns) {
   if (heap_) heap_->end_image(pid, to_ms(time_ns));
 }
 
-std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
-    ThreadState& ts, const perf::HeapAllocRecord& r) {
+std::optional<uint32_t> ProfileConverter::intern_allocation_stack(ThreadState& ts,
+                                                                  const perf::HeapAllocRecord& r) {
   ProcessState& p = processes_.at(r.id.pid);
   const unwind::UserRegs regs = user_regs(r.regs);
   learn_mapping_of(regs.ip(), r.id.pid, p);

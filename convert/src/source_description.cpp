@@ -53,8 +53,7 @@ bool unwinds_user_stacks(const SourceDescription& source) {
                      [](const perf::EventSpec& e) { return perf::samples_user_stacks(e.attr); });
 }
 
-std::unique_ptr<unwind::Unwinder> make_unwinder(const SourceDescription& source,
-                                                HostFiles& files) {
+std::unique_ptr<unwind::Unwinder> make_unwinder(const SourceDescription& source, HostFiles& files) {
   if (!unwinds_user_stacks(source) && !source.heap) return nullptr;
   return std::make_unique<unwind::CfiUnwinder>(files);
 }
@@ -73,17 +72,16 @@ ConverterOptions converter_options(const SourceDescription& source, ProcAccess p
   o.switch_records = std::any_of(source.events.begin(), source.events.end(),
                                  [](const perf::EventSpec& e) { return e.attr.context_switch; });
   o.ticks_in_kernel = attr.exclude_kernel == 0;
-  o.switch_side_band = std::any_of(source.events.begin(), source.events.end(),
-                                   [](const perf::EventSpec& e) {
-                                     return e.role == perf::EventRole::kSwitchSideBand;
-                                   });
+  o.switch_side_band = std::any_of(
+      source.events.begin(), source.events.end(),
+      [](const perf::EventSpec& e) { return e.role == perf::EventRole::kSwitchSideBand; });
   o.unwinder = unwinds_user_stacks(source) ? unwinder : nullptr;
   o.proc = std::move(proc);
   if (source.heap) {
     // Allocation stacks are always unwound with CFI: the interposer captured registers and a
     // stack copy whatever the CPU samples use.
-    o.heap = HeapOptions{source.heap->sample_interval_bytes, source.heap->interposer_name,
-                         unwinder};
+    o.heap =
+        HeapOptions{source.heap->sample_interval_bytes, source.heap->interposer_name, unwinder};
   }
   return o;
 }
@@ -92,9 +90,7 @@ namespace {
 
 // A rate as a JSON integer. An attr read from a file can claim any sample_freq (up to 2^64 - 1),
 // which does not fit an int64_t: such a rate is written as 0, "unknown".
-int64_t whole_hz(double hz) {
-  return hz >= 0 && hz < 9.2e18 ? static_cast<int64_t>(hz) : 0;
-}
+int64_t whole_hz(double hz) { return hz >= 0 && hz < 9.2e18 ? static_cast<int64_t>(hz) : 0; }
 
 }  // namespace
 

@@ -17,7 +17,7 @@ namespace {
 // local machine only).
 constexpr uint32_t kJitDumpMagic = 0x4A695444;
 constexpr uint32_t kJitDumpVersion = 1;
-constexpr size_t kJitDumpHeaderBytes = 40;  // magic..flags
+constexpr size_t kJitDumpHeaderBytes = 40;    // magic..flags
 constexpr size_t kJitRecordHeaderBytes = 16;  // id, total_size, timestamp
 
 enum JitRecordId : uint32_t {
@@ -228,13 +228,11 @@ uint64_t jit_content_hash(std::string_view content) {
 
 Result<std::vector<JitSymbol>> parse_jit_symbol_file(JitFileKind kind, std::string_view content) {
   switch (kind) {
-    case JitFileKind::kPerfMap:
-      return parse_perf_map(content);
+    case JitFileKind::kPerfMap: return parse_perf_map(content);
     case JitFileKind::kJitDump:
       return parse_jitdump(
           std::span(reinterpret_cast<const uint8_t*>(content.data()), content.size()));
-    case JitFileKind::kNone:
-      break;
+    case JitFileKind::kNone: break;
   }
   return fail(Errc::kInvalidArgument, "not a perf map or jitdump");
 }

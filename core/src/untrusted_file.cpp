@@ -1,13 +1,13 @@
 #include "sprof/core/untrusted_file.hpp"
 
-#include "sprof/core/fd_io.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <utility>
+
+#include "sprof/core/fd_io.hpp"
 
 namespace sprof {
 
@@ -47,8 +47,8 @@ Result<UntrustedFile> open_untrusted_file(const std::string& path, Symlinks syml
     return fail(Errc::kUnsupported,
                 path + ": is " + file_type_name(st.st_mode) + ", not a regular file; not read");
   }
-  const double mtime_ms = static_cast<double>(st.st_mtim.tv_sec) * 1e3 +
-                         static_cast<double>(st.st_mtim.tv_nsec) / 1e6;
+  const double mtime_ms =
+      static_cast<double>(st.st_mtim.tv_sec) * 1e3 + static_cast<double>(st.st_mtim.tv_nsec) / 1e6;
   return UntrustedFile{std::move(fd), static_cast<uint64_t>(st.st_size), mtime_ms};
 }
 

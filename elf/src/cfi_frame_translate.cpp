@@ -31,17 +31,43 @@ std::optional<CfiOpcode> translate_opcode(uint8_t atom) {
   if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) return static_cast<CfiOpcode>(atom);
   if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31) return static_cast<CfiOpcode>(atom);
   switch (atom) {
-    case DW_OP_deref: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
-    case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
-    case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts: case DW_OP_dup: case DW_OP_drop:
-    case DW_OP_over: case DW_OP_swap: case DW_OP_and: case DW_OP_minus: case DW_OP_mul:
-    case DW_OP_neg: case DW_OP_not: case DW_OP_or: case DW_OP_plus: case DW_OP_plus_uconst:
-    case DW_OP_shl: case DW_OP_shr: case DW_OP_shra: case DW_OP_xor: case DW_OP_eq: case DW_OP_ge:
-    case DW_OP_gt: case DW_OP_le: case DW_OP_lt: case DW_OP_ne: case DW_OP_bregx: case DW_OP_nop:
-    case DW_OP_call_frame_cfa:
-      return static_cast<CfiOpcode>(atom);
-    default:
-      return std::nullopt;
+    case DW_OP_deref:
+    case DW_OP_const1u:
+    case DW_OP_const1s:
+    case DW_OP_const2u:
+    case DW_OP_const2s:
+    case DW_OP_const4u:
+    case DW_OP_const4s:
+    case DW_OP_const8u:
+    case DW_OP_const8s:
+    case DW_OP_constu:
+    case DW_OP_consts:
+    case DW_OP_dup:
+    case DW_OP_drop:
+    case DW_OP_over:
+    case DW_OP_swap:
+    case DW_OP_and:
+    case DW_OP_minus:
+    case DW_OP_mul:
+    case DW_OP_neg:
+    case DW_OP_not:
+    case DW_OP_or:
+    case DW_OP_plus:
+    case DW_OP_plus_uconst:
+    case DW_OP_shl:
+    case DW_OP_shr:
+    case DW_OP_shra:
+    case DW_OP_xor:
+    case DW_OP_eq:
+    case DW_OP_ge:
+    case DW_OP_gt:
+    case DW_OP_le:
+    case DW_OP_lt:
+    case DW_OP_ne:
+    case DW_OP_bregx:
+    case DW_OP_nop:
+    case DW_OP_call_frame_cfa: return static_cast<CfiOpcode>(atom);
+    default: return std::nullopt;
   }
 }
 
@@ -107,11 +133,13 @@ bool match_cfa_offset(std::span<const Dwarf_Op> ops, RegisterRule& out) {
 // explicit form is not emitted for them by GCC, LLVM or glibc's hand-written CFI.
 bool is_callee_saved(int regno) {
   switch (static_cast<DwarfReg>(regno)) {
-    case DwarfReg::kRbx: case DwarfReg::kRbp: case DwarfReg::kR12: case DwarfReg::kR13:
-    case DwarfReg::kR14: case DwarfReg::kR15:
-      return true;
-    default:
-      return false;
+    case DwarfReg::kRbx:
+    case DwarfReg::kRbp:
+    case DwarfReg::kR12:
+    case DwarfReg::kR13:
+    case DwarfReg::kR14:
+    case DwarfReg::kR15: return true;
+    default: return false;
   }
 }
 

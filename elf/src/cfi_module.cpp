@@ -94,9 +94,9 @@ bool checkable(const GElf_Ehdr& ehdr) {
 }  // namespace
 
 struct CfiModule::Impl {
-  std::string name;                  // path or "[memory image]", for messages
-  std::vector<uint8_t> image;        // owned bytes for open_image
-  ElfFile file;                      // the module's ELF in both cases
+  std::string name;            // path or "[memory image]", for messages
+  std::vector<uint8_t> image;  // owned bytes for open_image
+  ElfFile file;                // the module's ELF in both cases
   // When .eh_frame had to be set aside: a copy that libdw reads instead (eh_frame_image.hpp).
   std::vector<uint8_t> eh_frame_image;
   ElfFile eh_frame_elf;
@@ -198,9 +198,9 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
         {hdr_bytes, hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, eh_bytes.size());
     if (table) {
       lazy_eh_frame = std::make_unique<LazyEhFrame>(
-          std::move(*table), detail::CfiSection{eh_bytes, eh.shdr.sh_addr,
-                                                detail::CfiFormat::kEhFrame, 8,
-                                                detail::dwarf_register_count(ehdr.e_machine)});
+          std::move(*table),
+          detail::CfiSection{eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
+                             detail::dwarf_register_count(ehdr.e_machine)});
       // libdw uses the table only when .eh_frame_hdr precedes .eh_frame in the section table
       // (GNU ld's and LLD's order). After it (gold's and mold's, libLLVM's), libdw would scan
       // .eh_frame linearly: give it a copy of the two sections in GNU ld's order instead
@@ -224,9 +224,9 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
   const NamedSection eh = find_section(file, ".eh_frame");
   if (eh.scn == nullptr) return nullptr;
   const auto eh_bytes = file.section_bytes(eh.scn);
-  const detail::CfiSectionIndex index = detail::index_cfi_section(
-      {eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
-       detail::dwarf_register_count(ehdr.e_machine)});
+  const detail::CfiSectionIndex index =
+      detail::index_cfi_section({eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
+                                 detail::dwarf_register_count(ehdr.e_machine)});
   // libdw uses the header only when it precedes .eh_frame in the section table.
   std::string hdr_problem;
   const NamedSection hdr = find_section(file, ".eh_frame_hdr");
@@ -241,7 +241,7 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
   integrity.rejected_fdes = static_cast<uint32_t>(index.rejected_fdes.size());
   integrity.dropped_rules = static_cast<uint32_t>(index.dropped_instructions.size());
   integrity.eh_frame_hdr_rejected = !hdr_problem.empty();
-  integrity.first_problem = !hdr_problem.empty()        ? hdr_problem
+  integrity.first_problem = !hdr_problem.empty()           ? hdr_problem
                             : !index.first_problem.empty() ? index.first_problem
                                                            : index.first_dropped;
   if (!hdr_problem.empty()) {
@@ -249,8 +249,7 @@ Dwarf_CFI* CfiModule::Impl::fully_checked_eh_frame() {
   }
   if (!index.rejected_fdes.empty()) {
     log::warn(name + ": " + std::to_string(index.rejected_fdes.size()) +
-              " FDE(s) in .eh_frame are not used for unwinding; the first: " +
-              index.first_problem);
+              " FDE(s) in .eh_frame are not used for unwinding; the first: " + index.first_problem);
   }
   if (!index.dropped_instructions.empty()) {
     log::warn(name + ": " + std::to_string(index.dropped_instructions.size()) +

@@ -31,15 +31,35 @@ constexpr int kMaxRememberStateDepth = 64;
 
 // DWARF 5 section 7.24 (call frame instruction encodings) plus the GNU extensions GCC emits.
 enum : uint8_t {
-  kCfaAdvanceLoc = 0x40, kCfaOffset = 0x80, kCfaRestore = 0xc0,  // high two bits
-  kCfaNop = 0x00, kCfaSetLoc = 0x01, kCfaAdvanceLoc1 = 0x02, kCfaAdvanceLoc2 = 0x03,
-  kCfaAdvanceLoc4 = 0x04, kCfaOffsetExtended = 0x05, kCfaRestoreExtended = 0x06,
-  kCfaUndefined = 0x07, kCfaSameValue = 0x08, kCfaRegister = 0x09, kCfaRememberState = 0x0a,
-  kCfaRestoreState = 0x0b, kCfaDefCfa = 0x0c, kCfaDefCfaRegister = 0x0d,
-  kCfaDefCfaOffset = 0x0e, kCfaDefCfaExpression = 0x0f, kCfaExpression = 0x10,
-  kCfaOffsetExtendedSf = 0x11, kCfaDefCfaSf = 0x12, kCfaDefCfaOffsetSf = 0x13,
-  kCfaValOffset = 0x14, kCfaValOffsetSf = 0x15, kCfaValExpression = 0x16,
-  kCfaMipsAdvanceLoc8 = 0x1d, kCfaGnuWindowSave = 0x2d, kCfaGnuArgsSize = 0x2e,
+  kCfaAdvanceLoc = 0x40,
+  kCfaOffset = 0x80,
+  kCfaRestore = 0xc0,  // high two bits
+  kCfaNop = 0x00,
+  kCfaSetLoc = 0x01,
+  kCfaAdvanceLoc1 = 0x02,
+  kCfaAdvanceLoc2 = 0x03,
+  kCfaAdvanceLoc4 = 0x04,
+  kCfaOffsetExtended = 0x05,
+  kCfaRestoreExtended = 0x06,
+  kCfaUndefined = 0x07,
+  kCfaSameValue = 0x08,
+  kCfaRegister = 0x09,
+  kCfaRememberState = 0x0a,
+  kCfaRestoreState = 0x0b,
+  kCfaDefCfa = 0x0c,
+  kCfaDefCfaRegister = 0x0d,
+  kCfaDefCfaOffset = 0x0e,
+  kCfaDefCfaExpression = 0x0f,
+  kCfaExpression = 0x10,
+  kCfaOffsetExtendedSf = 0x11,
+  kCfaDefCfaSf = 0x12,
+  kCfaDefCfaOffsetSf = 0x13,
+  kCfaValOffset = 0x14,
+  kCfaValOffsetSf = 0x15,
+  kCfaValExpression = 0x16,
+  kCfaMipsAdvanceLoc8 = 0x1d,
+  kCfaGnuWindowSave = 0x2d,
+  kCfaGnuArgsSize = 0x2e,
   kCfaGnuNegativeOffsetExtended = 0x2f,
 };
 
@@ -90,7 +110,7 @@ struct Cie {
   std::string problem;
   std::vector<SectionSpan> dropped;  // of its initial instructions
   std::string first_dropped;
-  uint8_t fde_encoding = kPeAbsptr;  // 'R'
+  uint8_t fde_encoding = kPeAbsptr;    // 'R'
   bool has_augmentation_data = false;  // 'z'
   uint8_t address_size = 8;
   std::span<const uint8_t> initial_instructions;
@@ -149,37 +169,64 @@ class InstructionCheck {
     const uint8_t op = r.u8();
     switch (op & 0xc0) {
       case kCfaAdvanceLoc: return;
-      case kCfaOffset: target(op & 0x3f); r.uleb128(); return;
+      case kCfaOffset:
+        target(op & 0x3f);
+        r.uleb128();
+        return;
       case kCfaRestore: target(op & 0x3f); return;
       default: break;
     }
     switch (op) {
-      case kCfaNop: case kCfaGnuWindowSave: break;
+      case kCfaNop:
+      case kCfaGnuWindowSave: break;
       case kCfaSetLoc: skip_address(code, r); break;
       case kCfaAdvanceLoc1: r.u8(); break;
       case kCfaAdvanceLoc2: r.u16(); break;
       case kCfaAdvanceLoc4: r.u32(); break;
       case kCfaMipsAdvanceLoc8: r.u64(); break;
-      case kCfaOffsetExtended: case kCfaValOffset: case kCfaGnuNegativeOffsetExtended:
-        target(r.uleb128()); r.uleb128(); break;
-      case kCfaDefCfa: source(r.uleb128()); r.uleb128(); break;
-      case kCfaOffsetExtendedSf: case kCfaValOffsetSf: target(r.uleb128()); r.sleb128(); break;
-      case kCfaDefCfaSf: source(r.uleb128()); r.sleb128(); break;
-      case kCfaRestoreExtended: case kCfaUndefined: case kCfaSameValue:
-        target(r.uleb128()); break;
+      case kCfaOffsetExtended:
+      case kCfaValOffset:
+      case kCfaGnuNegativeOffsetExtended:
+        target(r.uleb128());
+        r.uleb128();
+        break;
+      case kCfaDefCfa:
+        source(r.uleb128());
+        r.uleb128();
+        break;
+      case kCfaOffsetExtendedSf:
+      case kCfaValOffsetSf:
+        target(r.uleb128());
+        r.sleb128();
+        break;
+      case kCfaDefCfaSf:
+        source(r.uleb128());
+        r.sleb128();
+        break;
+      case kCfaRestoreExtended:
+      case kCfaUndefined:
+      case kCfaSameValue: target(r.uleb128()); break;
       case kCfaDefCfaRegister: source(r.uleb128()); break;
-      case kCfaRegister: target(r.uleb128()); source(r.uleb128()); break;
+      case kCfaRegister:
+        target(r.uleb128());
+        source(r.uleb128());
+        break;
       case kCfaRememberState:
         if (++depth > kMaxRememberStateDepth) {
-          problem = "nests DW_CFA_remember_state deeper than " +
-                    std::to_string(kMaxRememberStateDepth);
+          problem =
+              "nests DW_CFA_remember_state deeper than " + std::to_string(kMaxRememberStateDepth);
         }
         break;
       case kCfaRestoreState: depth = std::max(depth - 1, 0); break;
-      case kCfaDefCfaOffset: case kCfaGnuArgsSize: r.uleb128(); break;
+      case kCfaDefCfaOffset:
+      case kCfaGnuArgsSize: r.uleb128(); break;
       case kCfaDefCfaOffsetSf: r.sleb128(); break;
       case kCfaDefCfaExpression: block(); break;
-      case kCfaExpression: case kCfaValExpression: target(r.uleb128()); block(); break;
+      case kCfaExpression:
+      case kCfaValExpression:
+        target(r.uleb128());
+        block();
+        break;
       default: problem = "has unknown CFA opcode " + to_hex_number(op); break;
     }
   }
@@ -188,8 +235,7 @@ class InstructionCheck {
   // address size (.debug_frame).
   void skip_address(std::span<const uint8_t> code, ByteReader& r) const {
     size_t pos = r.position();
-    const uint8_t encoding =
-        section_.format == CfiFormat::kEhFrame ? cie_.fde_encoding : kPeAbsptr;
+    const uint8_t encoding = section_.format == CfiFormat::kEhFrame ? cie_.fde_encoding : kPeAbsptr;
     if (!read_encoded_value(code, pos, encoding, cie_.address_size, 0, 0)) {
       r.skip(code.size());  // fails the reader
       return;
@@ -346,9 +392,12 @@ std::pair<const Cie&, bool> cie_of(const CfiSection& section, const Entry& e, Ci
 std::optional<uint8_t> encoded_value_size(uint8_t encoding, uint8_t address_size) {
   switch (encoding & kPeFormatMask) {
     case kPeAbsptr: return address_size;
-    case kPeUdata2: case kPeSdata2: return 2;
-    case kPeUdata4: case kPeSdata4: return 4;
-    case kPeUdata8: case kPeSdata8: return 8;
+    case kPeUdata2:
+    case kPeSdata2: return 2;
+    case kPeUdata4:
+    case kPeSdata4: return 4;
+    case kPeUdata8:
+    case kPeSdata8: return 8;
     default: return std::nullopt;
   }
 }

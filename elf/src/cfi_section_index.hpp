@@ -55,14 +55,14 @@ struct FdeEntry {
   uint64_t offset = 0;    // of the FDE's length field in the section
   uint64_t pc_begin = 0;  // SVMA of the first byte covered
   uint64_t pc_range = 0;  // bytes covered
-  bool valid = false;  // its CIE and both instruction sequences passed the checks
+  bool valid = false;     // its CIE and both instruction sequences passed the checks
   // Its CIE decoded and passed the checks, so the range was read with the encoding the CIE
   // states (whatever the FDE's own instructions hold).
   bool cie_valid = false;
 };
 
 struct RejectedFde {
-  SectionSpan body;  // after the length field, from the CIE pointer on
+  SectionSpan body;      // after the length field, from the CIE pointer on
   bool dwarf64 = false;  // 64-bit lengths: the CIE pointer is 8 bytes
 };
 

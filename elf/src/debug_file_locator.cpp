@@ -93,7 +93,8 @@ SharedElfFile DebugFileLocator::accept(std::string_view module, const std::strin
   }
   identity = std::move(read);
   std::string verdict = std::string(role) + ", build-id matches";
-  if (!need_debug_info) verdict += identity.has_debug_info ? ", with debug info" : ", no debug info";
+  if (!need_debug_info)
+    verdict += identity.has_debug_info ? ", with debug info" : ", no debug info";
   trace(module, path, verdict);
   return std::move(*file);
 }
@@ -162,9 +163,8 @@ LocatedFile DebugFileLocator::find_debug_file(
         trace(module, candidate, "no debug info (.gnu_debuglink)");
         continue;
       }
-      const bool matches = debug->has_gnu_build_id
-                               ? debug->build_id == binary.build_id
-                               : file_crc32(candidate) == binary.debuglink_crc;
+      const bool matches = debug->has_gnu_build_id ? debug->build_id == binary.build_id
+                                                   : file_crc32(candidate) == binary.debuglink_crc;
       if (matches) {
         trace(module, candidate, "debug file (.gnu_debuglink), matches");
         return {candidate, std::move(*file)};
@@ -242,8 +242,8 @@ Result<LocatedModule> DebugFileLocator::locate(
     }
   }
   trace(debug_name, "", "no file with this build-id found");
-  return fail(Errc::kNotFound, "no file for module " + std::string(debug_name) + "/" +
-                                   std::string(breakpad_id));
+  return fail(Errc::kNotFound,
+              "no file for module " + std::string(debug_name) + "/" + std::string(breakpad_id));
 }
 
 }  // namespace sprof::elf

@@ -103,8 +103,7 @@ struct ClientDeleter {
 // Returning non-zero would cancel the transfer, which libdebuginfod 0.188 then caches as "not
 // found" for 10 minutes, so sprof never cancels; the time limit is DEBUGINFOD_MAXTIME.
 int report_progress(debuginfod_client* client, long received, long total) {
-  const auto* progress =
-      static_cast<const DebuginfodProgressFn*>(library().get_user_data(client));
+  const auto* progress = static_cast<const DebuginfodProgressFn*>(library().get_user_data(client));
   if (progress != nullptr && *progress) {
     const char* url = library().get_url(client);
     DebuginfodProgress p;
@@ -126,15 +125,13 @@ Error query_error(int rc, const std::string& what, const DebuginfodOptions& opti
   const int err = -rc;
   const std::string servers = joined(options.urls);
   switch (err) {
-    case ENOENT:
-      return Error{Errc::kNotFound, what + ": not on " + servers, err};
+    case ENOENT: return Error{Errc::kNotFound, what + ": not on " + servers, err};
     case ETIME:
       return Error{Errc::kIo,
-                   what + ": timed out after " + std::to_string(options.timeout.count()) +
-                       " s (" + servers + ")",
+                   what + ": timed out after " + std::to_string(options.timeout.count()) + " s (" +
+                       servers + ")",
                    err};
-    case EFBIG:
-      return Error{Errc::kTooLarge, what + ": larger than the servers allow", err};
+    case EFBIG: return Error{Errc::kTooLarge, what + ": larger than the servers allow", err};
     default:
       return Error{Errc::kIo, what + ": cannot reach " + servers + " (" + std::strerror(err) + ")",
                    err};

@@ -49,11 +49,14 @@ CodeAttributes read_attributes(Dwarf_Die* die) {
 
 bool is_address_form(unsigned form) {
   switch (form) {
-    case DW_FORM_addr: case DW_FORM_addrx: case DW_FORM_addrx1: case DW_FORM_addrx2:
-    case DW_FORM_addrx3: case DW_FORM_addrx4: case DW_FORM_GNU_addr_index:
-      return true;
-    default:
-      return false;
+    case DW_FORM_addr:
+    case DW_FORM_addrx:
+    case DW_FORM_addrx1:
+    case DW_FORM_addrx2:
+    case DW_FORM_addrx3:
+    case DW_FORM_addrx4:
+    case DW_FORM_GNU_addr_index: return true;
+    default: return false;
   }
 }
 
@@ -127,12 +130,8 @@ class FunctionWalk {
     if (dwarf_child(die, &child) != 0) return;
     do {
       switch (dwarf_tag(&child)) {
-        case DW_TAG_subprogram:
-          subprogram(&child, enclosing ? *enclosing + 1 : 0);
-          break;
-        case DW_TAG_lexical_block:
-          children(&child, in_function, enclosing);
-          break;
+        case DW_TAG_subprogram: subprogram(&child, enclosing ? *enclosing + 1 : 0); break;
+        case DW_TAG_lexical_block: children(&child, in_function, enclosing); break;
         case DW_TAG_namespace:
         case DW_TAG_module:
           if (!in_function) children(&child, false, std::nullopt);
@@ -193,12 +192,8 @@ class InlineTreeWalk {
     if (dwarf_child(die, &child) != 0) return;
     do {
       switch (dwarf_tag(&child)) {
-        case DW_TAG_inlined_subroutine:
-          inlined(&child, parent, depth + 1);
-          break;
-        case DW_TAG_lexical_block:
-          children(&child, parent, depth);
-          break;
+        case DW_TAG_inlined_subroutine: inlined(&child, parent, depth + 1); break;
+        case DW_TAG_lexical_block: children(&child, parent, depth); break;
         default:
           // A subprogram defined in this one is a function of its own (walk_unit_functions).
           break;
@@ -236,9 +231,7 @@ class InlineTreeWalk {
 
 }  // namespace
 
-DwarfFunctions walk_unit_functions(Dwarf_Die* unit_die) {
-  return FunctionWalk().run(unit_die);
-}
+DwarfFunctions walk_unit_functions(Dwarf_Die* unit_die) { return FunctionWalk().run(unit_die); }
 
 DwarfInlineTree walk_inline_tree(Dwarf_Die* function_die, OriginNames& names) {
   return InlineTreeWalk(names).run(function_die);

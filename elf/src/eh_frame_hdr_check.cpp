@@ -56,8 +56,8 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
   const uint8_t fde_count_encoding = b[2];
   const uint8_t table_encoding = b[3];
   size_t pos = 4;
-  const auto eh_frame_ptr = read_encoded_value(b, pos, eh_frame_ptr_encoding, hdr.address_size,
-                                               hdr.address, hdr.address);
+  const auto eh_frame_ptr =
+      read_encoded_value(b, pos, eh_frame_ptr_encoding, hdr.address_size, hdr.address, hdr.address);
   if (!eh_frame_ptr) {
     out.problem = ".eh_frame_hdr's eh_frame_ptr does not decode";
     return out;
@@ -67,8 +67,8 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
       (table_encoding & ~kPeSigned) == kPeUleb128 || *eh_frame_ptr != hdr.eh_frame_address) {
     return out;
   }
-  const auto fde_count = read_encoded_value(b, pos, fde_count_encoding, hdr.address_size,
-                                            hdr.address, hdr.address);
+  const auto fde_count =
+      read_encoded_value(b, pos, fde_count_encoding, hdr.address_size, hdr.address, hdr.address);
   if (!fde_count) {
     out.problem = ".eh_frame_hdr's fde_count does not decode";
     return out;

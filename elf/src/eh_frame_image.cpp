@@ -112,7 +112,8 @@ std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
     }
   }
   for (const SectionSpan& span : index.dropped_instructions) {
-    if (span.offset + span.size <= copy.size()) std::memset(copy.data() + span.offset, 0, span.size);
+    if (span.offset + span.size <= copy.size())
+      std::memset(copy.data() + span.offset, 0, span.size);
   }
   return image;
 }

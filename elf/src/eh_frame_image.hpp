@@ -27,10 +27,10 @@ std::vector<uint8_t> eh_frame_only_image(const Elf64_Ehdr& original,
 
 // A minimal ELF image holding copies of a module's .eh_frame_hdr and .eh_frame, in that order, at
 // their original addresses. libdw uses a search table only when .eh_frame_hdr comes before
-// .eh_frame in the section headers; gold and mold put it after, and libdw then scans .eh_frame linearly,
-// keeping every FDE it passes in a tree (libLLVM: 5 MB of .eh_frame, ~50 ms and tens of MB on the
-// first lookups). With the order reversed in the copy, libdw binary-searches the table as it does
-// for GNU ld's files. For a table that EhFrameSearchTable::searchable accepted.
+// .eh_frame in the section headers; gold and mold put it after, and libdw then scans .eh_frame
+// linearly, keeping every FDE it passes in a tree (libLLVM: 5 MB of .eh_frame, ~50 ms and tens of
+// MB on the first lookups). With the order reversed in the copy, libdw binary-searches the table as
+// it does for GNU ld's files. For a table that EhFrameSearchTable::searchable accepted.
 std::vector<uint8_t> searchable_eh_frame_image(const Elf64_Ehdr& original,
                                                std::span<const uint8_t> eh_frame_hdr,
                                                uint64_t eh_frame_hdr_address,

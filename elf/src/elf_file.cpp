@@ -149,8 +149,8 @@ void ElfFile::drop_mapped_pages() const {
   if (read_only_mapping_.empty()) return;
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const auto begin = reinterpret_cast<uintptr_t>(read_only_mapping_.data()) & ~(page - 1);
-  const auto end = reinterpret_cast<uintptr_t>(read_only_mapping_.data()) +
-                   read_only_mapping_.size();
+  const auto end =
+      reinterpret_cast<uintptr_t>(read_only_mapping_.data()) + read_only_mapping_.size();
   // Clean pages of a read-only private file mapping: MADV_DONTNEED only unmaps them here.
   madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }

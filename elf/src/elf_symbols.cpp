@@ -64,8 +64,7 @@ std::vector<ElfSymbol> read_symbols(const ElfFile& file) {
   return symbols;
 }
 
-std::optional<ElfSymbol> find_symbol(const std::vector<ElfSymbol>& symbols,
-                                     std::string_view name) {
+std::optional<ElfSymbol> find_symbol(const std::vector<ElfSymbol>& symbols, std::string_view name) {
   for (const ElfSymbol& s : symbols) {
     if (s.name == name) return s;
   }

@@ -1,6 +1,7 @@
 // The kernel image's range (from kallsyms) and build-id (from /sys/kernel/notes).
-#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/kernel_image.hpp"
+
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/module_identity.hpp"
 
 namespace sprof::elf {
@@ -18,8 +19,7 @@ std::optional<BuildId> parse_kernel_build_id(std::span<const uint8_t> notes) {
 
 Result<BuildId> read_kernel_build_id(const std::string& notes_path) {
   SPROF_TRY(std::string bytes, read_text_file(notes_path));
-  auto id = parse_kernel_build_id(
-      {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  auto id = parse_kernel_build_id({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
   if (!id) return fail(Errc::kNotFound, notes_path + ": no GNU build-id note");
   return std::move(*id);
 }
@@ -51,8 +51,7 @@ Result<KernelImage> read_kernel_image(const std::string& kallsyms_path,
                                       const std::string& notes_path) {
   SPROF_TRY(std::string text, read_text_file(kallsyms_path));
   auto build_id = read_kernel_build_id(notes_path);
-  return kernel_image_from(KernelSymbols::parse(text),
-                           build_id ? std::move(*build_id) : BuildId());
+  return kernel_image_from(KernelSymbols::parse(text), build_id ? std::move(*build_id) : BuildId());
 }
 
 }  // namespace sprof::elf

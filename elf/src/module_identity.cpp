@@ -52,8 +52,8 @@ std::optional<BuildId> read_gnu_build_id(const ElfFile& file) {
     if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_NOTE) {
       continue;
     }
-    Elf_Data* data = elf_getdata_rawchunk(elf, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz,
-                                          ELF_T_NHDR);
+    Elf_Data* data =
+        elf_getdata_rawchunk(elf, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz, ELF_T_NHDR);
     if (data == nullptr) continue;
     if (auto id = build_id_from_note_data(data)) return id;
   }

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <string_view>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/core/untrusted_file.hpp"

@@ -218,9 +218,9 @@ int run(Options& o) {
 }
 
 const char* function_name(AllocFunction f) {
-  static const char* const kNames[] = {"malloc",        "calloc",         "realloc",
-                                       "reallocarray",  "posix_memalign", "aligned_alloc",
-                                       "memalign",      "valloc",         "pvalloc"};
+  static const char* const kNames[] = {"malloc",       "calloc",         "realloc",
+                                       "reallocarray", "posix_memalign", "aligned_alloc",
+                                       "memalign",     "valloc",         "pvalloc"};
   const auto i = static_cast<size_t>(f);
   return i < std::size(kNames) ? kNames[i] : "?";
 }

@@ -44,12 +44,15 @@
 static inline int sprof_markers_enabled(void) { return 0; }
 static inline uint64_t sprof_marker_now(void) { return 0; }
 static inline void sprof_marker_interval(const char* name, uint64_t start_ns, uint64_t end_ns) {
-  (void)name; (void)start_ns; (void)end_ns;
+  (void)name;
+  (void)start_ns;
+  (void)end_ns;
 }
 static inline void sprof_marker_instant(const char* name) { (void)name; }
 static inline uint64_t sprof_marker_begin(void) { return 0; }
 static inline void sprof_marker_end(const char* name, uint64_t start_ns) {
-  (void)name; (void)start_ns;
+  (void)name;
+  (void)start_ns;
 }
 
 #else
@@ -108,7 +111,7 @@ static inline void sprof_markers__make_key(void) {
 /* The calling thread's marker file, opened (and mmapped, for the MMAP record) on first use;
  * -1 when it cannot be opened. */
 static inline int sprof_markers__fd(const char* dir) {
-  static __thread int fd = -1;       /* -2: opening failed in process fd_pid */
+  static __thread int fd = -1; /* -2: opening failed in process fd_pid */
   static __thread pid_t fd_pid = 0;
   const pid_t pid = getpid();
   if (fd_pid == pid) return fd;

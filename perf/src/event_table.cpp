@@ -14,8 +14,8 @@ namespace {
 std::optional<size_t> sample_id_offset(const SampleLayout& l) {
   if (l.has(PERF_SAMPLE_IDENTIFIER)) return 0;
   if (!l.has(PERF_SAMPLE_ID)) return std::nullopt;
-  const uint64_t before = l.sample_type() &
-                          (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+  const uint64_t before =
+      l.sample_type() & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
   return 8 * static_cast<size_t>(std::popcount(before));
 }
 
@@ -44,9 +44,8 @@ Result<EventTable> EventTable::create(std::vector<EventSpec> specs) {
   for (const Event& e : table.events_) {
     if (sample_id_offset(e.layout) != table.sample_id_offset_ ||
         trailer_id_from_end(e.layout) != table.trailer_id_from_end_) {
-      return fail(Errc::kUnsupported,
-                  "event table: events carry their ids in different places (" +
-                      event_name(e.spec.attr) + ")");
+      return fail(Errc::kUnsupported, "event table: events carry their ids in different places (" +
+                                          event_name(e.spec.attr) + ")");
     }
   }
   return table;

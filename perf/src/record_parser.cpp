@@ -61,8 +61,8 @@ std::optional<std::span<const uint8_t>> split_trailer(std::span<const uint8_t> b
 }
 
 // PERF_RECORD_SAMPLE, fields in the order of the uapi comment on `PERF_RECORD_SAMPLE`.
-Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body,
-                            const SampleLayout& l, StackCopy stack) {
+Result<Record> parse_sample(uint16_t misc, std::span<const uint8_t> body, const SampleLayout& l,
+                            StackCopy stack) {
   constexpr const char* kName = "PERF_RECORD_SAMPLE";
   ByteReader r(body);
   SampleRecord s;
@@ -314,8 +314,8 @@ Result<Record> parse_record(RawRecord raw, const SampleLayout& layout, StackCopy
     case PERF_RECORD_SWITCH: return parse_switch(false, h.misc, body, layout);
     case PERF_RECORD_SWITCH_CPU_WIDE: return parse_switch(true, h.misc, body, layout);
     default:
-      return fail(Errc::kUnsupported, "perf record type " + std::to_string(h.type) +
-                                          " is not decoded");
+      return fail(Errc::kUnsupported,
+                  "perf record type " + std::to_string(h.type) + " is not decoded");
   }
 }
 

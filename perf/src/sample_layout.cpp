@@ -17,8 +17,7 @@ std::string hex(uint64_t v) {
 
 Result<SampleLayout> SampleLayout::from_attr(const perf_event_attr& attr) {
   if (const uint64_t unknown = attr.sample_type & ~kSupportedSampleType; unknown != 0) {
-    return fail(Errc::kUnsupported,
-                "sample layout: unsupported sample_type bits " + hex(unknown));
+    return fail(Errc::kUnsupported, "sample layout: unsupported sample_type bits " + hex(unknown));
   }
   if ((attr.sample_type & PERF_SAMPLE_WEIGHT) && (attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
     return fail(Errc::kUnsupported,
@@ -62,8 +61,8 @@ Result<SampleLayout> SampleLayout::from_attr(const perf_event_attr& attr) {
   const uint64_t rf = attr.read_format;
   const uint32_t times = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 8u : 0u) +
                          ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 8u : 0u);
-  const uint32_t per_value = 8u + ((rf & PERF_FORMAT_ID) ? 8u : 0u) +
-                             ((rf & PERF_FORMAT_LOST) ? 8u : 0u);
+  const uint32_t per_value =
+      8u + ((rf & PERF_FORMAT_ID) ? 8u : 0u) + ((rf & PERF_FORMAT_LOST) ? 8u : 0u);
   if (rf & PERF_FORMAT_GROUP) {
     l.read_fixed_bytes_ = 8 + times;
     l.read_group_entry_bytes_ = per_value;

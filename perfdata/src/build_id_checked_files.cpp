@@ -15,9 +15,8 @@ BinaryCheck compare(const std::string& path, const elf::ModuleIdentity& identity
     c.outcome = BinaryCheck::Outcome::kUnverified;
     return c;
   }
-  const bool match =
-      identity.has_gnu_build_id &&
-      std::find(recorded->begin(), recorded->end(), identity.build_id) != recorded->end();
+  const bool match = identity.has_gnu_build_id && std::find(recorded->begin(), recorded->end(),
+                                                            identity.build_id) != recorded->end();
   if (match) {
     c.outcome = BinaryCheck::Outcome::kMatched;
     return c;
@@ -40,7 +39,8 @@ const BuildIdCheckedFiles::Checked& BuildIdCheckedFiles::check(const std::string
   } else {
     c.check = compare(path, *identity, recorded_.find(path));
     if (c.check.outcome == BinaryCheck::Outcome::kRefused) {
-      c.identity = fail(Errc::kNotFound, path + ": not the recorded binary (" + c.check.detail + ")");
+      c.identity =
+          fail(Errc::kNotFound, path + ": not the recorded binary (" + c.check.detail + ")");
     }
   }
   return checked_.emplace(path, std::move(c)).first->second;

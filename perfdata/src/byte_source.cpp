@@ -39,9 +39,8 @@ Result<std::vector<uint8_t>> read_range(ByteSource& source, uint64_t offset, uin
                                       " bytes)");
   }
   if (size > max_bytes) {
-    return fail(Errc::kTooLarge, what + " is " + std::to_string(size) +
-                                     " bytes, more than the " + std::to_string(max_bytes) +
-                                     " sprof reads");
+    return fail(Errc::kTooLarge, what + " is " + std::to_string(size) + " bytes, more than the " +
+                                     std::to_string(max_bytes) + " sprof reads");
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   SPROF_TRY_VOID(source.read(offset, bytes));

@@ -84,9 +84,7 @@ void DataSectionSource::skip_aux_data(uint64_t payload_bytes) {
 bool DataSectionSource::on_user_record(std::span<const uint8_t> record, uint32_t type) {
   ByteReader r(record.subspan(sizeof(perf_event_header)));
   switch (type) {
-    case format::record::kFinishedRound:
-      ++stats_.finished_rounds;
-      return true;
+    case format::record::kFinishedRound: ++stats_.finished_rounds; return true;
     case format::record::kHeaderBuildId:
       if (auto entry = parse_build_id_entry(record)) side_.build_ids.push_back(std::move(*entry));
       return false;
@@ -103,9 +101,7 @@ bool DataSectionSource::on_user_record(std::span<const uint8_t> record, uint32_t
       ++stats_.unused_by_type[type];
       skip_aux_data(r.u64());
       return false;
-    case format::record::kCompressed:
-      ++stats_.compressed_records;
-      return false;
+    case format::record::kCompressed: ++stats_.compressed_records; return false;
     default:
       ++(format::user_record_name(type) != nullptr ? stats_.unused_by_type
                                                    : stats_.unknown_by_type)[type];
@@ -117,8 +113,8 @@ bool DataSectionSource::read_available(const sprof::perf::RecordSink& sink) {
   while (!done_) {
     if (!ensure(sizeof(perf_event_header))) {
       if (!done_ && filled_ != cursor_) {
-        stop(position(), "the data section ends inside a record header at byte " +
-                             std::to_string(position()));
+        stop(position(),
+             "the data section ends inside a record header at byte " + std::to_string(position()));
       }
       done_ = true;
       break;
@@ -149,8 +145,8 @@ bool DataSectionSource::read_available(const sprof::perf::RecordSink& sink) {
       continue;
     }
     // Mapped bytes outlive the conversion: samples borrow their stack copies from them.
-    stream_.add(sprof::perf::RawRecord{record}, in_place_ ? sprof::perf::StackCopy::kBorrow
-                                                            : sprof::perf::StackCopy::kCopy);
+    stream_.add(sprof::perf::RawRecord{record},
+                in_place_ ? sprof::perf::StackCopy::kBorrow : sprof::perf::StackCopy::kCopy);
     round_bytes_ += h.size;
     if (round_bytes_ > options_.max_round_bytes) {
       // Two round ends release everything read so far (see RecordMerger::end_round).

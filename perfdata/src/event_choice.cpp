@@ -39,7 +39,8 @@ Result<ChosenEvents> choose_events(const std::vector<FileEvent>& events) {
            (a.type == PERF_TYPE_HARDWARE && a.config == PERF_COUNT_HW_CPU_CYCLES);
   });
   if (!sampling) {
-    sampling = first([](const perf_event_attr& a) { return !is_dummy(a) && !samples_every_switch(a); });
+    sampling =
+        first([](const perf_event_attr& a) { return !is_dummy(a) && !samples_every_switch(a); });
   }
   if (!sampling) sampling = first([](const perf_event_attr& a) { return !is_dummy(a); });
   if (!sampling) {

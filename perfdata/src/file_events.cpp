@@ -34,9 +34,8 @@ Result<FileEvent> parse_entry(std::span<const uint8_t> entry, size_t index,
 
 Result<std::vector<FileEvent>> read_file_events(ByteSource& source, const FileHeader& header) {
   // The header checked that the attrs section lies inside the file; bounded by its size.
-  SPROF_TRY(std::vector<uint8_t> attrs,
-            read_range(source, header.attrs.offset, header.attrs.size, source.size(),
-                       "the attrs section"));
+  SPROF_TRY(std::vector<uint8_t> attrs, read_range(source, header.attrs.offset, header.attrs.size,
+                                                   source.size(), "the attrs section"));
   const size_t count = static_cast<size_t>(header.attrs.size / header.attr_entry_bytes);
   std::vector<FileEvent> events;
   uint64_t total_ids = 0;

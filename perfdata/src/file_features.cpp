@@ -120,13 +120,19 @@ const char* feature_name(uint32_t bit) {
 
 bool is_read(uint32_t bit) {
   switch (bit) {
-    case format::feature::kBuildId: case format::feature::kHostname: case format::feature::kOsRelease:
-    case format::feature::kVersion: case format::feature::kArch: case format::feature::kNrCpus: case format::feature::kCpuDesc:
-    case format::feature::kCmdline: case format::feature::kEventDesc: case format::feature::kSampleTime:
-    case format::feature::kClockData: case format::feature::kCompressed:
-      return true;
-    default:
-      return false;
+    case format::feature::kBuildId:
+    case format::feature::kHostname:
+    case format::feature::kOsRelease:
+    case format::feature::kVersion:
+    case format::feature::kArch:
+    case format::feature::kNrCpus:
+    case format::feature::kCpuDesc:
+    case format::feature::kCmdline:
+    case format::feature::kEventDesc:
+    case format::feature::kSampleTime:
+    case format::feature::kClockData:
+    case format::feature::kCompressed: return true;
+    default: return false;
   }
 }
 

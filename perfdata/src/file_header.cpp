@@ -32,14 +32,16 @@ Result<void> check_magic(const ByteSource& source, std::span<const uint8_t> byte
   if (bytes.size() >= sizeof magic) std::memcpy(&magic, bytes.data(), sizeof magic);
   if (magic == format::kMagic) return ok();
   if (magic == format::kMagicSwapped) {
-    return fail(Errc::kUnsupported, source.name() + ": a big-endian perf.data file (recorded on a "
-                                                    "big-endian machine); sprof reads "
-                                                    "little-endian files only");
+    return fail(Errc::kUnsupported, source.name() +
+                                        ": a big-endian perf.data file (recorded on a "
+                                        "big-endian machine); sprof reads "
+                                        "little-endian files only");
   }
   if (magic == format::kMagicVersion1) {
     return fail(Errc::kUnsupported,
-                source.name() + ": a version-1 perf.data file (\"PERFFILE\", perf before 2011); "
-                                "sprof reads version 2 (\"PERFILE2\")");
+                source.name() +
+                    ": a version-1 perf.data file (\"PERFFILE\", perf before 2011); "
+                    "sprof reads version 2 (\"PERFILE2\")");
   }
   return malformed(source, "not a perf.data file (it does not start with \"PERFILE2\")");
 }
@@ -47,8 +49,8 @@ Result<void> check_magic(const ByteSource& source, std::span<const uint8_t> byte
 }  // namespace
 
 Result<FileHeader> read_file_header(ByteSource& source) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(
-      std::min<uint64_t>(source.size(), format::kFileHeaderBytes)));
+  std::vector<uint8_t> bytes(
+      static_cast<size_t>(std::min<uint64_t>(source.size(), format::kFileHeaderBytes)));
   SPROF_TRY_VOID(source.read(0, bytes));
   SPROF_TRY_VOID(check_magic(source, bytes));
   ByteReader r(bytes);
@@ -61,7 +63,8 @@ Result<FileHeader> read_file_header(ByteSource& source) {
     h.data = FileSection{format::kPipeHeaderBytes, source.size() - format::kPipeHeaderBytes};
     return h;
   }
-  if (!r.ok() || (header_size != format::kFileHeaderBytes && header_size != kHeaderWithoutFeatures) ||
+  if (!r.ok() ||
+      (header_size != format::kFileHeaderBytes && header_size != kHeaderWithoutFeatures) ||
       bytes.size() < header_size) {
     return malformed(source, "the file header is cut short or of unknown size (" +
                                  std::to_string(header_size) + " bytes)");
@@ -84,7 +87,8 @@ Result<FileHeader> read_file_header(ByteSource& source) {
     return malformed(source, "the size of an attrs entry (" + std::to_string(h.attr_entry_bytes) +
                                  " bytes) is not one perf writes");
   }
-  if (h.attrs.size < h.attr_entry_bytes || !range_within(h.attrs.offset, h.attrs.size, source.size())) {
+  if (h.attrs.size < h.attr_entry_bytes ||
+      !range_within(h.attrs.offset, h.attrs.size, source.size())) {
     return malformed(source, "the attrs section (bytes " + std::to_string(h.attrs.offset) + "+" +
                                  std::to_string(h.attrs.size) +
                                  ") holds no event or runs past the end of the file");
@@ -103,8 +107,7 @@ Result<FileHeader> read_file_header(ByteSource& source) {
     // perf writes the header again when it finishes; a perf that was killed leaves size 0.
     h.data.size = available;
     h.features.reset();
-    h.notes.push_back("the header says the data section is empty but " +
-                      std::to_string(available) +
+    h.notes.push_back("the header says the data section is empty but " + std::to_string(available) +
                       " bytes follow it (perf record did not finish?); they were read");
   } else if (data.size > available) {
     h.data.size = available;

@@ -60,9 +60,9 @@ Result<void> read_pipe_prologue(ByteSource& source, PerfDataFile& file) {
       } else if (h.type == format::record::kHeaderFeature) {
         const uint64_t bit = r.u64();
         if (r.ok() && bit < format::kFeatureBits) {
-          read_feature_bytes(static_cast<uint32_t>(bit), record.size() > 16
-                                                              ? std::span<const uint8_t>(record).subspan(16)
-                                                              : std::span<const uint8_t>(),
+          read_feature_bytes(static_cast<uint32_t>(bit),
+                             record.size() > 16 ? std::span<const uint8_t>(record).subspan(16)
+                                                : std::span<const uint8_t>(),
                              file.features);
         }
       } else {
@@ -75,8 +75,9 @@ Result<void> read_pipe_prologue(ByteSource& source, PerfDataFile& file) {
   }
   if (file.events.empty()) {
     return fail(Errc::kMalformed,
-                source.name() + ": a pipe-mode perf.data without PERF_RECORD_HEADER_ATTR records "
-                                "(no events)");
+                source.name() +
+                    ": a pipe-mode perf.data without PERF_RECORD_HEADER_ATTR records "
+                    "(no events)");
   }
   return ok();
 }

@@ -4,22 +4,20 @@
 #include <deque>
 #include <memory>
 
+#include "round_reader.hpp"
 #include "sprof/convert/kernel_library.hpp"
 #include "sprof/convert/module_cache.hpp"
-#include "sprof/perf/event_attr.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/source_description.hpp"
 #include "sprof/elf/kernel_image.hpp"
+#include "sprof/perf/event_attr.hpp"
 #include "sprof/perfdata/event_choice.hpp"
 #include "sprof/perfdata/import_meta.hpp"
 #include "sprof/perfdata/perf_data_file.hpp"
 #include "sprof/perfdata/process_filter.hpp"
 #include "sprof/perfdata/start_snapshot.hpp"
 
-#include "round_reader.hpp"
-
 namespace sprof::perfdata {
-
 
 const char* start_time_source_name(StartTimeSource s) {
   switch (s) {
@@ -81,8 +79,8 @@ class Importer {
     if (!converter_) start(pending_.empty() ? 0 : perf::record_time(pending_.front()));
     if (filter_.active() && !kept_any_) {
       return fail(Errc::kNotFound, "no process in " + bytes_.name() + " matches " +
-                                       filter_.selection() + " (its processes: " +
-                                       filter_.processes_seen() + ")");
+                                       filter_.selection() +
+                                       " (its processes: " + filter_.processes_seen() + ")");
     }
     return finish();
   }
@@ -178,7 +176,8 @@ class Importer {
   }
 
   Result<ImportedProfile> finish() {
-    if (kernel_text_) converter_->set_kernel_library(kernel_library(*kernel_text_, build_ids_.kernel()));
+    if (kernel_text_)
+      converter_->set_kernel_library(kernel_library(*kernel_text_, build_ids_.kernel()));
     ImportedProfile out;
     out.profile = converter_->finish(std::max(end_ns_, description_.origin_monotonic_ns));
     out.stats = converter_->stats();
@@ -231,9 +230,10 @@ class Importer {
                       " were skipped (one profile shows one event)");
     }
     if (report_.start_time == StartTimeSource::kFileTime) {
-      notes.push_back("perf's clock has no wall-clock reference in the file: the start time is "
-                      "estimated from the file's modification time (record with "
-                      "`-k CLOCK_MONOTONIC` for an exact one)");
+      notes.push_back(
+          "perf's clock has no wall-clock reference in the file: the start time is "
+          "estimated from the file's modification time (record with "
+          "`-k CLOCK_MONOTONIC` for an exact one)");
     }
   }
 
@@ -264,8 +264,9 @@ Result<ImportedProfile> import_perf_data(ByteSource& bytes, convert::HostFiles& 
   SPROF_TRY(PerfDataFile file, open_perf_data(bytes));
   if (file.features.compressed) {
     return fail(Errc::kUnsupported,
-                bytes.name() + ": its records are compressed (perf record -z), which sprof does "
-                               "not decompress; record without -z");
+                bytes.name() +
+                    ": its records are compressed (perf record -z), which sprof does "
+                    "not decompress; record without -z");
   }
   Importer importer(bytes, std::move(file), local_files, options);
   return importer.run();

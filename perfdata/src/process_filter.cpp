@@ -5,7 +5,6 @@
 
 namespace sprof::perfdata {
 
-
 uint32_t record_pid(const perf::Record& record) {
   return std::visit(
       [](const auto& r) -> uint32_t {

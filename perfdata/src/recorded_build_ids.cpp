@@ -27,8 +27,8 @@ std::optional<RecordedBuildId> parse_build_id_entry(std::span<const uint8_t> rec
   if ((h.misc & format::kBuildIdSizeMisc) != 0) id_size = std::min<size_t>(stated_size, id_size);
   r.skip(3);
   if (!r.ok() || id_size == 0) return std::nullopt;
-  const auto name = record.subspan(format::kBuildIdRecordFixedBytes,
-                                   h.size - format::kBuildIdRecordFixedBytes);
+  const auto name =
+      record.subspan(format::kBuildIdRecordFixedBytes, h.size - format::kBuildIdRecordFixedBytes);
   const auto* chars = reinterpret_cast<const char*>(name.data());
   RecordedBuildId entry;
   entry.path.assign(chars, strnlen(chars, name.size()));

@@ -5,7 +5,6 @@
 
 namespace sprof::perfdata {
 
-
 struct StartSnapshot::Data {
   std::unordered_map<uint64_t, std::string> comm;  // by pid << 32 | tid
   std::unordered_map<uint32_t, std::vector<convert::ProcAccess::Map>> exec_maps;

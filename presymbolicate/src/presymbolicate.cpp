@@ -35,7 +35,8 @@ std::optional<profile::ModuleSymbols> symbolicate_module(const profile::ModuleAd
   std::vector<std::pair<uint64_t, profile::AddressSymbol>> entries;
   entries.reserve(module.addresses.size());
   for (const uint64_t address : module.addresses) {
-    profile::AddressSymbol symbol = detail::to_address_symbol((*map)->lookup(RelativeAddress{address}));
+    profile::AddressSymbol symbol =
+        detail::to_address_symbol((*map)->lookup(RelativeAddress{address}));
     if (symbol.names(address)) ++outcome.named;
     entries.emplace_back(address, std::move(symbol));
   }

@@ -25,7 +25,8 @@ symbolicator::SymbolInfo to_symbol_info(const profile::AddressSymbol& symbol) {
   out.file = symbol.file;
   out.line = symbol.line;
   out.inlines.reserve(symbol.inlines.size());
-  for (const auto& call : symbol.inlines) out.inlines.push_back({call.function, call.file, call.line});
+  for (const auto& call : symbol.inlines)
+    out.inlines.push_back({call.function, call.file, call.line});
   return out;
 }
 

@@ -168,8 +168,9 @@ Result<ProfileSymbols> read_embedded_symbols(std::string_view json) {
   std::vector<ModuleKey> libs;
   if (auto list = detail::array_member(root, "libs")) {
     for (element lib : *list) {
-      libs.push_back({std::string(detail::as_string(detail::member(lib, "debugName")).value_or("")),
-                      std::string(detail::as_string(detail::member(lib, "breakpadId")).value_or(""))});
+      libs.push_back(
+          {std::string(detail::as_string(detail::member(lib, "debugName")).value_or("")),
+           std::string(detail::as_string(detail::member(lib, "breakpadId")).value_or(""))});
     }
   }
   auto threads = detail::array_member(root, "threads");

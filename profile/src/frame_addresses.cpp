@@ -69,7 +69,8 @@ std::optional<LocatedAddress> LibLocator::locate(uint64_t address) const {
   if (it == libs_.begin()) return std::nullopt;
   --it;
   if (address >= it->end) return std::nullopt;
-  return LocatedAddress{static_cast<size_t>(it - libs_.begin()), address - (it->start - it->offset)};
+  return LocatedAddress{static_cast<size_t>(it - libs_.begin()),
+                        address - (it->start - it->offset)};
 }
 
 }  // namespace sprof::profile::detail

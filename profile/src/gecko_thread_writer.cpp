@@ -96,8 +96,20 @@ void write_marker_stack(JsonWriter& w, uint32_t stack, double time_ms, const Thr
   w.key("data").begin_array().end_array();
   w.end_object();
   w.key("samples").begin_object();
-  w.key("schema").begin_object().field("stack", 0).field("time", 1).field("eventDelay", 2).end_object();
-  w.key("data").begin_array().begin_array().value(stack).value(time_ms).null().end_array().end_array();
+  w.key("schema")
+      .begin_object()
+      .field("stack", 0)
+      .field("time", 1)
+      .field("eventDelay", 2)
+      .end_object();
+  w.key("data")
+      .begin_array()
+      .begin_array()
+      .value(stack)
+      .value(time_ms)
+      .null()
+      .end_array()
+      .end_array();
   w.end_object();
   w.end_object();
 }
@@ -110,7 +122,8 @@ void write_native_allocation_markers(JsonWriter& w, const Thread& thread,
   const uint32_t name = string_index(thread, kNativeAllocationMarker);
   for (const NativeAllocation& a : thread.native_allocations()) {
     w.begin_array().value(name).value(a.time_ms).null();
-    w.value(static_cast<unsigned>(MarkerPhase::kInstant)).value(static_cast<unsigned>(Category::kOther));
+    w.value(static_cast<unsigned>(MarkerPhase::kInstant))
+        .value(static_cast<unsigned>(Category::kOther));
     w.begin_object().field("type", kNativeAllocationMarker).field("size", a.bytes);
     if (a.stack) write_marker_stack(w, *a.stack, a.time_ms, thread, owner);
     w.field("memoryAddress", a.memory_address).field("threadId", a.thread_id);

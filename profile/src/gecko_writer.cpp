@@ -63,7 +63,12 @@ void write_counters(JsonWriter& w, const std::vector<Counter>& counters) {
     w.begin_object();
     w.field("name", c.name).field("category", c.category).field("description", c.description);
     w.key("samples").begin_object();
-    w.key("schema").begin_object().field("time", 0).field("count", 1).field("number", 2).end_object();
+    w.key("schema")
+        .begin_object()
+        .field("time", 0)
+        .field("count", 1)
+        .field("number", 2)
+        .end_object();
     w.key("data").begin_array();
     for (const CounterSample& s : c.samples) {
       w.begin_array().value(s.time_ms).value(s.count).value(s.number).end_array();
@@ -127,9 +132,8 @@ std::string gecko_json_string(const Profile& profile) {
 }
 
 Result<uint64_t> write_gecko_file(const Profile& profile, const std::string& path) {
-  return detail::write_json_file(path, [&](const detail::ChunkSink& sink) {
-    write_gecko_json(profile, sink);
-  });
+  return detail::write_json_file(
+      path, [&](const detail::ChunkSink& sink) { write_gecko_json(profile, sink); });
 }
 
 Result<uint64_t> write_gecko_file(const Profile& profile, ReplacingFile file) {

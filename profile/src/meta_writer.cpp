@@ -84,8 +84,6 @@ void write_categories(JsonWriter& w, const std::vector<CategoryInfo>& categories
   w.end_array();
 }
 
-
-
 void write_lib_identity(JsonWriter& w, const Library& lib) {
   w.field("name", lib.name).field("path", lib.path);
   w.field("debugName", lib.debug_name).field("debugPath", lib.debug_path);

@@ -25,11 +25,11 @@ std::optional<std::pair<std::string_view, std::string_view>> split_native_locati
   if (close == std::string_view::npos) return std::nullopt;
   const std::string_view lib = s.substr(open + 5, close - open - 5);
   const std::string_view tail = s.substr(close + 1);
-  const bool plus_offset = tail.starts_with(" + ") && tail.size() > 3 &&
-                           std::all_of(tail.begin() + 3, tail.end(),
-                                       [](char c) { return c >= '0' && c <= '9'; });
-  const bool position = tail.starts_with(" (") && tail.ends_with(")") &&
-                        tail.find(':') != std::string_view::npos;
+  const bool plus_offset =
+      tail.starts_with(" + ") && tail.size() > 3 &&
+      std::all_of(tail.begin() + 3, tail.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool position =
+      tail.starts_with(" (") && tail.ends_with(")") && tail.find(':') != std::string_view::npos;
   if (!tail.empty() && !plus_offset && !position) return std::nullopt;
   std::string_view name = s.substr(0, open);
   constexpr std::string_view kThunk = "non-virtual thunk to ";
@@ -108,7 +108,7 @@ class ThreadBuilder {
   void build_allocations() {
     for (const NativeAllocation& a : thread_.native_allocations()) {
       out_.allocation_stack.push_back(a.stack && *a.stack < as_caller_.size() ? as_caller_[*a.stack]
-                                                                             : std::nullopt);
+                                                                              : std::nullopt);
     }
   }
 
@@ -261,7 +261,7 @@ class ThreadBuilder {
   const ProcessLibs& libs_;
   ProcessedThread& out_;
   LibLocator locator_;
-  std::vector<Expansion> expansions_;  // [frame * 2 + (return address ? 1 : 0)]
+  std::vector<Expansion> expansions_;               // [frame * 2 + (return address ? 1 : 0)]
   std::vector<std::optional<uint32_t>> as_caller_;  // per Gecko stack
   std::vector<std::optional<uint32_t>> as_leaf_;    // per Gecko stack
   std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t> funcs_;

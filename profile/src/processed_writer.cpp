@@ -51,7 +51,8 @@ GlobalLibs collect_libs(const Profile& profile, const ProfileSymbols& symbols) {
     for (const Library& lib : p.libs) {
       ModuleKey key{lib.debug_name, lib.breakpad_id};
       p.symbols.push_back(symbols.find_module(key));
-      auto [it, inserted] = index_of.emplace(std::move(key), static_cast<uint32_t>(out.libs.size()));
+      auto [it, inserted] =
+          index_of.emplace(std::move(key), static_cast<uint32_t>(out.libs.size()));
       if (inserted) out.libs.push_back(lib);
       p.global_index.push_back(it->second);
     }
@@ -71,7 +72,8 @@ std::optional<size_t> counter_thread(const Process& process, size_t first_thread
 }
 
 // Version 42's counters: one sample group each, owned by a thread of the flat `threads` list.
-void write_counters(JsonWriter& w, const Profile& profile, const std::vector<size_t>& first_thread) {
+void write_counters(JsonWriter& w, const Profile& profile,
+                    const std::vector<size_t>& first_thread) {
   bool any = false;
   for (const Process& process : profile.processes) any = any || !process.counters.empty();
   if (!any) return;

@@ -10,10 +10,8 @@ std::vector<CategoryInfo> default_categories() {
   // default; "Idle" must be named exactly that to drive the idle-sample filter
   // (docs/firefox-profiler-format.md, "Categories").
   return {
-      {"Other", "grey", {"Other"}},
-      {"Idle", "transparent", {"Other"}},
-      {"User", "yellow", {"Other"}},
-      {"Kernel", "orange", {"Other"}},
+      {"Other", "grey", {"Other"}},  {"Idle", "transparent", {"Other"}},
+      {"User", "yellow", {"Other"}}, {"Kernel", "orange", {"Other"}},
       {"JIT", "green", {"Other"}},
   };
 }
@@ -55,8 +53,8 @@ uint32_t Thread::intern_address_frame(uint64_t address, Category category) {
   text[0] = '0';
   text[1] = 'x';
   const auto [end, ec] = std::to_chars(text + 2, text + sizeof text, address, 16);
-  const uint32_t index = intern_frame(std::string_view(text, static_cast<size_t>(end - text)),
-                                      category);
+  const uint32_t index =
+      intern_frame(std::string_view(text, static_cast<size_t>(end - text)), category);
   address_frame_index_.insert(address, category_key, index);
   return index;
 }

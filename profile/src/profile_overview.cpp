@@ -67,8 +67,8 @@ class OverviewBuilder {
       if (field.size() > kMaxLibFieldBytes) return;
     }
     if (!seen_.emplace(debug_name, breakpad_id, path).second) return;
-    out_.libraries.push_back({std::string(debug_name), std::string(breakpad_id),
-                              std::string(path), std::string(code_id)});
+    out_.libraries.push_back({std::string(debug_name), std::string(breakpad_id), std::string(path),
+                              std::string(code_id)});
   }
 
   // One (sub)profile's threads and samples. Pids are collected because an exec'd process
@@ -114,8 +114,8 @@ Result<ProfileOverview> read_profile_overview(std::string_view json) {
                            as_double(member(*meta, "profilingStartTime")).value_or(0)) /
                           1000.0;
     if (auto sprof = member(*meta, "sprof")) {
-      overview.lost = count_of(member(*sprof, "lostRecords")) +
-                      count_of(member(*sprof, "lostSamples"));
+      overview.lost =
+          count_of(member(*sprof, "lostRecords")) + count_of(member(*sprof, "lostSamples"));
     }
   }
   OverviewBuilder builder(overview);

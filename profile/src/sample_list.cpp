@@ -9,8 +9,7 @@
 namespace sprof::profile {
 
 void SampleList::push_back(const Sample& s) {
-  if (blocks_.empty() || blocks_.back().packed.size() == kBlockSize ||
-      blocks_.back().spilled_at) {
+  if (blocks_.empty() || blocks_.back().packed.size() == kBlockSize || blocks_.back().spilled_at) {
     blocks_.emplace_back();
     // The first block grows as a vector does (most threads have few samples); the others are
     // allocated whole, once.

@@ -41,12 +41,9 @@ MarkerTimes marker_times(const Marker& m) {
   const double end = m.end_ms.value_or(any.value_or(0));
   switch (m.phase) {
     case MarkerPhase::kInstant:
-    case MarkerPhase::kIntervalStart:
-      return {start, std::nullopt};
-    case MarkerPhase::kInterval:
-      return {start, std::max(start, end)};
-    case MarkerPhase::kIntervalEnd:
-      return {std::nullopt, end};
+    case MarkerPhase::kIntervalStart: return {start, std::nullopt};
+    case MarkerPhase::kInterval: return {start, std::max(start, end)};
+    case MarkerPhase::kIntervalEnd: return {std::nullopt, end};
   }
   return {start, std::nullopt};
 }

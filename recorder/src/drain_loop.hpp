@@ -19,7 +19,7 @@ struct DrainLimits {
   // Stop once this count of the user's stop requests reaches `stop_at`.
   const std::atomic<int>* stop_requests = nullptr;
   int stop_at = 1;
-  uint64_t deadline_ns = 0;                           // CLOCK_MONOTONIC; 0: no deadline
+  uint64_t deadline_ns = 0;  // CLOCK_MONOTONIC; 0: no deadline
   // The loop wakes at least this often to check on the targets and the limits.
   int max_poll_interval_ms = 50;
   // Called after every read round (e.g. to report progress); may be empty.

@@ -55,8 +55,7 @@ std::optional<std::string> read_own_file(const std::string& path) {
     return std::nullopt;
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
-  if (!read_untrusted_at(*file, 0,
-                         {reinterpret_cast<uint8_t*>(text.data()), text.size()})) {
+  if (!read_untrusted_at(*file, 0, {reinterpret_cast<uint8_t*>(text.data()), text.size()})) {
     return std::nullopt;
   }
   return text;
@@ -92,8 +91,7 @@ bool make_cache_directory(const std::string& file_path) {
 void store(const std::string& path, std::string_view boot_id, const elf::KernelImage& image) {
   auto written = [&]() -> Result<void> {
     if (!make_cache_directory(path)) {
-      return fail(Errc::kPermissionDenied,
-                  "no cache directory of this user's for " + path);
+      return fail(Errc::kPermissionDenied, "no cache directory of this user's for " + path);
     }
     SPROF_TRY(ReplacingFile file, ReplacingFile::create(path, 0600));
     SPROF_TRY_VOID(file.write(format_kernel_image_cache(boot_id, image)));

@@ -25,11 +25,10 @@ std::string sampling_event_name(SamplingEvent event) {
 }
 
 Result<void> check_record_options(const RecordOptions& o) {
-  const int targets = (o.command.empty() ? 0 : 1) + (o.attach_pids.empty() ? 0 : 1) +
-                      (o.system_wide ? 1 : 0);
+  const int targets =
+      (o.command.empty() ? 0 : 1) + (o.attach_pids.empty() ? 0 : 1) + (o.system_wide ? 1 : 0);
   if (targets == 0) {
-    return fail(Errc::kInvalidArgument,
-                "nothing to record: give a command, -p PID, or -a");
+    return fail(Errc::kInvalidArgument, "nothing to record: give a command, -p PID, or -a");
   }
   if (targets > 1) {
     return fail(Errc::kInvalidArgument,

@@ -66,9 +66,8 @@ perf::EventConfig base_event_config(const RecordOptions& options) {
   // Off-CPU stacks sample every context switch of the targets; system-wide that would be every
   // switch of the machine, so -a records CPU time only.
   config.off_cpu = options.off_cpu && !options.system_wide;
-  config.runtime_counts =
-      options.cpu_counts == CpuCounts::kOn ||
-      (options.cpu_counts == CpuCounts::kAuto && perf::runs_under_hypervisor());
+  config.runtime_counts = options.cpu_counts == CpuCounts::kOn ||
+                          (options.cpu_counts == CpuCounts::kAuto && perf::runs_under_hypervisor());
   config.sample_cpu = options.sample_cpu;
   return config;
 }
@@ -108,14 +107,14 @@ struct Session::Impl {
   explicit Impl(const RecordOptions& o) : options(o), files(o.symbol_dirs) {}
 
   RecordOptions options;
-  std::optional<LaunchedChild> child;     // launch mode: the current iteration's command
+  std::optional<LaunchedChild> child;      // launch mode: the current iteration's command
   std::optional<perf::PerfEvents> events;  // the current iteration's, or the attached ones
-  LocalFiles files;  // the converter's host: this machine
+  LocalFiles files;                        // the converter's host: this machine
   convert::ModuleCache modules{files};
   std::unique_ptr<sprof::unwind::Unwinder> unwinder;  // for the converter (make_unwinder)
   uint64_t origin_ns = 0;
   double origin_wall_ms = 0;
-  std::vector<AttachedProcess> attached;            // -p
+  std::vector<AttachedProcess> attached;           // -p
   std::shared_ptr<const SystemSnapshot> snapshot;  // -a
   std::optional<MarkerDirectory> marker_dir;       // SPROF_MARKER_DIR of launched commands
   std::unique_ptr<HeapRingInput> heap;             // --heap: the allocation ring
@@ -144,15 +143,11 @@ struct Session::Impl {
   DrainLimits drain_limits(const RunControl& control, convert::ProfileConverter& converter,
                            int stop_at) const;
   Result<Recording> run_attached(convert::ProfileConverter& converter,
-                                 const sprof::perf::RecordSink& sink,
-                                 const RunControl& control);
+                                 const sprof::perf::RecordSink& sink, const RunControl& control);
   Result<Recording> run_launched(convert::ProfileConverter& converter,
-                                 const sprof::perf::RecordSink& sink,
-                                 const RunControl& control);
+                                 const sprof::perf::RecordSink& sink, const RunControl& control);
   uint64_t deadline_ns() const {
-    return options.duration_s > 0
-               ? origin_ns + static_cast<uint64_t>(options.duration_s * 1e9)
-               : 0;
+    return options.duration_s > 0 ? origin_ns + static_cast<uint64_t>(options.duration_s * 1e9) : 0;
   }
 };
 
@@ -200,9 +195,9 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   const int nice_now = getpriority(PRIO_PROCESS, 0);  // -1 is a valid value; errno tells
   if (errno == 0) impl->command_nice = nice_now;
   if (options.heap != HeapMode::kOff) {
-    SPROF_TRY(impl->heap, HeapRingInput::create(
-                              heap_ring_options(options.heap, options.heap_interval_bytes),
-                              "/proc/self/exe"));
+    SPROF_TRY(impl->heap,
+              HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes),
+                                    "/proc/self/exe"));
   }
   SPROF_TRY_VOID(impl->spawn_iteration());
   note_missing_cpu_counts(options, *impl->events);

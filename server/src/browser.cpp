@@ -109,7 +109,8 @@ Result<void> open_in_browser(std::string_view url) {
     if (!failures.empty()) failures += "; ";
     failures += detail;
   }
-  return fail(any_started ? Errc::kIo : Errc::kNotFound, "could not open a browser (" + failures + ")");
+  return fail(any_started ? Errc::kIo : Errc::kNotFound,
+              "could not open a browser (" + failures + ")");
 }
 
 }  // namespace sprof::server

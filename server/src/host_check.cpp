@@ -31,8 +31,9 @@ std::optional<IpBytes> parse_ip(std::string_view text, bool bracketed_v6) {
 
 bool is_loopback(const IpBytes& ip) {
   static constexpr IpBytes kV6Loopback = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-  const bool v4_mapped = std::all_of(ip.begin(), ip.begin() + 10, [](unsigned char b) { return b == 0; }) &&
-                         ip[10] == 0xff && ip[11] == 0xff;
+  const bool v4_mapped =
+      std::all_of(ip.begin(), ip.begin() + 10, [](unsigned char b) { return b == 0; }) &&
+      ip[10] == 0xff && ip[11] == 0xff;
   return ip == kV6Loopback || (v4_mapped && ip[12] == 127);
 }
 

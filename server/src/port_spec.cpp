@@ -23,7 +23,8 @@ Result<PortRange> parse_port_spec(std::string_view spec) {
   range.last = range.first;
   // An ephemeral port never collides, so "0+" is just "0".
   if (fallback && value != 0) {
-    range.last = static_cast<std::uint16_t>(std::min<unsigned long>(value + kPortFallbackCount - 1, 65535));
+    range.last =
+        static_cast<std::uint16_t>(std::min<unsigned long>(value + kPortFallbackCount - 1, 65535));
   }
   return range;
 }

@@ -126,8 +126,8 @@ Response route_under_token(const Request& request, std::string_view path,
   const std::uint64_t body_size =
       std::max<std::uint64_t>(request.content_length.value_or(0), request.body.size());
   if (body_size > config.body_limit_bytes) {
-    Response res = text_response(413, "request body above " +
-                                          std::to_string(config.body_limit_bytes) + " bytes");
+    Response res = text_response(
+        413, "request body above " + std::to_string(config.body_limit_bytes) + " bytes");
     // The session stopped reading at the headers; the unread body makes the stream unusable.
     res.close_connection = true;
     return res;
@@ -138,8 +138,8 @@ Response route_under_token(const Request& request, std::string_view path,
   }
   if (method == "POST") {
     // Known read-only routes say so; anything else simply does not exist.
-    const bool known = path.empty() || path == "/" || path == "/index.html" ||
-                       path == "/profile.json";
+    const bool known =
+        path.empty() || path == "/" || path == "/index.html" || path == "/profile.json";
     return known ? method_not_allowed("GET, OPTIONS") : text_response(404, "not found");
   }
   if (path.empty() || path == "/" || path == "/index.html") return serve_page(config);
@@ -199,8 +199,7 @@ Response handle_request(const Request& request, const RouterConfig& config) {
   if (!detail::is_allowed_host(*host, config.bind_address, config.public_host)) {
     return text_response(421, "this server answers requests for localhost, 127.0.0.1, [::1] or " +
                                   config.bind_address + " only, not for Host '" +
-                                  std::string(*host) +
-                                  "' (protection against DNS rebinding)");
+                                  std::string(*host) + "' (protection against DNS rebinding)");
   }
   const std::optional<std::string> path = path_under_token(request.target, config.token);
   // Outside the token: no CORS headers, so other web pages learn nothing

@@ -1,6 +1,5 @@
 #include "sprof/server/server.hpp"
 
-#include <csignal>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -10,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <csignal>
 #include <exception>
 #include <optional>
 
@@ -110,9 +110,9 @@ Result<void> Server::Impl::listen(const asio::ip::address& address, PortRange po
     boost::system::error_code ignored;
     acceptor.close(ignored);
     if (ec != asio::error::address_in_use || candidate >= ports.last) {
-      const std::string range = ports.first == ports.last
-                                    ? std::to_string(ports.first)
-                                    : std::to_string(ports.first) + ".." + std::to_string(ports.last);
+      const std::string range = ports.first == ports.last ? std::to_string(ports.first)
+                                                          : std::to_string(ports.first) + ".." +
+                                                                std::to_string(ports.last);
       return fail(Errc::kIo, "cannot listen on " + address.to_string() + " port " + range + ": " +
                                  ec.message());
     }
@@ -198,13 +198,14 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
   auto impl = std::make_unique<Impl>(options);
   SPROF_TRY_VOID(impl->listen(address, ports));
 
-  const std::string origin =
-      public_url ? public_url->base
-                 : "http://" + url_host(address) + ":" + std::to_string(impl->port);
+  const std::string origin = public_url
+                                 ? public_url->base
+                                 : "http://" + url_host(address) + ":" + std::to_string(impl->port);
   impl->base_url = origin + "/" + token;
   impl->profile_url = impl->base_url + "/profile.json";
-  const std::string_view profiler_base =
-      options.profiler_base.empty() ? kDefaultProfilerBase : std::string_view(options.profiler_base);
+  const std::string_view profiler_base = options.profiler_base.empty()
+                                             ? kDefaultProfilerBase
+                                             : std::string_view(options.profiler_base);
   impl->profiler_url = server::profiler_url(profiler_base, impl->profile_url, impl->base_url);
 
   RouterConfig& config = impl->config;

@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -7,15 +8,14 @@
 #include <boost/beast/core/file.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/file_body.hpp>
-#include <boost/beast/http/chunk_encode.hpp>
 #include <boost/beast/http/message_generator.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <array>
 #include <exception>
 #include <optional>
 #include <string>
@@ -58,9 +58,7 @@ Request request_from_header(const RequestParser& parser) {
   return request;
 }
 
-bool status_forbids_body(unsigned status) {
-  return status < 200 || status == 204 || status == 304;
-}
+bool status_forbids_body(unsigned status) { return status < 200 || status == 204 || status == 304; }
 
 template <class Body>
 void fill_head(http::response<Body>& message, const Response& response, unsigned version,
@@ -97,7 +95,7 @@ http::message_generator to_message(Response response, unsigned version, bool kee
     http::response<http::empty_body> message;
     fill_head(message, response, version, keep_alive);
     message.content_length(response.body_file.valid() ? response.body_file_size
-                                                       : response.body.size());
+                                                      : response.body.size());
     return message;
   }
   if (response.body_file.valid()) {
@@ -254,7 +252,8 @@ asio::awaitable<std::optional<IncomingRequest>> read_request(beast::tcp_stream& 
 
   connection.set_idle(true);
   stream.expires_after(context.read_timeout);
-  auto [header_ec, header_bytes] = co_await http::async_read_header(stream, buffer, parser, kNoThrow);
+  auto [header_ec, header_bytes] =
+      co_await http::async_read_header(stream, buffer, parser, kNoThrow);
   connection.set_idle(false);
   if (header_ec) {
     rejected = is_malformed_http(header_ec);
@@ -315,9 +314,8 @@ asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
     }
     // The request body (megabytes for a large symbolication request) is no longer needed.
     incoming->request.body = std::string();
-    const bool produced = response.body_producer && !incoming->head &&
-                          response.status >= 200 && response.status <= 599 &&
-                          !status_forbids_body(response.status);
+    const bool produced = response.body_producer && !incoming->head && response.status >= 200 &&
+                          response.status <= 599 && !status_forbids_body(response.status);
     // A produced body has no length: an HTTP/1.0 client learns its end from the close.
     const bool keep_alive = incoming->reusable && !response.close_connection &&
                             !context.connections.stopping() &&

@@ -154,9 +154,11 @@ void DwarfLookup::read_unit_now(Unit& unit) {
       const elf::DwarfRange& r = read.ranges[f.first_range + i];
       if (r.begin < base_) continue;
       unit.function_ranges.push_back({r.begin - base_, r.end - base_});
-      ranges.push_back({r.begin - base_, r.end - base_, f.depth, static_cast<uint32_t>(kept.size())});
+      ranges.push_back(
+          {r.begin - base_, r.end - base_, f.depth, static_cast<uint32_t>(kept.size())});
     }
-    function.range_count = static_cast<uint32_t>(unit.function_ranges.size()) - function.first_range;
+    function.range_count =
+        static_cast<uint32_t>(unit.function_ranges.size()) - function.first_range;
     if (function.range_count > 0) kept.push_back(function);
   }
   unit.functions = std::vector<Function>(kept.size());
@@ -175,8 +177,8 @@ void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
   for (const elf::DwarfScope& s : read.scopes) {
     Tree::Scope& scope = tree->scopes.emplace_back();
     scope.name = names_.intern(s.name);
-    scope.call_file = s.call_file < unit.file_slots.size() ? unit.file_slots[s.call_file]
-                                                           : elf::kNoFile;
+    scope.call_file =
+        s.call_file < unit.file_slots.size() ? unit.file_slots[s.call_file] : elf::kNoFile;
     scope.call_line = s.call_line;
     scope.parent = s.parent;
     scope.inlined = s.inlined;

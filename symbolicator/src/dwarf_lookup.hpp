@@ -75,18 +75,18 @@ class DwarfLookup {
  private:
   struct Tree {
     struct Scope {
-      const PooledName* name = nullptr;  // in names_
+      const PooledName* name = nullptr;   // in names_
       uint32_t call_file = elf::kNoFile;  // index into the unit's files
       uint32_t call_line = 0;
-      int32_t parent = -1;             // index into scopes
+      int32_t parent = -1;  // index into scopes
       bool inlined = false;
     };
     std::vector<Scope> scopes;  // scopes[0] is the function
     ScopeIndex index;           // values: indexes into scopes
   };
   struct Function {
-    uint64_t offset = 0;        // of its DIE, in its unit's DWARF
-    uint32_t first_range = 0;   // into Unit::function_ranges
+    uint64_t offset = 0;       // of its DIE, in its unit's DWARF
+    uint32_t first_range = 0;  // into Unit::function_ranges
     uint32_t range_count = 0;
     std::once_flag read;
     std::unique_ptr<const Tree> tree;
@@ -94,12 +94,12 @@ class DwarfLookup {
   struct Unit {
     uint64_t offset = 0;  // of its DIE
     std::once_flag read;
-    std::vector<Function> functions;                // sized once, never moved (once_flag)
-    std::vector<elf::DwarfRange> function_ranges;   // relative
-    ScopeIndex function_index;                      // values: indexes into functions
-    LineTable lines;                                // file: indexes into files
-    std::vector<const std::string*> files;          // distinct names, interned in file_names_
-    std::vector<uint32_t> file_slots;               // the unit's file table -> index into files
+    std::vector<Function> functions;               // sized once, never moved (once_flag)
+    std::vector<elf::DwarfRange> function_ranges;  // relative
+    ScopeIndex function_index;                     // values: indexes into functions
+    LineTable lines;                               // file: indexes into files
+    std::vector<const std::string*> files;         // distinct names, interned in file_names_
+    std::vector<uint32_t> file_slots;              // the unit's file table -> index into files
   };
 
   DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base, size_t concurrency);

@@ -8,8 +8,8 @@ namespace {
 constexpr std::string_view kCloneMarker = " [clone ";
 
 // Suffix words GCC appends to the assembler names of function parts and specialised copies.
-constexpr std::array<std::string_view, 6> kCloneWords = {"cold", "part", "isra", "constprop",
-                                                         "lto_priv", "localalias"};
+constexpr std::array<std::string_view, 6> kCloneWords = {"cold",      "part",     "isra",
+                                                         "constprop", "lto_priv", "localalias"};
 
 bool is_clone_word(std::string_view word) {
   for (std::string_view w : kCloneWords) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace sprof::symbolicator::detail {
 
 Result<std::shared_ptr<const KernelSymbolMap>> KernelSymbolMap::build(

@@ -1,7 +1,7 @@
 // line_table.hpp (private)
 //
-// A DWARF unit's line table (or several merged) as one address-sorted array. The row in effect at an
-// address is the last row at or below it (as libdw's dwarf_getsrc_die picks it), unless that row
+// A DWARF unit's line table (or several merged) as one address-sorted array. The row in effect at
+// an address is the last row at or below it (as libdw's dwarf_getsrc_die picks it), unless that row
 // ends a sequence, in which case the address has no line. Consecutive rows with the same file and
 // line are merged at build time.
 #pragma once

@@ -154,9 +154,8 @@ void ModuleSymbolMap::prepare(std::span<const RelativeAddress> addresses) const 
 }
 
 std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {
-  auto it = std::upper_bound(
-      fde_functions_.begin(), fde_functions_.end(), address,
-      [](uint64_t a, const elf::FunctionRange& f) { return a < f.begin; });
+  auto it = std::upper_bound(fde_functions_.begin(), fde_functions_.end(), address,
+                             [](uint64_t a, const elf::FunctionRange& f) { return a < f.begin; });
   if (it == fde_functions_.begin() || address >= (it - 1)->end) return std::nullopt;
   return *(it - 1);
 }

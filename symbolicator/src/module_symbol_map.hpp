@@ -50,9 +50,9 @@ class ModuleSymbolMap final : public SymbolMap {
   std::string debug_file_;
   std::string binary_file_;
   SymbolTable symbols_;
-  std::unique_ptr<DwarfLookup> dwarf_;  // null without DWARF
+  std::unique_ptr<DwarfLookup> dwarf_;             // null without DWARF
   std::vector<elf::FunctionRange> fde_functions_;  // .eh_frame FDE ranges sorted (relative)
-  DemangledNames demangled_symbol_names_;  // by SymbolTable::Symbol::name_index
+  DemangledNames demangled_symbol_names_;          // by SymbolTable::Symbol::name_index
 };
 
 }  // namespace sprof::symbolicator::detail

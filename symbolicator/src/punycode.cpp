@@ -20,9 +20,12 @@ bool decode_punycode(std::string_view basic, std::string_view encoded, std::stri
       if (pos >= encoded.size()) return false;
       const char c = encoded[pos++];
       uint32_t digit = 0;
-      if (c >= 'a' && c <= 'z') digit = static_cast<uint32_t>(c - 'a');
-      else if (c >= '0' && c <= '9') digit = static_cast<uint32_t>(c - '0') + 26;
-      else return false;
+      if (c >= 'a' && c <= 'z')
+        digit = static_cast<uint32_t>(c - 'a');
+      else if (c >= '0' && c <= '9')
+        digit = static_cast<uint32_t>(c - '0') + 26;
+      else
+        return false;
       i += digit * w;
       const uint32_t t = k <= bias ? kTmin : (k >= bias + kTmax ? kTmax : k - bias);
       if (digit < t) break;

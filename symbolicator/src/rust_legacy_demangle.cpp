@@ -32,14 +32,22 @@ std::optional<std::string> unescape(std::string_view component) {
       if (end == std::string_view::npos) return std::nullopt;
       const std::string_view code = component.substr(1, end - 1);
       component.remove_prefix(end + 1);
-      if (code == "SP") out += '@';
-      else if (code == "BP") out += '*';
-      else if (code == "RF") out += '&';
-      else if (code == "LT") out += '<';
-      else if (code == "GT") out += '>';
-      else if (code == "LP") out += '(';
-      else if (code == "RP") out += ')';
-      else if (code == "C") out += ',';
+      if (code == "SP")
+        out += '@';
+      else if (code == "BP")
+        out += '*';
+      else if (code == "RF")
+        out += '&';
+      else if (code == "LT")
+        out += '<';
+      else if (code == "GT")
+        out += '>';
+      else if (code == "LP")
+        out += '(';
+      else if (code == "RP")
+        out += ')';
+      else if (code == "C")
+        out += ',';
       else if (code.size() > 1 && code[0] == 'u') {
         uint32_t cp = 0;
         auto [ptr, ec] = std::from_chars(code.data() + 1, code.data() + code.size(), cp, 16);

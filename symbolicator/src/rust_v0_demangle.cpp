@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "sprof/symbolicator/demangle.hpp"
 #include "punycode.hpp"
+#include "sprof/symbolicator/demangle.hpp"
 #include "utf8.hpp"
 
 namespace sprof::symbolicator {
@@ -83,10 +83,14 @@ class V0Printer {
       const char c = next();
       if (c == '_') return x + 1;
       uint64_t d = 0;
-      if (c >= '0' && c <= '9') d = static_cast<uint64_t>(c - '0');
-      else if (c >= 'a' && c <= 'z') d = static_cast<uint64_t>(c - 'a') + 10;
-      else if (c >= 'A' && c <= 'Z') d = static_cast<uint64_t>(c - 'A') + 36;
-      else return std::nullopt;
+      if (c >= '0' && c <= '9')
+        d = static_cast<uint64_t>(c - '0');
+      else if (c >= 'a' && c <= 'z')
+        d = static_cast<uint64_t>(c - 'a') + 10;
+      else if (c >= 'A' && c <= 'Z')
+        d = static_cast<uint64_t>(c - 'A') + 36;
+      else
+        return std::nullopt;
       if (x > (UINT64_MAX - d) / 62) return std::nullopt;
       x = x * 62 + d;
     }
@@ -222,10 +226,8 @@ class V0Printer {
         print(">");
         return true;
       }
-      case 'B':
-        return backref([&] { return path(in_value); });
-      default:
-        return false;
+      case 'B': return backref([&] { return path(in_value); });
+      default: return false;
     }
   }
 
@@ -334,9 +336,7 @@ class V0Printer {
         return type();
       }
       case 'P':
-      case 'O':
-        print(next() == 'P' ? "*const " : "*mut ");
-        return type();
+      case 'O': print(next() == 'P' ? "*const " : "*mut "); return type();
       case 'A':
       case 'S': {
         const bool array = next() == 'A';
@@ -362,17 +362,10 @@ class V0Printer {
         print(")");
         return true;
       }
-      case 'F':
-        ++pos_;
-        return fn_signature();
-      case 'D':
-        ++pos_;
-        return dyn_bounds();
-      case 'B':
-        ++pos_;
-        return backref([&] { return type(); });
-      default:
-        return path(false);
+      case 'F': ++pos_; return fn_signature();
+      case 'D': ++pos_; return dyn_bounds();
+      case 'B': ++pos_; return backref([&] { return type(); });
+      default: return path(false);
     }
   }
 

@@ -6,11 +6,12 @@ namespace sprof::symbolicator::detail {
 
 SymbolTable SymbolTable::build(std::vector<Candidate> candidates) {
   // Stable: among equally ranked aliases the first in table order wins, as libdwfl picks them.
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.rank != b.rank) return a.rank > b.rank;
-    return a.size > b.size;
-  });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.start != b.start) return a.start < b.start;
+                     if (a.rank != b.rank) return a.rank > b.rank;
+                     return a.size > b.size;
+                   });
   SymbolTable table;
   table.entries_.reserve(candidates.size());
   for (Candidate& c : candidates) {

@@ -15,8 +15,8 @@
 #include "jit_symbol_map.hpp"
 #include "kernel_symbol_map.hpp"
 #include "module_symbol_map.hpp"
-#include "sprof/core/log.hpp"
 #include "sprof/core/build_id.hpp"
+#include "sprof/core/log.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/kernel_image.hpp"
 
@@ -43,8 +43,8 @@ struct Symbolicator::Impl {
 
   explicit Impl(SymbolicatorOptions o)
       : options(std::move(o)),
-        locator(elf::LocatorOptions{options.symbol_dirs, options.debug_roots,
-                                    options.search_trace}) {
+        locator(
+            elf::LocatorOptions{options.symbol_dirs, options.debug_roots, options.search_trace}) {
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
     }
@@ -59,8 +59,8 @@ struct Symbolicator::Impl {
     }
     auto located = locator.locate(debug_name, breakpad_id, candidates);
     if (fetcher) {
-      located = with_downloads(debug_name, breakpad_id, candidates, code_id, std::move(located),
-                               entry);
+      located =
+          with_downloads(debug_name, breakpad_id, candidates, code_id, std::move(located), entry);
     }
     if (!located) return std::move(located).error();
     auto map = detail::ModuleSymbolMap::build(*located, debug_name);

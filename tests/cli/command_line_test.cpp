@@ -105,8 +105,8 @@ TEST_CASE("record parses commands, environments and sprof's options as typed") {
   CHECK(c.record.record.command == Args{"env", "BAR=2", "printenv", "-o"});
 
   Commands d;
-  REQUIRE(parse(d, {"record", "--include-args=2", "-e", "task-clock", "--", "./x", "-p", "1"})
-              .empty());
+  REQUIRE(
+      parse(d, {"record", "--include-args=2", "-e", "task-clock", "--", "./x", "-p", "1"}).empty());
   CHECK(d.record.record.process_name_args == 2);
   CHECK(d.record.record.event == sprof::recorder::SamplingEvent::kTaskClock);
   CHECK(d.record.record.command == Args{"./x", "-p", "1"});
@@ -140,7 +140,8 @@ TEST_CASE("record parses commands, environments and sprof's options as typed") {
   CHECK(parse(m, {"record", "--cpu-counts", "always", "ls"}).find("auto") != std::string::npos);
 }
 
-TEST_CASE("an option's choices are readable from its definition, for the man page and completions") {
+TEST_CASE(
+    "an option's choices are readable from its definition, for the man page and completions") {
   Commands c;
   const SprofApp sprof = make_sprof_app(c);
   std::vector<std::string> events;

@@ -18,7 +18,8 @@ using namespace sprof::test;
 namespace {
 
 // The URL sprof prints for `load` of a sample profile run as `prefix... sprof load ... args`.
-std::string printed_url(const std::vector<std::string>& prefix, const std::vector<std::string>& args) {
+std::string printed_url(const std::vector<std::string>& prefix,
+                        const std::vector<std::string>& args) {
   const fs::path dir = fs::temp_directory_path() / ("sprof-url-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string profile = (dir / "p.json").string();

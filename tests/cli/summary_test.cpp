@@ -1,8 +1,9 @@
 // The end-of-recording summary's pure parts (cli/summary.cpp).
+#include "summary.hpp"
+
 #include <doctest/doctest.h>
 
 #include "sprof/unwind/unwinder.hpp"
-#include "summary.hpp"
 
 using sprof::cli::stack_size_hint;
 using sprof::convert::RecordingStats;
@@ -22,8 +23,9 @@ RecordingStats with_truncated(uint64_t unwound, uint64_t truncated) {
 
 TEST_CASE("more than 5 % of stacks past the copied stack suggests the largest copy") {
   const std::string hint = stack_size_hint(with_truncated(1000, 280), 16384);
-  CHECK(hint == "sprof: 28% of stacks were deeper than the 16384 bytes copied per sample; "
-                "--stack-size 65528 copies the most the kernel allows");
+  CHECK(hint ==
+        "sprof: 28% of stacks were deeper than the 16384 bytes copied per sample; "
+        "--stack-size 65528 copies the most the kernel allows");
 }
 
 TEST_CASE("no hint at 5 % or less, without samples, or when the copy is already the largest") {

@@ -6,8 +6,8 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "profiler_cli.hpp"
@@ -25,7 +25,8 @@ using F = sprof::test::AllocationProfileFacts;
 namespace {
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sprof-alloc-conformance-" + std::to_string(getpid()));
+  fs::path path =
+      fs::temp_directory_path() / ("sprof-alloc-conformance-" + std::to_string(getpid()));
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
 };
@@ -68,8 +69,8 @@ TEST_CASE("profiler-cli reads allocations and retained memory from the self-cont
   TempDir dir;
   const auto profile = sprof::test::make_allocation_profile();
   const std::string path = (dir.path / "alloc.json.gz").string();
-  REQUIRE(sprof::profile::write_processed_file(profile, sprof::test::make_allocation_symbols(profile),
-                                               path)
+  REQUIRE(sprof::profile::write_processed_file(profile,
+                                               sprof::test::make_allocation_symbols(profile), path)
               .has_value());
   ProfilerCli cli = loaded_standalone(path);
 
@@ -98,7 +99,8 @@ TEST_CASE("profiler-cli reads allocations and retained memory from the self-cont
 TEST_CASE("profiler-cli turns the Gecko form's allocation markers into the same tables") {
   TempDir dir;
   const std::string path = (dir.path / "alloc-gecko.json").string();
-  REQUIRE(sprof::profile::write_gecko_file(sprof::test::make_allocation_profile(), path).has_value());
+  REQUIRE(
+      sprof::profile::write_gecko_file(sprof::test::make_allocation_profile(), path).has_value());
   ProfilerCli cli = loaded_standalone(path);
 
   // Unsymbolicated (no symbol server): a frame's function is named by its location string, the
@@ -110,11 +112,12 @@ TEST_CASE("profiler-cli turns the Gecko form's allocation markers into the same 
     return std::string(text);
   };
   const auto retained = functions(cli, "t-0", "native-retained-allocations");
-  INFO("retained:\n" << [&] {
-    std::string s;
-    for (const auto& [name, w] : retained) s += name + " " + std::to_string(w.self) + "\n";
-    return s;
-  }());
+  INFO("retained:\n"
+       << [&] {
+            std::string s;
+            for (const auto& [name, w] : retained) s += name + " " + std::to_string(w.self) + "\n";
+            return s;
+          }());
   CHECK(retained.at(hex(F::kLeaky)).self == F::kLeakyBytes);
   CHECK(retained.count(hex(F::kChurn)) == 0);
   const auto allocated = functions(cli, "t-0", "native-allocations");

@@ -44,7 +44,8 @@ ProfilerCli locate_cli() {
 }
 
 void require_ok(const ProcessResult& r, const ProfilerCli& cli) {
-  INFO("exit ", r.exit_code, "\nstdout:\n", r.out, "\nstderr:\n", r.err, "\nlog:\n", cli.session_log());
+  INFO("exit ", r.exit_code, "\nstdout:\n", r.out, "\nstderr:\n", r.err, "\nlog:\n",
+       cli.session_log());
   REQUIRE(r.exit_code == 0);
 }
 
@@ -95,9 +96,8 @@ TEST_CASE("profiler-cli loads every process and thread of a gzipped multi-proces
     process_names[std::string(info.string(proc + "/pid").value_or(""))] =
         std::string(info.string(proc + "/name").value_or(""));
   }
-  CHECK(process_names == std::map<std::string, std::string>{{"4242", "demo"},
-                                                            {"4300", "child-cmd"},
-                                                            {"4301", "grandchild"}});
+  CHECK(process_names == std::map<std::string, std::string>{
+                             {"4242", "demo"}, {"4300", "child-cmd"}, {"4301", "grandchild"}});
 
   const auto threads = threads_by_tid(info);
   REQUIRE(threads.size() == 4);

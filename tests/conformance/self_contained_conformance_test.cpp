@@ -35,9 +35,9 @@ struct TempDir {
 std::string write_self_contained(const TempDir& dir) {
   const auto profile = sprof::test::make_sample_profile();
   const std::string path = (dir.path / "self-contained.json.gz").string();
-  REQUIRE(sprof::profile::write_processed_file(profile, sprof::test::make_sample_symbols(profile),
-                                               path)
-              .has_value());
+  REQUIRE(
+      sprof::profile::write_processed_file(profile, sprof::test::make_sample_symbols(profile), path)
+          .has_value());
   auto text = sprof::test::read_profile_text(path);
   REQUIRE(text.has_value());
   const auto problems = sprof::test::check_processed_profile(*text);
@@ -95,7 +95,8 @@ TEST_CASE("with no symbol server, a self-contained profile shows its embedded na
   const JsonDoc samples = json_of(cli, {"thread", "samples", "--thread", main, "--json"});
   std::set<std::string> names;
   for (size_t i = 0; i < samples.size("/topFunctionsByTotal").value_or(0); ++i) {
-    names.emplace(*samples.string("/topFunctionsByTotal/" + std::to_string(i) + "/nameWithLibrary"));
+    names.emplace(
+        *samples.string("/topFunctionsByTotal/" + std::to_string(i) + "/nameWithLibrary"));
   }
   std::string all;
   for (const auto& n : names) all += n + "\n";
@@ -168,8 +169,10 @@ TEST_CASE("threads, CPU time and markers arrive as from the Gecko form of the sa
     CHECK(ta.integer("/sampleCount") == tb.integer("/sampleCount"));
     CHECK(ta.integer("/markerCount") == tb.integer("/markerCount"));
     CHECK(ta.number("/createdAt") == tb.number("/createdAt"));
-    const JsonDoc ma = json_of(from_gecko, {"thread", "markers", "--thread", ha, "--list", "--json"});
-    const JsonDoc mb = json_of(from_processed, {"thread", "markers", "--thread", hb, "--list", "--json"});
+    const JsonDoc ma =
+        json_of(from_gecko, {"thread", "markers", "--thread", ha, "--list", "--json"});
+    const JsonDoc mb =
+        json_of(from_processed, {"thread", "markers", "--thread", hb, "--list", "--json"});
     REQUIRE(ma.size("/flatMarkers") == mb.size("/flatMarkers"));
     for (size_t i = 0; i < ma.size("/flatMarkers").value_or(0); ++i) {
       const std::string m = "/flatMarkers/" + std::to_string(i);
@@ -181,9 +184,9 @@ TEST_CASE("threads, CPU time and markers arrive as from the Gecko form of the sa
   const JsonDoc idle_a =
       json_of(from_gecko, {"thread", "samples", "--thread", handle_of(from_gecko, F::kRootPid),
                            "--include-idle", "--json"});
-  const JsonDoc idle_b = json_of(from_processed, {"thread", "samples", "--thread",
-                                                  handle_of(from_processed, F::kRootPid),
-                                                  "--include-idle", "--json"});
+  const JsonDoc idle_b =
+      json_of(from_processed, {"thread", "samples", "--thread",
+                               handle_of(from_processed, F::kRootPid), "--include-idle", "--json"});
   CHECK(idle_a.integer("/categoryBreakdown/totalSamples") ==
         idle_b.integer("/categoryBreakdown/totalSamples"));
 }

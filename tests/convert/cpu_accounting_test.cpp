@@ -1,10 +1,11 @@
 // CPU time per thread from switch records (CpuAccounting) and the off-CPU sample grid
 // (off_cpu_sample_times), without a kernel.
+#include "sprof/convert/cpu_accounting.hpp"
+
 #include <doctest/doctest.h>
 
 #include <vector>
 
-#include "sprof/convert/cpu_accounting.hpp"
 #include "sprof/convert/off_cpu.hpp"
 
 using namespace sprof::convert;

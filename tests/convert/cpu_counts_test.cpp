@@ -68,7 +68,7 @@ TEST_CASE("each CPU's count settles only the time credited on that CPU") {
   CpuAccounting cpu;
   cpu.switched_in(kTid, 0, 0);
   cpu.counted(kTid, 0, 4 * kMs, 4 * kMs);  // CPU 0 agrees
-  cpu.switched_out(kTid, 5 * kMs);          // 1 ms more on CPU 0, not counted yet
+  cpu.switched_out(kTid, 5 * kMs);         // 1 ms more on CPU 0, not counted yet
   cpu.switched_in(kTid, 6 * kMs, 1);
   cpu.counted(kTid, 1, 10 * kMs, 2 * kMs);  // 4 ms on CPU 1, of which 2 ms stolen
   const auto taken = cpu.take(kTid, 10 * kMs);

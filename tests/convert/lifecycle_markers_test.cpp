@@ -1,5 +1,7 @@
 // Markers the converter adds: process and thread lifecycle, user marker files, and the schemas
 // they are written with (checked with the Gecko validator).
+#include "sprof/convert/lifecycle_markers.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <string>
 
 #include "fake_host_files.hpp"
-#include "sprof/convert/lifecycle_markers.hpp"
 #include "sprof/convert/marker_schemas.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/profile/gecko_writer.hpp"
@@ -155,12 +156,11 @@ TEST_CASE("user marker files named by data mmaps become markers on their threads
   const uint64_t ms = 1'000'000;
   // Thread 51's own file, and a per-process file that goes to the main thread.
   test::FakeHostFiles files;
-  files.add_file(dir + "/marker-50-51.txt",
-                 std::to_string(kOrigin + 2 * ms) + " " + std::to_string(kOrigin + 4 * ms) +
-                     " worker work\n");
-  files.add_file(dir + "/marker-50.txt",
-                 std::to_string(kOrigin + 3 * ms) + " " + std::to_string(kOrigin + 3 * ms) +
-                     " main tick\n");
+  files.add_file(
+      dir + "/marker-50-51.txt",
+      std::to_string(kOrigin + 2 * ms) + " " + std::to_string(kOrigin + 4 * ms) + " worker work\n");
+  files.add_file(dir + "/marker-50.txt", std::to_string(kOrigin + 3 * ms) + " " +
+                                             std::to_string(kOrigin + 3 * ms) + " main tick\n");
   ModuleCache cache(files);
   ProfileConverter c(options(50), cache);
   c.consume(exec(50, "app", 1));
@@ -198,9 +198,9 @@ TEST_CASE("every marker type sprof writes has a schema and the profile passes th
   // The converter's lost/throttle markers use the same schema list.
   std::vector<std::string> schema_names;
   for (const auto& s : p.meta.marker_schema) schema_names.push_back(s.name);
-  for (const char* type : {kProcessStartMarkerType, kExecMarkerType, kProcessExitMarkerType,
-                           kThreadStartMarkerType, kThreadExitMarkerType, kLostSamplesMarkerType,
-                           kThrottleMarkerType, kUserMarkerType}) {
+  for (const char* type :
+       {kProcessStartMarkerType, kExecMarkerType, kProcessExitMarkerType, kThreadStartMarkerType,
+        kThreadExitMarkerType, kLostSamplesMarkerType, kThrottleMarkerType, kUserMarkerType}) {
     CHECK_MESSAGE(std::count(schema_names.begin(), schema_names.end(), type) == 1, type);
   }
   // Each marker's payload keys are fields of its schema, and each schema has a description.

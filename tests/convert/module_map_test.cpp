@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "sprof/convert/module_map.hpp"
+
+#include <doctest/doctest.h>
 
 using sprof::Avma;
 using sprof::FileOffset;

@@ -2,13 +2,14 @@
 // (balanced tables, frees in the allocating thread's table, lost and unmatched frees, the memory
 // counter, peak, what each image still held when it ended, programs that did not load the
 // interposer) and the converter's part (the interposer's frames dropped by module, fork and exec).
+#include "sprof/convert/native_allocations.hpp"
+
 #include <doctest/doctest.h>
 
 #include <map>
 #include <numeric>
 
 #include "fake_host_files.hpp"
-#include "sprof/convert/native_allocations.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/heap/sample_weight.hpp"
 #include "synthetic_records.hpp"
@@ -112,7 +113,7 @@ TEST_CASE("sampled allocations weigh the bytes they stand for") {
   heap.allocate(p, {0, 0}, alloc(10, 10, 2, 0x2000, 64ULL << 20), std::nullopt, ms(2));
   const auto& rows = p.processes[0].threads[0].native_allocations();
   CHECK(rows[0].bytes == std::llround(heap::estimated_bytes(100, kInterval)));
-  CHECK(rows[0].bytes > 500000);  // a small block stands for about one interval
+  CHECK(rows[0].bytes > 500000);              // a small block stands for about one interval
   CHECK(rows[1].bytes == int64_t{64} << 20);  // a huge one for itself
   CHECK(stats.estimated_bytes == rows[0].bytes + rows[1].bytes);
 }
@@ -249,7 +250,8 @@ TEST_CASE("the converter drops the interposer's frames and keeps allocations per
   CHECK(locations == std::vector<std::string>{"0x555555554300", "0x555555554400"});
   CHECK(stats.unwind_stops[0] == 2);
   CHECK(stats.unmatched_frees == 1);
-  CHECK(stats.live_at_exit_bytes == 96);  // the child's 32 B at its exit, the program's 64 B at exec
+  CHECK(stats.live_at_exit_bytes ==
+        96);  // the child's 32 B at its exit, the program's 64 B at exec
   CHECK(stats.retained.size() == 2);
   CHECK(stats.programs == 2);
   CHECK(stats.unhooked_programs == std::vector<std::string>{"next"});

@@ -41,8 +41,9 @@ perf::SampleRecord on_cpu(uint32_t tid, uint64_t us) {
 // What the context-switch event records as a thread blocks: kernel path into schedule(), then the
 // user stack (a nanosleep wrapper called from 0x402000).
 perf::SampleRecord switch_sample(uint32_t tid, uint64_t us) {
-  auto s = sample(tid, us, {kContextKernel, 0xffffffff81000100, 0xffffffff81000200, kContextUser,
-                            0x405000, 0x402000});
+  auto s = sample(
+      tid, us,
+      {kContextKernel, 0xffffffff81000100, 0xffffffff81000200, kContextUser, 0x405000, 0x402000});
   s.context_switch_sample = true;
   return s;
 }
@@ -92,29 +93,29 @@ const profile::FrameEntry& leaf_frame(const profile::Thread& t, const profile::S
 }
 
 uint64_t delta_sum(const profile::Thread& t) {
-  return std::accumulate(t.samples().begin(), t.samples().end(), uint64_t{0},
-                         [](uint64_t sum, const profile::Sample& s) {
-                           return sum + s.cpu_delta_ns.value_or(0);
-                         });
+  return std::accumulate(
+      t.samples().begin(), t.samples().end(), uint64_t{0},
+      [](uint64_t sum, const profile::Sample& s) { return sum + s.cpu_delta_ns.value_or(0); });
 }
 
 }  // namespace
 
-TEST_CASE("converter gives each sample the CPU used since the previous one and blocked time as "
-          "Idle samples without CPU") {
+TEST_CASE(
+    "converter gives each sample the CPU used since the previous one and blocked time as "
+    "Idle samples without CPU") {
   test::FakeHostFiles files;
   ModuleCache cache(files);
   ProfileConverter c(options(), cache);
-  c.consume(exec_comm(0));                        // running from 0 (exec has no switch-in)
-  c.consume(on_cpu(kPid, 1000));                  // 1000 us of CPU
+  c.consume(exec_comm(0));                           // running from 0 (exec has no switch-in)
+  c.consume(on_cpu(kPid, 1000));                     // 1000 us of CPU
   c.consume(switch_record(kPid, 1500, true, true));  // preempted: runnable, not blocked
   c.consume(switch_record(kPid, 2000, false));
-  c.consume(on_cpu(kPid, 2500));                  // 500 + 500
+  c.consume(on_cpu(kPid, 2500));  // 500 + 500
   c.consume(switch_sample(kPid, 3000));
-  c.consume(switch_record(kPid, 3000, true));     // blocks at 3 ms ...
-  c.consume(switch_record(kPid, 13000, false));   // ... until 13 ms
-  c.consume(on_cpu(kPid, 14000));                 // only the 1000 us since switch-in
-  c.consume(exit_record(kPid, 14600));            // 600 us after the last sample
+  c.consume(switch_record(kPid, 3000, true));    // blocks at 3 ms ...
+  c.consume(switch_record(kPid, 13000, false));  // ... until 13 ms
+  c.consume(on_cpu(kPid, 14000));                // only the 1000 us since switch-in
+  c.consume(exit_record(kPid, 14600));           // 600 us after the last sample
   auto p = c.finish(at_us(20000));
   const auto& t = p.processes.at(0).threads.at(0);
   const auto& s = t.samples();
@@ -336,15 +337,16 @@ TEST_CASE("converter falls back to the period for a thread whose start it did no
   CHECK(s[1].cpu_delta_ns == 1'000'000u);
 }
 
-TEST_CASE("converter ends an on-CPU interval at the off-CPU sample, which precedes the late "
-          "switch-out record") {
+TEST_CASE(
+    "converter ends an on-CPU interval at the off-CPU sample, which precedes the late "
+    "switch-out record") {
   test::FakeHostFiles files;
   ModuleCache cache(files);
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 1000));
-  c.consume(switch_sample(kPid, 3000));           // taken as the thread leaves the CPU ...
-  c.consume(switch_record(kPid, 3011, true));     // ... the record comes after its stack copy
+  c.consume(switch_sample(kPid, 3000));        // taken as the thread leaves the CPU ...
+  c.consume(switch_record(kPid, 3011, true));  // ... the record comes after its stack copy
   c.consume(switch_record(kPid, 13000, false));
   c.consume(exit_record(kPid, 14000));
   auto p = c.finish(at_us(20000));
@@ -379,8 +381,9 @@ TEST_CASE("converter starts an on-CPU interval at the CPU-wide switch-out that p
   CHECK(delta_sum(threads[1]) == 1'013'000u);  // [1.987, 3] ms
 }
 
-TEST_CASE("converter takes a system-wide recording's CPU-wide switch records as the threads' own, "
-          "switch-ins starting at the pick") {
+TEST_CASE(
+    "converter takes a system-wide recording's CPU-wide switch records as the threads' own, "
+    "switch-ins starting at the pick") {
   test::FakeHostFiles files;
   ModuleCache cache(files);
   ProfileConverter c(options(), cache);  // no side-band event: CPU-wide records are all there is
@@ -400,14 +403,15 @@ TEST_CASE("converter takes a system-wide recording's CPU-wide switch records as 
   CHECK(delta_sum(p.processes.at(0).threads.at(0)) == 3'000'000u);  // [0, 2] + [5, 6] ms
 }
 
-TEST_CASE("converter ends an on-CPU interval at the CPU-wide switch-out that precedes the thread's "
-          "own") {
+TEST_CASE(
+    "converter ends an on-CPU interval at the CPU-wide switch-out that precedes the thread's "
+    "own") {
   test::FakeHostFiles files;
   ModuleCache cache(files);
   ProfileConverter c(side_band_options(), cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 1000));
-  c.consume(cpu_wide_out(kPid, kPid, 0, 2000));    // the CPU goes to another task at 2 ms ...
+  c.consume(cpu_wide_out(kPid, kPid, 0, 2000));      // the CPU goes to another task at 2 ms ...
   c.consume(switch_record(kPid, 2001, true, true));  // ... the thread's own record 1 us later
   c.consume(cpu_wide_out(900, 901, kPid, 3000));
   c.consume(switch_record(kPid, 3013, false));

@@ -1,6 +1,8 @@
 // --per-cpu-threads from synthetic records: a "CPUs" process with one track per CPU holding the
 // samples taken there under labels naming their thread, CPU deltas from the switch records, and
 // a marker per stretch a thread ran when asked.
+#include "sprof/convert/per_cpu_tracks.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -8,7 +10,6 @@
 
 #include "fake_host_files.hpp"
 #include "sprof/convert/marker_schemas.hpp"
-#include "sprof/convert/per_cpu_tracks.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "synthetic_records.hpp"
 
@@ -20,16 +21,14 @@ namespace {
 constexpr uint64_t kOrigin = 1'000'000'000;
 uint64_t at_ms(uint64_t ms) { return kOrigin + ms * 1'000'000; }
 
-perf::SwitchRecord switch_record(uint32_t pid, uint32_t tid, uint32_t cpu, bool out,
-                                 uint64_t ms) {
+perf::SwitchRecord switch_record(uint32_t pid, uint32_t tid, uint32_t cpu, bool out, uint64_t ms) {
   perf::SwitchRecord r;
   r.id = perf::SampleId{pid, tid, at_ms(ms), cpu};
   r.out = out;
   return r;
 }
 
-perf::SampleRecord sample_on(uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t ms,
-                             uint64_t leaf) {
+perf::SampleRecord sample_on(uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t ms, uint64_t leaf) {
   auto s = test::sample_record(pid, tid, at_ms(ms), {test::kContextUser, leaf, 0x1000}, 1'000'000);
   s.id.cpu = cpu;
   return s;

@@ -1,12 +1,13 @@
 // Processes are named by what they exec'd: the kernel's 15-byte comm completed by the image's
 // first mapped file, with --include-args' arguments; threads keep their comm names.
+#include "sprof/convert/process_name.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
 #include "fake_host_files.hpp"
-#include "sprof/convert/process_name.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "synthetic_records.hpp"
 

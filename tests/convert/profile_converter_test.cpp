@@ -1,12 +1,13 @@
 // The converter from bytes-free synthetic records: process/thread tracking, exec, names, stacks
 // and libs, without a kernel.
+#include "sprof/convert/profile_converter.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <string>
 
 #include "fake_host_files.hpp"
-#include "sprof/convert/profile_converter.hpp"
 #include "sprof_test/paths.hpp"
 #include "synthetic_records.hpp"
 
@@ -33,8 +34,8 @@ perf::SampleRecord sample(uint32_t pid, uint32_t tid, uint64_t ms, std::vector<u
   return test::sample_record(pid, tid, at_ms(ms), std::move(chain), 1'000'000);
 }
 
-perf::Mmap2Record mmap(uint32_t pid, std::string path, uint64_t addr, uint64_t len,
-                       uint64_t pgoff, uint64_t ms) {
+perf::Mmap2Record mmap(uint32_t pid, std::string path, uint64_t addr, uint64_t len, uint64_t pgoff,
+                       uint64_t ms) {
   perf::Mmap2Record m;
   m.id = id(pid, pid, ms);
   m.pid = pid;
@@ -101,8 +102,9 @@ TEST_CASE("converter puts kernel frames at the leaf end and user frames root fir
   ProfileConverter c(options(7), cache);
   c.consume(comm(7, 7, "k", true, 0));
   // Callchain leaf first: kernel leaf, kernel caller, then user ip and its caller.
-  c.consume(sample(7, 7, 2, {kContextKernel, 0xffffffff81000010, 0xffffffff81000020,
-                             kContextUser, 0x1000, 0x2000}));
+  c.consume(sample(
+      7, 7, 2,
+      {kContextKernel, 0xffffffff81000010, 0xffffffff81000020, kContextUser, 0x1000, 0x2000}));
   auto p = c.finish(kOrigin + 5'000'000);
   const auto& t = p.processes.at(0).threads.at(0);
   REQUIRE(t.samples().size() == 1);
@@ -116,8 +118,8 @@ TEST_CASE("converter puts kernel frames at the leaf end and user frames root fir
     leaf_first.push_back(t.strings()[frame.location]);
     categories.push_back(frame.category);
   }
-  CHECK(leaf_first == std::vector<std::string>{"0xffffffff81000010", "0xffffffff81000020",
-                                               "0x1000", "0x2000"});
+  CHECK(leaf_first ==
+        std::vector<std::string>{"0xffffffff81000010", "0xffffffff81000020", "0x1000", "0x2000"});
   CHECK(categories.front() == profile::Category::kKernel);
   CHECK(categories.back() == profile::Category::kUser);
 }

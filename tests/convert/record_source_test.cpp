@@ -1,5 +1,7 @@
 // The list source: typed records a test made, fed to the converter the way every source feeds
 // it (RecordSource -> ProfileConverter::consume_all).
+#include "sprof/convert/record_source.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -7,7 +9,6 @@
 
 #include "fake_host_files.hpp"
 #include "sprof/convert/profile_converter.hpp"
-#include "sprof/convert/record_source.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "synthetic_records.hpp"
 
@@ -52,8 +53,8 @@ std::string convert_one_by_one(const std::vector<perf::Record>& records) {
 }  // namespace
 
 TEST_CASE("a list source emits its records in time order, ties in list order, then is done") {
-  std::vector<perf::Record> records = {sample(10, 3, 0x3), sample(10, 1, 0x1),
-                                       sample(11, 2, 0x2), sample(10, 1, 0x11)};
+  std::vector<perf::Record> records = {sample(10, 3, 0x3), sample(10, 1, 0x1), sample(11, 2, 0x2),
+                                       sample(10, 1, 0x11)};
   RecordListSource source(std::move(records));
   std::vector<uint64_t> ips;
   const perf::RecordSink sink = [&](perf::Record&& r) {

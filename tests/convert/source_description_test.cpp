@@ -1,11 +1,12 @@
 // The one place where a source's description becomes converter options and profile meta.
+#include "sprof/convert/source_description.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <variant>
 
 #include "fake_host_files.hpp"
-#include "sprof/convert/source_description.hpp"
 #include "sprof/unwind/frame_pointer_unwinder.hpp"
 
 using namespace sprof;
@@ -113,7 +114,9 @@ TEST_CASE("the profile's meta names the machine, the event, the rate and the unw
   CHECK(extra(fp_meta, "unwoundSamples") == nullptr);
 }
 
-TEST_CASE("a rate no int64 holds (an attr read from a file) is written as 0, found by the perf.data fuzzer") {
+TEST_CASE(
+    "a rate no int64 holds (an attr read from a file) is written as 0, found by the perf.data "
+    "fuzzer") {
   perf::EventSpec sampling = cpu_clock(false, false);
   sampling.attr.sample_freq = ~uint64_t{0};
   profile::Meta meta;

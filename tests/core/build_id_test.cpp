@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "sprof/core/build_id.hpp"
+
+#include <doctest/doctest.h>
 
 using sprof::BuildId;
 
@@ -20,7 +20,9 @@ TEST_CASE("breakpad id of a big-endian file keeps byte order") {
 TEST_CASE("short build ids are zero-padded to 16 bytes") {
   auto id = BuildId::from_hex("01020304");
   REQUIRE(id.has_value());
-  CHECK(id->breakpad_id() == "04030201000000000000000000000000" "0");
+  CHECK(id->breakpad_id() ==
+        "04030201000000000000000000000000"
+        "0");
 }
 
 TEST_CASE("text fold xors the first 4096 bytes into 16") {

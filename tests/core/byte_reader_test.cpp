@@ -1,8 +1,8 @@
+#include "sprof/core/byte_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include <vector>
-
-#include "sprof/core/byte_reader.hpp"
 
 using sprof::ByteReader;
 

@@ -1,9 +1,9 @@
+#include "sprof/core/json_writer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
-
-#include "sprof/core/json_writer.hpp"
 
 using sprof::JsonWriter;
 
@@ -45,7 +45,12 @@ TEST_CASE("64-bit integers are written exactly") {
 TEST_CASE("json writer streams to its flush callback in chunks") {
   std::string out;
   int flushes = 0;
-  JsonWriter w([&](std::string_view chunk) { out.append(chunk); ++flushes; }, 16);
+  JsonWriter w(
+      [&](std::string_view chunk) {
+        out.append(chunk);
+        ++flushes;
+      },
+      16);
   w.begin_array();
   for (int i = 0; i < 100; ++i) w.value("abcdef");
   w.end_array();

@@ -1,11 +1,11 @@
+#include "sprof/core/pair_index.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
-
-#include "sprof/core/pair_index.hpp"
 
 using sprof::PairIndex;
 

@@ -38,7 +38,7 @@ TEST_CASE("a replacing file changes the target only when committed") {
     REQUIRE(::write(file->fd(), "new", 3) == 3);
     CHECK(read_bytes(target) == "old");
     CHECK(entries_in(dir.path()) == 2);  // the target and the temporary file beside it
-  }  // dropped without commit
+  }                                      // dropped without commit
   CHECK(read_bytes(target) == "old");
   CHECK(entries_in(dir.path()) == 1);
 
@@ -50,7 +50,8 @@ TEST_CASE("a replacing file changes the target only when committed") {
   CHECK(entries_in(dir.path()) == 1);
 }
 
-TEST_CASE("a replacing file in a missing directory, or over a directory, fails and leaves nothing") {
+TEST_CASE(
+    "a replacing file in a missing directory, or over a directory, fails and leaves nothing") {
   TempDir dir;
   REQUIRE(dir.valid());
   const auto missing = ReplacingFile::create((dir.path() / "no" / "out.json").string());

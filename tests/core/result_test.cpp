@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "sprof/core/result.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace sprof;
 

@@ -1,5 +1,7 @@
 // Reading files whose path a profiled program or a profile chose (sprof/core/untrusted_file.hpp):
 // perf maps, jitdumps and marker files may be FIFOs, symlinks or directories planted there.
+#include "sprof/core/untrusted_file.hpp"
+
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +11,6 @@
 
 #include "fifo_writer.hpp"
 #include "sprof/core/jit_symbol_file.hpp"
-#include "sprof/core/untrusted_file.hpp"
 #include "temp_dir.hpp"
 
 namespace sprof {
@@ -70,7 +71,6 @@ TEST_CASE("a small-file read refuses directories, FIFOs and missing files with t
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().code == Errc::kNotFound);
 }
-
 
 TEST_CASE("following symlinks on purpose still refuses what they point to unless it is regular") {
   TempDir dir;

@@ -28,7 +28,8 @@ std::vector<char> read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::vector<char>& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // The section called `name` of an ELF64 image, found with <elf.h> alone so that the test does
@@ -81,7 +82,9 @@ void check_same_rule(const FrameRule& a, const FrameRule& b) {
   }
 }
 
-TEST_CASE("a rule for a register x86-64 lacks is dropped before libdw sees it, and the FDE still unwinds") {
+TEST_CASE(
+    "a rule for a register x86-64 lacks is dropped before libdw sees it, and the FDE still "
+    "unwinds") {
   const std::string path = test::target_path("hostile_cfi");
   auto module = CfiModule::open(path);
   REQUIRE(module.has_value());
@@ -224,17 +227,17 @@ TEST_CASE("a file whose .eh_frame and .eh_frame_hdr are empty opens, with no rul
   CHECK((*module)->integrity().eh_frame_hdr_rejected);
 }
 
-TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .eh_frame first gives") {
+TEST_CASE(
+    "checking FDEs as lookups reach them gives the rules checking all of .eh_frame first gives") {
   // A module answers its first lookups from FDEs it checks one at a time; a lookup of address 0,
   // which no search table reaches, makes it check the whole section first. Both must give the
   // same rule at every point of every function.
   // gold and mold put .eh_frame_hdr after .eh_frame: their tables are searched through a copy in
   // GNU ld's order.
-  for (const std::string& path : {std::string("/lib/x86_64-linux-gnu/libc.so.6"),
-                                 std::string("/lib/x86_64-linux-gnu/libstdc++.so.6"),
-                                 test::target_path("unwind_snapshots"),
-                                 test::target_path("it_unwind_gold"),
-                                 test::target_path("it_unwind_mold")}) {
+  for (const std::string& path :
+       {std::string("/lib/x86_64-linux-gnu/libc.so.6"),
+        std::string("/lib/x86_64-linux-gnu/libstdc++.so.6"), test::target_path("unwind_snapshots"),
+        test::target_path("it_unwind_gold"), test::target_path("it_unwind_mold")}) {
     CAPTURE(path);
     auto as_reached = CfiModule::open(path);
     auto all_first = CfiModule::open(path);
@@ -244,8 +247,8 @@ TEST_CASE("checking FDEs as lookups reach them gives the rules checking all of .
     CHECK_FALSE((*all_first)->find_rule(sprof::Svma{0}).has_value());
     size_t compared = 0;
     for (const auto& f : sized_functions(path)) {
-      for (const uint64_t pc : {f.address, f.address + 1, f.address + f.size / 2,
-                                f.address + f.size - 1}) {
+      for (const uint64_t pc :
+           {f.address, f.address + 1, f.address + f.size / 2, f.address + f.size - 1}) {
         const auto a = (*as_reached)->find_rule(sprof::Svma{pc});
         const auto b = (*all_first)->find_rule(sprof::Svma{pc});
         CAPTURE(pc);

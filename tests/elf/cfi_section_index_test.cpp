@@ -64,7 +64,8 @@ class FrameBuilder {
   }
 
   CfiSectionIndex index() const {
-    return index_cfi_section({bytes_, kSectionAddress, format_, 8, dwarf_register_count(EM_X86_64)});
+    return index_cfi_section(
+        {bytes_, kSectionAddress, format_, 8, dwarf_register_count(EM_X86_64)});
   }
   std::vector<uint8_t>& bytes() { return bytes_; }
 
@@ -140,7 +141,8 @@ TEST_CASE("a rule for a register the machine lacks is dropped and its FDE stays 
   CHECK(ok.index().dropped_instructions.empty());
 }
 
-TEST_CASE("an FDE that computes its CFA or a register from a register the machine lacks is invalid") {
+TEST_CASE(
+    "an FDE that computes its CFA or a register from a register the machine lacks is invalid") {
   for (const std::vector<uint8_t>& code : std::vector<std::vector<uint8_t>>{
            {0x0c, 0xc8, 0x01, 8},        // def_cfa r200
            {0x0d, 0x92, 0x01},           // def_cfa_register r146
@@ -161,7 +163,8 @@ TEST_CASE("an FDE that computes its CFA or a register from a register the machin
   }
 }
 
-TEST_CASE("a CIE's hostile return address column invalidates its FDEs; its dropped rules count once") {
+TEST_CASE(
+    "a CIE's hostile return address column invalidates its FDEs; its dropped rules count once") {
   FrameBuilder b(CfiFormat::kEhFrame);
   const uint32_t bad_ra = b.cie(kInitial, 200);
   const uint32_t bad_cfa = b.cie({0x0c, 0xc8, 0x01, 8});
@@ -213,8 +216,8 @@ TEST_CASE("deep remember_state nesting, unknown opcodes and cut operands are inv
   for (const auto& [code, valid] : std::vector<std::pair<std::vector<uint8_t>, bool>>{
            {nested, false},
            {balanced, true},
-           {{0x3f}, false},                  // unknown opcode
-           {{0x0f, 0x7f, 1}, false},         // expression block longer than the entry
+           {{0x3f}, false},                          // unknown opcode
+           {{0x0f, 0x7f, 1}, false},                 // expression block longer than the entry
            {std::vector<uint8_t>(12, 0x80), false},  // a LEB128 operand longer than 64 bits
        }) {
     FrameBuilder b(CfiFormat::kEhFrame);
@@ -269,7 +272,8 @@ FrameBuilder sixteen_fdes() {
 
 // `hdr` (from hdr_for) with table entries `i` and `j` swapped.
 std::vector<uint8_t> with_entries_swapped(std::vector<uint8_t> hdr, size_t i, size_t j) {
-  std::swap_ranges(hdr.begin() + 12 + 8 * i, hdr.begin() + 12 + 8 * (i + 1), hdr.begin() + 12 + 8 * j);
+  std::swap_ranges(hdr.begin() + 12 + 8 * i, hdr.begin() + 12 + 8 * (i + 1),
+                   hdr.begin() + 12 + 8 * j);
   return hdr;
 }
 
@@ -305,7 +309,9 @@ TEST_CASE("an .eh_frame_hdr table is checked entry by entry against .eh_frame") 
   CHECK(problem(no_table).empty());
 }
 
-TEST_CASE("the search table is searched the way libdw searches it, when it is in order and points into .eh_frame") {
+TEST_CASE(
+    "the search table is searched the way libdw searches it, when it is in order and points into "
+    ".eh_frame") {
   FrameBuilder b = sixteen_fdes();
   const auto index = b.index();
   const std::vector<uint8_t> good = hdr_for(index);
@@ -358,8 +364,8 @@ TEST_CASE("one FDE checked alone gets the verdict the whole-section index gives 
   const uint32_t cut = b.fde(cie, 0x1040, 0x10, {0x0f, 0x7f, 1});
   const auto index = b.index();
   REQUIRE(index.fdes.size() == 5);
-  FdeChecker checker({b.bytes(), kSectionAddress, CfiFormat::kEhFrame, 8,
-                      dwarf_register_count(EM_X86_64)});
+  FdeChecker checker(
+      {b.bytes(), kSectionAddress, CfiFormat::kEhFrame, 8, dwarf_register_count(EM_X86_64)});
   const auto fde = checker.clean_fde_at(clean);
   REQUIRE(fde.has_value());
   CHECK(fde->pc_begin == 0x1000);
@@ -380,17 +386,20 @@ TEST_CASE("one FDE checked alone gets the verdict the whole-section index gives 
   CHECK_FALSE(checker.clean_fde_at(b.bytes().size() + 8).has_value());
 }
 
-TEST_CASE("a module checks .eh_frame FDE by FDE as lookups reach them, and all of it at the first doubt") {
+TEST_CASE(
+    "a module checks .eh_frame FDE by FDE as lookups reach them, and all of it at the first "
+    "doubt") {
   FrameBuilder b(CfiFormat::kEhFrame);
   const uint32_t cie = b.cie(kInitial);
-  b.fde(cie, 0x1000, 0x10, {0x41, 0x0e, 16});      // push: cfa rsp+16 from 0x1001
-  b.fde(cie, 0x1010, 0x10, {0x05, 200, 1});        // a rule for a register x86-64 lacks
+  b.fde(cie, 0x1000, 0x10, {0x41, 0x0e, 16});  // push: cfa rsp+16 from 0x1001
+  b.fde(cie, 0x1010, 0x10, {0x05, 200, 1});    // a rule for a register x86-64 lacks
   b.fde(cie, 0x1020, 0x10, {});
   const auto index = b.index();
   auto module_with = [&](const std::vector<uint8_t>& hdr) {
     // The header precedes .eh_frame in the section table, as libdw requires to use it.
     const auto image = test::build_elf_image({
-        {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000, std::vector<uint8_t>(0x30, 0x90)},
+        {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0x1000,
+         std::vector<uint8_t>(0x30, 0x90)},
         {".eh_frame_hdr", SHT_PROGBITS, SHF_ALLOC, kHdrAddress, hdr},
         {".eh_frame", SHT_PROGBITS, SHF_ALLOC, kSectionAddress, b.bytes()},
     });

@@ -36,8 +36,8 @@ Ranges readelf_fdes(const std::string& path) {
 
 TEST_CASE("every FDE of .eh_frame is read with the range readelf reports") {
   for (const std::string& path : {test::target_path("symbols/stripped/sprof_symbols_target"),
-                                 test::target_path("libsprof_symbols_shared.so"),
-                                 std::string("/lib/x86_64-linux-gnu/libc.so.6")}) {
+                                  test::target_path("libsprof_symbols_shared.so"),
+                                  std::string("/lib/x86_64-linux-gnu/libc.so.6")}) {
     CAPTURE(path);
     auto fdes = read_eh_frame_functions(path);
     REQUIRE(fdes.has_value());
@@ -47,10 +47,9 @@ TEST_CASE("every FDE of .eh_frame is read with the range readelf reports") {
     const Ranges expected = readelf_fdes(path);
     REQUIRE(expected.size() >= 3);
     CHECK(ours == expected);
-    CHECK(std::is_sorted(fdes->functions.begin(), fdes->functions.end(),
-                         [](const FunctionRange& a, const FunctionRange& b) {
-                           return a.begin < b.begin;
-                         }));
+    CHECK(std::is_sorted(
+        fdes->functions.begin(), fdes->functions.end(),
+        [](const FunctionRange& a, const FunctionRange& b) { return a.begin < b.begin; }));
   }
 }
 

@@ -33,8 +33,7 @@ TEST_CASE("kallsyms parsing keeps types, names and modules and skips bad lines")
 }
 
 TEST_CASE("kernel image spans _text rounded down to _etext rounded up to 4096") {
-  const std::string text =
-      "ffffffff81000200 T _text\nffffffff81e01234 T _etext\n";
+  const std::string text = "ffffffff81000200 T _text\nffffffff81e01234 T _etext\n";
   auto image = kernel_image_from(KernelSymbols::parse(text), BuildId({1, 2, 3}));
   REQUIRE(image.has_value());
   CHECK(image->text_start == 0xffffffff81000000);
@@ -65,8 +64,8 @@ TEST_CASE("kernel image reports hidden kallsyms addresses and missing _etext") {
 
 TEST_CASE("kernel build-id is parsed from /sys/kernel/notes bytes") {
   // A Xen note first (as on this machine), then the GNU build-id (20 bytes).
-  std::vector<uint8_t> notes = {4, 0, 0, 0, 4, 0, 0, 0, 0x13, 0, 0, 0, 'X', 'e', 'n', 0, 0, 0, 0, 0,
-                                4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0};
+  std::vector<uint8_t> notes = {4, 0, 0, 0, 4, 0, 0,  0, 0x13, 0, 0, 0, 'X', 'e', 'n', 0,   0,   0,
+                                0, 0, 4, 0, 0, 0, 20, 0, 0,    0, 3, 0, 0,   0,   'G', 'N', 'U', 0};
   for (uint8_t i = 0; i < 20; ++i) notes.push_back(static_cast<uint8_t>(0xa0 + i));
   auto id = parse_kernel_build_id(notes);
   REQUIRE(id.has_value());
@@ -78,15 +77,15 @@ TEST_CASE("kernel build-id is parsed from /sys/kernel/notes bytes") {
 TEST_CASE("a note whose sizes wrap when rounded up is rejected, not read past the buffer") {
   // descsz = 0xffffffff rounds up to 2^32, which is 0 in 32 bits: the build-id span would reach
   // 4 GiB past the buffer. namesz = 0xfffffffd wraps the same way before the descriptor.
-  const std::vector<uint8_t> huge_desc = {4, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 3, 0, 0, 0,
-                                          'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  const std::vector<uint8_t> huge_desc = {4, 0, 0,   0,   0xff, 0xff, 0xff, 0xff, 3,    0,
+                                          0, 0, 'G', 'N', 'U',  0,    0xab, 0xcd, 0xef, 0x01};
   CHECK_FALSE(parse_kernel_build_id(huge_desc).has_value());
-  const std::vector<uint8_t> huge_name = {0xfd, 0xff, 0xff, 0xff, 4, 0, 0, 0, 3, 0, 0, 0,
-                                          'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  const std::vector<uint8_t> huge_name = {0xfd, 0xff, 0xff, 0xff, 4,   0, 0,    0,    3,    0,
+                                          0,    0,    'G',  'N',  'U', 0, 0xab, 0xcd, 0xef, 0x01};
   CHECK_FALSE(parse_kernel_build_id(huge_name).has_value());
   // Sizes that are only a little too large are truncation, also rejected.
-  const std::vector<uint8_t> short_desc = {4, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0,
-                                           'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
+  const std::vector<uint8_t> short_desc = {4, 0, 0,   0,   5,   0, 0,    0,    3,    0,
+                                           0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0x01};
   CHECK_FALSE(parse_kernel_build_id(short_desc).has_value());
 }
 
@@ -95,7 +94,8 @@ TEST_CASE("reading the kernel image from files uses both kallsyms and notes") {
   const std::string kallsyms = dir + "/sprof-kernel-image-test-kallsyms";
   const std::string notes = dir + "/sprof-kernel-image-test-notes";
   std::ofstream(kallsyms) << kKallsyms;
-  const char note_bytes[] = {4, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0x12, 0x34, 0, 0};
+  const char note_bytes[] = {4, 0, 0,   0,   2,   0, 0,    0,    3, 0,
+                             0, 0, 'G', 'N', 'U', 0, 0x12, 0x34, 0, 0};
   std::ofstream(notes, std::ios::binary).write(note_bytes, sizeof(note_bytes));
   auto image = read_kernel_image(kallsyms, notes);
   REQUIRE(image.has_value());

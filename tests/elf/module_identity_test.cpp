@@ -96,8 +96,10 @@ TEST_CASE("segments that share a file page: the mapping's permission picks the s
 TEST_CASE("separate debug file and stripped copies keep the build-id") {
   const ModuleIdentity original = identity_of(target_path("sprof_symbols_target"));
   const ModuleIdentity debug = identity_of(target_path("symbols/sprof_symbols_target.debug"));
-  const ModuleIdentity stripped = identity_of(target_path("symbols/by_build_id/sprof_symbols_target"));
-  const ModuleIdentity linked = identity_of(target_path("symbols/by_debuglink/sprof_symbols_target"));
+  const ModuleIdentity stripped =
+      identity_of(target_path("symbols/by_build_id/sprof_symbols_target"));
+  const ModuleIdentity linked =
+      identity_of(target_path("symbols/by_debuglink/sprof_symbols_target"));
   CHECK(debug.build_id == original.build_id);
   CHECK(stripped.build_id == original.build_id);
   CHECK(debug.has_debug_info);
@@ -132,9 +134,9 @@ TEST_CASE("module identity of a missing file is kNotFound and of a non-ELF file 
 TEST_CASE("GNU build-id note is found among other notes and truncated notes are rejected") {
   // namesz=4 descsz=4 type=1 "Xen\0" desc, then namesz=4 descsz=3 type=3 (NT_GNU_BUILD_ID)
   // "GNU\0" desc padded to 4.
-  const std::vector<uint8_t> notes = {
-      4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 'X', 'e', 'n', 0, 9, 9, 9, 9,
-      4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0};
+  const std::vector<uint8_t> notes = {4,   0, 0, 0, 4,   0,   0,   0, 1,    0,    0,    0, 'X', 'e',
+                                      'n', 0, 9, 9, 9,   9,   4,   0, 0,    0,    3,    0, 0,   0,
+                                      3,   0, 0, 0, 'G', 'N', 'U', 0, 0xab, 0xcd, 0xef, 0};
   auto id = find_gnu_build_id_note(notes);
   REQUIRE(id.has_value());
   CHECK(id->code_id() == "abcdef");

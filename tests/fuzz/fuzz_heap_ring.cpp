@@ -96,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   if (auto dump = parse_heap_dump(bytes); dump) {
     DumpReadStats stats;
-    (void)for_each_dump_record(*dump, [&](const HeapEvent& e) { check_event(e, bytes); }, stats);
+    (void)for_each_dump_record(
+        *dump, [&](const HeapEvent& e) { check_event(e, bytes); }, stats);
   }
 
   fuzz_ring(data, size);

@@ -28,7 +28,7 @@ server::RouterConfig config_listening_on(std::string bind_address, std::string p
   server::RouterConfig config;
   config.token = "tok";
   config.bind_address = std::move(bind_address);
-  config.public_host = std::move(public_host);  // as --server-url names it
+  config.public_host = std::move(public_host);   // as --server-url names it
   config.profile_path = SPROF_FUZZ_SOURCE_FILE;  // any small readable file
   config.api = [](std::string_view path, std::string_view body) {
     return server::HttpReply::whole(200, "", std::string(path) + std::string(body.substr(0, 16)));
@@ -58,9 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (line.empty()) break;
     const size_t colon = line.find(':');
     const std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
-    request.headers.push_back({std::string(line.substr(0, colon)),
-                               std::string(value.substr(std::min(value.find_first_not_of(' '),
-                                                                 value.size())))});
+    request.headers.push_back(
+        {std::string(line.substr(0, colon)),
+         std::string(value.substr(std::min(value.find_first_not_of(' '), value.size())))});
   }
   request.body = rest;
   request.content_length = request.body.size();

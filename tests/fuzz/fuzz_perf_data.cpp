@@ -1,6 +1,6 @@
-// Fuzz target: `sprof import`'s reader (sprof::perfdata): a perf.data file is whatever the user hands us
-// (made by another perf version, cut short, or hostile). Each input is imported whole, as file
-// bytes, twice: looked at in place (a mapped file) and read in small chunks (a file that could
+// Fuzz target: `sprof import`'s reader (sprof::perfdata): a perf.data file is whatever the user
+// hands us (made by another perf version, cut short, or hostile). Each input is imported whole, as
+// file bytes, twice: looked at in place (a mapped file) and read in small chunks (a file that could
 // not be mapped), with no binaries on hand (the fake host has no files). Crashes, sanitizer
 // reports, hangs and unbounded memory are findings; errors are the expected outcome for most
 // inputs.
@@ -9,10 +9,10 @@
 #include <span>
 #include <string>
 
+#include "read_only_bytes.hpp"
 #include "sprof/convert/host.hpp"
 #include "sprof/perfdata/byte_source.hpp"
 #include "sprof/perfdata/perf_data_import.hpp"
-#include "read_only_bytes.hpp"
 
 using namespace sprof;
 

@@ -1,8 +1,9 @@
 // Heap dumps: a header snapshot plus records, read back with the same checks as the ring.
+#include "sprof/heap/heap_dump.hpp"
+
 #include <doctest/doctest.h>
 
 #include "heap_record_builder.hpp"
-#include "sprof/heap/heap_dump.hpp"
 
 using namespace sprof::heap;
 using namespace sprof::heap::test;
@@ -21,14 +22,15 @@ std::vector<uint8_t> dump_of(const std::vector<std::vector<uint8_t>>& records) {
 }  // namespace
 
 TEST_CASE("a dump gives back its header and every record in order") {
-  const auto bytes = dump_of({attach_record("/bin/x"), alloc_record(AllocSpec{}), free_record(0x1000)});
+  const auto bytes =
+      dump_of({attach_record("/bin/x"), alloc_record(AllocSpec{}), free_record(0x1000)});
   auto dump = parse_heap_dump(bytes);
   REQUIRE(dump.has_value());
   CHECK(dump->header.counters.allocations == 77);
   std::vector<size_t> kinds;
   DumpReadStats stats;
-  REQUIRE(for_each_dump_record(*dump, [&](const HeapEvent& e) { kinds.push_back(e.index()); },
-                               stats)
+  REQUIRE(for_each_dump_record(
+              *dump, [&](const HeapEvent& e) { kinds.push_back(e.index()); }, stats)
               .has_value());
   CHECK(kinds == std::vector<size_t>{2, 0, 1});
   CHECK(stats.records == 3);

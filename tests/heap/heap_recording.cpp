@@ -39,8 +39,7 @@ void parse_identities(const std::string& out, std::map<uint32_t, uint64_t>& main
   while (std::getline(lines, line)) {
     unsigned pid = 0;
     unsigned long long main = 0;
-    if (std::sscanf(line.c_str(), "pid=%u main=0x%llx", &pid, &main) == 2)
-      main_by_pid[pid] = main;
+    if (std::sscanf(line.c_str(), "pid=%u main=0x%llx", &pid, &main) == 2) main_by_pid[pid] = main;
   }
 }
 

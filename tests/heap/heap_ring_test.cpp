@@ -1,7 +1,8 @@
 // sprof's side of the handshake: creating the memfd ring, the child's environment, and finding
 // libsprof-heap.so next to the sprof executable.
-#include <doctest/doctest.h>
+#include "sprof/heap/heap_ring.hpp"
 
+#include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sprof/heap/heap_ring.hpp"
 #include "sprof/heap/ring_reader.hpp"
 
 using namespace sprof::heap;
@@ -70,8 +70,8 @@ TEST_CASE("the interposer is looked for next to sprof, in lib/sprof, then in the
         std::vector<std::string>{"/usr/local/bin/libsprof-heap.so",
                                  "/usr/local/lib/sprof/libsprof-heap.so",
                                  "/usr/local/heap/libsprof-heap.so"});
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("sprof-heap-locate-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sprof-heap-locate-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir / "bin");
   std::filesystem::create_directories(dir / "lib" / "sprof");
   std::ofstream(dir / "bin" / "sprof") << "";

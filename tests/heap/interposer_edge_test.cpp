@@ -2,7 +2,6 @@
 // stack, programs LD_PRELOAD cannot reach (static, cleared environment), and a ring that is
 // gone or is not a ring. None may crash or hang the program, and each must be detectable.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -93,8 +92,8 @@ TEST_CASE("an exec with a cleared environment leaves only the first image attach
 }
 
 TEST_CASE("without a usable ring the interposer steps aside and the program runs as usual") {
-  const std::string bad_ring = std::string(sprof::test::kBinaryDir) + "/tests/heap/not-a-ring-" +
-                               std::to_string(getpid());
+  const std::string bad_ring =
+      std::string(sprof::test::kBinaryDir) + "/tests/heap/not-a-ring-" + std::to_string(getpid());
   std::ofstream(bad_ring) << std::string(8192, '\0');
   for (const std::string& ring : {std::string("/proc/999999999/fd/3"), bad_ring, std::string()}) {
     CAPTURE(ring);

@@ -1,7 +1,6 @@
 // The interposer's pure parts, without a process to interpose: the sampled-address set, the
 // /proc/self/maps scanner and the sampling draw (with the reader's weight estimate).
 #include <doctest/doctest.h>
-
 #include <sys/mman.h>
 
 #include <cmath>
@@ -20,8 +19,7 @@ using namespace sprof::heap::interposer;
 namespace {
 
 struct Set {
-  explicit Set(size_t buckets)
-      : storage(AddressSet::bytes_for(buckets) / sizeof(AddressBucket)) {
+  explicit Set(size_t buckets) : storage(AddressSet::bytes_for(buckets) / sizeof(AddressBucket)) {
     set.init(storage.data(), buckets, &live);
   }
   std::vector<AddressBucket> storage;  // buckets, then the filter
@@ -51,8 +49,10 @@ TEST_CASE("address set spills into the next buckets and refuses when all within 
   // Fill far beyond one bucket; keys land wherever the hash sends them.
   std::vector<uint64_t> inserted;
   for (uint64_t k = 1; inserted.size() < 16 * 7; ++k)
-    if (s.set.insert(k * 16)) inserted.push_back(k * 16);
-    else break;
+    if (s.set.insert(k * 16))
+      inserted.push_back(k * 16);
+    else
+      break;
   for (const uint64_t k : inserted) CHECK(s.set.contains(k));
   CHECK(s.live == inserted.size());
   // A completely full table has no room for anyone.
@@ -84,7 +84,9 @@ TEST_CASE("maps scanner finds the mapping around an address, whatever the chunki
   const std::string maps =
       "00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/dbus-daemon\n"
       "garbage line without a range\n"
-      "7f0000000000-7f0000021000 rw-p 00000000 00:00 0 " + std::string(3000, 'x') + "\n"
+      "7f0000000000-7f0000021000 rw-p 00000000 00:00 0 " +
+      std::string(3000, 'x') +
+      "\n"
       "7ffd3c5a1000-7ffd3c5c2000 rw-p 00000000 00:00 0                          [stack]\n";
   for (size_t chunk = 1; chunk <= maps.size(); chunk += (chunk < 40 ? 1 : 97)) {
     CAPTURE(chunk);

@@ -72,8 +72,8 @@ std::map<uint64_t, HeapAlloc> replay(const HeapRecording& r, bool frees_must_mat
 // each) so that no record is dropped however far the drainer falls behind on a busy machine:
 // these tests are about what sampling picks, not about drain speed (a full ring drops and
 // counts, and the tests of the ring cover that).
-const std::vector<std::string> kDefaultSamplingLossless = {"--stack-bytes", "1024",
-                                                           "--ring-bytes", "67108864"};
+const std::vector<std::string> kDefaultSamplingLossless = {"--stack-bytes", "1024", "--ring-bytes",
+                                                           "67108864"};
 
 }  // namespace
 
@@ -236,12 +236,10 @@ TEST_CASE("realloc chains and aligned allocations are recorded as the program ma
     uint64_t size;
     uint64_t alignment;
   };
-  const Expected expected[] = {{AllocFunction::kPosixMemalign, 1000, 64},
-                               {AllocFunction::kAlignedAlloc, 8192, 4096},
-                               {AllocFunction::kMemalign, 300, 256},
-                               {AllocFunction::kValloc, 5000, 0},
-                               {AllocFunction::kPvalloc, 5000, 0},
-                               {AllocFunction::kCalloc, 300, 0}};
+  const Expected expected[] = {
+      {AllocFunction::kPosixMemalign, 1000, 64}, {AllocFunction::kAlignedAlloc, 8192, 4096},
+      {AllocFunction::kMemalign, 300, 256},      {AllocFunction::kValloc, 5000, 0},
+      {AllocFunction::kPvalloc, 5000, 0},        {AllocFunction::kCalloc, 300, 0}};
   for (const auto& e : expected) {
     size_t found = 0;
     for (const auto& a : r.allocs()) {

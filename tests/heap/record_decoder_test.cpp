@@ -1,11 +1,12 @@
 // Decoding heap ring records from bytes: valid records of each kind, every truncation, and
 // hostile values in each field (the profiled program can write anything into the ring).
+#include "sprof/heap/record_decoder.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstddef>
 
 #include "heap_record_builder.hpp"
-#include "sprof/heap/record_decoder.hpp"
 
 using namespace sprof::heap;
 using namespace sprof::heap::test;

@@ -3,11 +3,11 @@
 // functions through sprof's symbol server.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <simdjson.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <set>
-#include <simdjson.h>
 
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
@@ -17,7 +17,8 @@
 using namespace sprof::test;
 using namespace std::chrono_literals;
 
-TEST_CASE("an attach recording opens in the Firefox Profiler with the attached thread's functions") {
+TEST_CASE(
+    "an attach recording opens in the Firefox Profiler with the attached thread's functions") {
   skip_without_perf();
   auto cli = ProfilerCli::locate();
   REQUIRE_MESSAGE(cli.has_value(), (cli.has_value() ? "" : cli.error().message));
@@ -28,9 +29,8 @@ TEST_CASE("an attach recording opens in the Firefox Profiler with the attached t
   REQUIRE_FALSE(target.wait_for_log("ready", 20s).empty());
 
   // Gecko form: `read_profile` reads the file while it is served.
-  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "--no-presymbolicate", "-P", "0",
-                           "-o", out, "-p",
-                           std::to_string(target.pid()), "-d", "1"},
+  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "--no-presymbolicate", "-P", "0", "-o",
+                           out, "-p", std::to_string(target.pid()), "-d", "1"},
                           dir + "/sprof.log");
   const std::string log = sprof.wait_for_log("sprof: open ", 60s);
   INFO("sprof log:\n" << sprof.log());

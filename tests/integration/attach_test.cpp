@@ -22,7 +22,8 @@ namespace {
 // `sprof record` here always keeps the Gecko form, which `read_profile` reads.
 ProcessResult run_sprof(std::vector<std::string> args) {
   std::vector<std::string> argv = {kSprofExe};
-  if (!args.empty() && args.front() == "record") args.insert(args.begin() + 1, "--no-presymbolicate");
+  if (!args.empty() && args.front() == "record")
+    args.insert(args.begin() + 1, "--no-presymbolicate");
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
 }
@@ -183,8 +184,8 @@ TEST_CASE("-d with --kill-on-stop terminates the launched command") {
   skip_without_perf();
   const auto dir = make_temp_dir("duration-kill");
   const auto out = dir + "/p.json.gz";
-  auto r = sprof_record(out, {"-d", "0.5", "--kill-on-stop"},
-                        quiet(target_path("it_spin") + " -1"));
+  auto r =
+      sprof_record(out, {"-d", "0.5", "--kill-on-stop"}, quiet(target_path("it_spin") + " -1"));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("was terminated") != std::string::npos);

@@ -48,8 +48,8 @@ TEST_CASE("sprof record ls -la runs ls -la") {
   skip_without_perf();
   const auto dir = make_temp_dir("ls");
   std::ofstream(dir + "/listed-file") << "x";
-  const auto r = run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/p.json", "ls", "-la",
-                        dir});
+  const auto r =
+      run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/p.json", "ls", "-la", dir});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("listed-file") != std::string::npos);  // ls saw its directory argument
@@ -64,13 +64,13 @@ TEST_CASE("sprof record env FOO=1 printenv FOO, and leading NAME=VALUE words set
   skip_without_perf();
   const auto dir = make_temp_dir("env");
   auto r = run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/a.json", "env", "FOO=1",
-                  "printenv", "FOO"});
+                      "printenv", "FOO"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
   CHECK(has_line(r.out, "1"));
 
   r = run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/b.json", "FOO=2", "BAR=x y",
-             "printenv", "FOO", "BAR"});
+                 "printenv", "FOO", "BAR"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
   CHECK(has_line(r.out, "2"));
@@ -86,9 +86,9 @@ TEST_CASE("sprof record ./x -o y gives -o y to ./x, and sprof's own options come
   fs::copy_file(target_path("it_args"), dir + "/x");
   RunOptions in_dir;
   in_dir.cwd = dir;
-  auto r = run_sprof({"record", "-s", "--no-presymbolicate", "./x", "-o", "y", "-p", "3", "-r", "5",
-                  "-a"},
-                 in_dir);
+  auto r = run_sprof(
+      {"record", "-s", "--no-presymbolicate", "./x", "-o", "y", "-p", "3", "-r", "5", "-a"},
+      in_dir);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("argv[0] x\narg -o\narg y\narg -p\narg 3\narg -r\narg 5\narg -a\n") !=
@@ -99,8 +99,8 @@ TEST_CASE("sprof record ./x -o y gives -o y to ./x, and sprof's own options come
 
   // "--" still separates, and a "--" after it belongs to the command.
   r = run_sprof({"record", "-s", "--no-presymbolicate", "-o", "mine.json", "-r", "500", "--", "./x",
-             "--", "-o"},
-            in_dir);
+                 "--", "-o"},
+                in_dir);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("argv[0] x\narg --\narg -o\n") != std::string::npos);
@@ -119,8 +119,8 @@ TEST_CASE("an output sprof could not write is refused before the command starts"
   const auto dir = make_temp_dir("output-check");
   const std::string ran = dir + "/ran";
   fs::create_directory(dir + "/a-directory");
-  for (const std::string out : {std::string("/nonexistent/x.json"), dir + "/a-directory",
-                                dir + "/missing/x.json.gz"}) {
+  for (const std::string out :
+       {std::string("/nonexistent/x.json"), dir + "/a-directory", dir + "/missing/x.json.gz"}) {
     CAPTURE(out);
     const auto r = run_sprof({"record", "-s", "-o", out, "touch", ran});
     CHECK(r.exit_code != 0);
@@ -141,11 +141,12 @@ TEST_CASE("an output directory the user cannot write to is refused before the co
   fs::create_directory(open_dir);
   ::chmod(dir.c_str(), 0755);
   ::chmod(open_dir.c_str(), 0777);  // the command could write here, if it ran
-  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", locked + "/x.json", "touch",
-                                open_dir + "/ran"};
+  std::vector<std::string> argv{kSprofExe, "record",         "-s", "-o", locked + "/x.json",
+                                "touch",   open_dir + "/ran"};
   if (::geteuid() == 0) {
     // Root writes anywhere: run as nobody, for whom the 0555 directory is read-only.
-    argv.insert(argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
+    argv.insert(argv.begin(),
+                {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
   }
   ::chmod(locked.c_str(), 0555);
   const auto r = run_process(argv);
@@ -217,7 +218,9 @@ TEST_CASE("a user without locked memory for the rings is told which limits and h
   CHECK(r.err.find("kernel.perf_event_mlock_kb") != std::string::npos);
 }
 
-TEST_CASE("a command that ignores a signal is stopped by the second one, named, and the profile is written") {
+TEST_CASE(
+    "a command that ignores a signal is stopped by the second one, named, and the profile is "
+    "written") {
   skip_without_perf();
   // kill(2) to sprof alone is forwarded to the command, as a terminal's Ctrl-C reaches it anyway.
   for (const int sig : {SIGINT, SIGTERM}) {
@@ -271,8 +274,8 @@ TEST_CASE("the status line is drawn on a terminal and not into a pipe, and -q ke
   CHECK(after.starts_with("sprof: "));
   CHECK(after.substr(0, after.find('\n')).find(" -> " + dir + "/tty.json") != std::string::npos);
 
-  const auto piped = run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/pipe.json", "--",
-                            target_path("it_spin"), "1.5"});
+  const auto piped = run_sprof({"record", "-s", "--no-presymbolicate", "-o", dir + "/pipe.json",
+                                "--", target_path("it_spin"), "1.5"});
   INFO("piped: " << piped.out << piped.err);
   REQUIRE(piped.exit_code == 0);
   CHECK(piped.err.find('\r') == std::string::npos);
@@ -281,8 +284,8 @@ TEST_CASE("the status line is drawn on a terminal and not into a pipe, and -q ke
   // sprof's own lines go to stderr: `sprof record -- cmd > out.txt` gets the command's output only.
   CHECK(piped.out == "it_spin done 1\n");
 
-  const auto quiet = run_sprof({"record", "-s", "-q", "-o", dir + "/quiet.json", "--",
-                            target_path("it_spin"), "0.3"});
+  const auto quiet = run_sprof(
+      {"record", "-s", "-q", "-o", dir + "/quiet.json", "--", target_path("it_spin"), "0.3"});
   CHECK(quiet.exit_code == 0);
   CHECK(quiet.err.empty());
   CHECK(quiet.out == "it_spin done 1\n");  // the command's own output only

@@ -22,9 +22,9 @@ TEST_CASE("a recorded program opens in the Firefox Profiler with its functions n
 
   const auto dir = make_temp_dir("e2e");
   const auto out = dir + "/p.json.gz";
-  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--",
-                           target_path("it_spin"), "0.8"},
-                          dir + "/sprof.log");
+  BackgroundProcess sprof(
+      {kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--", target_path("it_spin"), "0.8"},
+      dir + "/sprof.log");
   const std::string log = sprof.wait_for_log("sprof: open ", std::chrono::seconds(60));
   INFO("sprof log:\n" << sprof.log());
   REQUIRE_FALSE(log.empty());
@@ -58,8 +58,7 @@ TEST_CASE("a recorded program opens in the Firefox Profiler with its functions n
   // `sprof load` serves the saved profile with the same names (once record stopped, the file is
   // self-contained; the names then come from it).
   {
-    BackgroundProcess loader({kSprofExe, "load", "--no-open", "-P", "0", out},
-                             dir + "/load.log");
+    BackgroundProcess loader({kSprofExe, "load", "--no-open", "-P", "0", out}, dir + "/load.log");
     const std::string load_log = loader.wait_for_log("sprof: open ", std::chrono::seconds(30));
     REQUIRE_FALSE(load_log.empty());
     auto cli2 = ProfilerCli::locate();

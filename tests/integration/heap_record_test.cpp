@@ -115,8 +115,9 @@ TEST_CASE("record --heap=all: every site's bytes and the leak exactly, self-cont
     CHECK(self_of(retained, "hp_sites!leak_site") == leaked);
     for (const char* site : kSites) {
       INFO(site);
-      CHECK(total_over_threads(cli, threads, "native-allocations", std::string("hp_sites!") + site) ==
-            printed(run.out, std::string(site) + " calls=\\d+ bytes"));
+      CHECK(
+          total_over_threads(cli, threads, "native-allocations", std::string("hp_sites!") + site) ==
+          printed(run.out, std::string(site) + " calls=\\d+ bytes"));
       CHECK(total_over_threads(cli, threads, "native-retained-allocations",
                                std::string("hp_sites!") + site) == 0);
     }
@@ -223,7 +224,8 @@ TEST_CASE("record --heap --no-cpu: the peak within 5 % of the program's and a kn
   CHECK(total_of(retained, "hp_peak_leak!leak_big") == leaked);
   CHECK(self_of(retained, "hp_peak_leak!counted_malloc") == leaked);
   for (const ThreadHandle& t : threads) {
-    CHECK(total_of(weights(cli, t.index, "native-retained-allocations"), "hp_peak_leak!grow_site") == 0);
+    CHECK(total_of(weights(cli, t.index, "native-retained-allocations"),
+                   "hp_peak_leak!grow_site") == 0);
   }
   CHECK(run.err.find("from counted_malloc < leak_big < main") != std::string::npos);
   // The memory track: one counter, for the process.
@@ -293,7 +295,8 @@ TEST_CASE("record --heap=all: realloc chains and aligned allocations at their ca
   CHECK(total_of(allocated, "hp_realloc_aligned!realloc_chain") == (2 << 20) - 16 + 1000000);
   // posix_memalign 1000, aligned_alloc 8192, memalign 300, valloc 5000, pvalloc 5000 (the size
   // asked for), calloc 10 x 30.
-  CHECK(total_of(allocated, "hp_realloc_aligned!aligned_site") == 1000 + 8192 + 300 + 5000 + 5000 + 300);
+  CHECK(total_of(allocated, "hp_realloc_aligned!aligned_site") ==
+        1000 + 8192 + 300 + 5000 + 5000 + 300);
   // new char[1234] and an over-aligned struct of 384 bytes, through libstdc++'s operator new.
   CHECK(total_of(allocated, "hp_realloc_aligned!cxx_site") == 1234 + 384);
   const auto retained = weights(cli, main, "native-retained-allocations");
@@ -308,8 +311,8 @@ TEST_CASE("programs that ignore LD_PRELOAD are named in the summary and keep the
   skip_without_perf();
   const auto dir = make_temp_dir("heap-static");
   SUBCASE("a static program") {
-    const ProcessResult run = record(dir + "/p.json.gz", {"--heap", "--no-presymbolicate"},
-                                     {target_path("hp_static")});
+    const ProcessResult run =
+        record(dir + "/p.json.gz", {"--heap", "--no-presymbolicate"}, {target_path("hp_static")});
     INFO("sprof:\n" << run.out << run.err);
     CHECK(run.exit_code == 0);
     CHECK(run.err.find("did not load libsprof-heap.so") != std::string::npos);

@@ -32,8 +32,7 @@ constexpr const char* kRounds = "600";
 constexpr const char* kStartThread = "libc.so.6!start_thread";
 constexpr const char* kLibmHeavy = "it_unwind!(anonymous namespace)::libm_heavy(int)";
 constexpr const char* kSortHeavy = "it_unwind!(anonymous namespace)::sort_heavy(int)";
-constexpr const char* kCompare =
-    "it_unwind!(anonymous namespace)::compare_values(double, double)";
+constexpr const char* kCompare = "it_unwind!(anonymous namespace)::compare_values(double, double)";
 
 // Percent of the calc threads' samples in (or below) each function.
 struct Split {
@@ -57,8 +56,9 @@ std::map<std::string, double> measured_split(const std::string& output) {
   const size_t at = output.find("it_unwind cpu_ns:");
   if (at == std::string::npos) return {};
   long long libm = 0, sort = 0, threads = 0;
-  if (std::sscanf(output.c_str() + at, "it_unwind cpu_ns: libm_heavy=%lld sort_heavy=%lld threads=%lld",
-                  &libm, &sort, &threads) != 3 ||
+  if (std::sscanf(output.c_str() + at,
+                  "it_unwind cpu_ns: libm_heavy=%lld sort_heavy=%lld threads=%lld", &libm, &sort,
+                  &threads) != 3 ||
       threads <= 0) {
     return {};
   }
@@ -69,7 +69,8 @@ std::map<std::string, double> measured_split(const std::string& output) {
 std::string describe(const std::map<std::string, double>& truth) {
   if (truth.empty()) return "nothing (no \"it_unwind cpu_ns:\" line in its output)";
   std::string out;
-  for (const auto& [function, percent] : truth) out += function + " " + std::to_string(percent) + " %; ";
+  for (const auto& [function, percent] : truth)
+    out += function + " " + std::to_string(percent) + " %; ";
   return out;
 }
 
@@ -94,9 +95,9 @@ void add_totals(const FunctionTotals& f, Split& split, std::map<std::string, int
 
 void set_percents(const std::map<std::string, int64_t>& totals, Split& split) {
   for (const auto& [name, total] : totals) {
-    split.percent[name] = split.samples > 0 ? 100.0 * static_cast<double>(total) /
-                                                  static_cast<double>(split.samples)
-                                            : 0;
+    split.percent[name] =
+        split.samples > 0 ? 100.0 * static_cast<double>(total) / static_cast<double>(split.samples)
+                          : 0;
   }
 }
 
@@ -158,8 +159,10 @@ TEST_CASE("perf record --call-graph dwarf + sprof import shows what sprof record
   Views recorded;
   std::map<std::string, double> recorded_truth, imported_truth;
   {
-    std::vector<std::string> argv = {kSprofExe, "record", "--no-open", "-P", "0", "-r", "4000",
-                                     "--no-presymbolicate", "-o", dir + "/record.json.gz", "--"};
+    std::vector<std::string> argv = {
+        kSprofExe, "record", "--no-open",           "-P", "0",
+        "-r",      "4000",   "--no-presymbolicate", "-o", dir + "/record.json.gz",
+        "--"};
     argv.insert(argv.end(), workload.begin(), workload.end());
     BackgroundProcess sprof(argv, dir + "/record.log");
     recorded = views_through_profiler_cli(sprof);
@@ -167,8 +170,8 @@ TEST_CASE("perf record --call-graph dwarf + sprof import shows what sprof record
   }
   Views imported;
   {
-    const auto perf = perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"},
-                                  workload);
+    const auto perf =
+        perf_record(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "4000"}, workload);
     INFO("perf record stderr: " << perf.err);
     REQUIRE(perf.exit_code == 0);
     imported_truth = measured_split(perf.out);

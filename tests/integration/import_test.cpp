@@ -39,7 +39,9 @@ ProcessResult perf_record_ok(const std::string& out, const std::vector<std::stri
 
 }  // namespace
 
-TEST_CASE("--call-graph dwarf stacks are unwound by sprof to the thread entry through libm and std::sort") {
+TEST_CASE(
+    "--call-graph dwarf stacks are unwound by sprof to the thread entry through libm and "
+    "std::sort") {
   skip_without_perf_tool();
   const auto dir = make_temp_dir("import-dwarf");
   perf_record_ok(dir + "/perf.data", {"--call-graph", "dwarf", "-F", "2000"},
@@ -74,9 +76,9 @@ TEST_CASE("-g callchains are used as perf recorded them") {
   for (const auto& t : process->threads) {
     for (const auto& stack : t.stacks) {
       ++samples;
-      whole += contains_in_order(symbols.names(stack),
-                                 {"__libc_start_call_main", "main",
-                                  "(anonymous namespace)::spin_leaf(unsigned long)"});
+      whole += contains_in_order(
+          symbols.names(stack),
+          {"__libc_start_call_main", "main", "(anonymous namespace)::spin_leaf(unsigned long)"});
     }
   }
   CAPTURE(samples);
@@ -112,11 +114,10 @@ TEST_CASE("context-switch samples become off-CPU samples and switch records give
   skip_without_perf_tool();
   const auto dir = make_temp_dir("import-offcpu");
   // sprof record's own events: a clock, and a sample at every switch, with --switch-events.
-  const auto recorded = perf_record_ok(
-      dir + "/perf.data",
-      {"--switch-events", "--call-graph", "dwarf", "-e", "cpu-clock", "-e",
-       "context-switches/period=1/"},
-      {target_path("offcpu_blockers"), "10", "20", "20", "300"});
+  const auto recorded = perf_record_ok(dir + "/perf.data",
+                                       {"--switch-events", "--call-graph", "dwarf", "-e",
+                                        "cpu-clock", "-e", "context-switches/period=1/"},
+                                       {target_path("offcpu_blockers"), "10", "20", "20", "300"});
   const auto profile = import_ok(dir + "/perf.data", dir + "/p.json.gz");
   CHECK(profile.json.find("\"offCpuSamples\":0") == std::string::npos);
   const auto measured = measured_threads(recorded.out);
@@ -150,8 +151,7 @@ TEST_CASE("--name and --pid keep only the processes asked for") {
   CHECK(by_name.processes[0].name == "it_spin");
   CHECK(by_name.processes[0].threads.at(0).samples > 100);
 
-  const auto by_pid =
-      import_ok(data, dir + "/pid.json.gz", {"--pid", std::to_string(parent->pid)});
+  const auto by_pid = import_ok(data, dir + "/pid.json.gz", {"--pid", std::to_string(parent->pid)});
   REQUIRE(by_pid.processes.size() == 1);
   CHECK(by_pid.processes[0].pid == parent->pid);
   CHECK(by_pid.processes[0].name == "it_fork_exec");
@@ -165,9 +165,10 @@ TEST_CASE("--name and --pid keep only the processes asked for") {
 TEST_CASE("pipe mode (perf record -o -) imports like file mode") {
   skip_without_perf_tool();
   const auto dir = make_temp_dir("import-pipe");
-  const auto recorded = run_process({"sh", "-c",
-                                     "exec perf record -q --no-bpf-event --no-buildid-cache -g -o - -- \"$0\" 0.3 > \"$1\"",
-                                     target_path("it_spin"), dir + "/pipe.data"});
+  const auto recorded = run_process(
+      {"sh", "-c",
+       "exec perf record -q --no-bpf-event --no-buildid-cache -g -o - -- \"$0\" 0.3 > \"$1\"",
+       target_path("it_spin"), dir + "/pipe.data"});
   INFO("perf record stderr: " << recorded.err);
   REQUIRE(recorded.exit_code == 0);
   const auto profile = import_ok(dir + "/pipe.data", dir + "/p.json.gz");
@@ -182,7 +183,8 @@ TEST_CASE("pipe mode (perf record -o -) imports like file mode") {
   CHECK(in_leaf > 300);
 }
 
-TEST_CASE("a perf.data cut short imports what it holds, or is refused with a reason, never a crash") {
+TEST_CASE(
+    "a perf.data cut short imports what it holds, or is refused with a reason, never a crash") {
   skip_without_perf_tool();
   const auto dir = make_temp_dir("import-cut");
   const auto data = dir + "/perf.data";

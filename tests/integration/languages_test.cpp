@@ -11,7 +11,6 @@
 // Profiler (profiler-cli, no server) must show >= 99 % of LangJava.leafMath's samples under the
 // JVM's JavaCalls::call_helper and the thread entry, most of them under LangJava.middle.
 #include <doctest/doctest.h>
-
 #include <signal.h>
 
 #include <algorithm>
@@ -64,8 +63,8 @@ void check_go_profile(const std::string& path, const GoTruth& truth) {
       if (count("main.worker") == 0) continue;
       ++workers;
       if (!names.empty() && names.front().starts_with("runtime.goexit")) ++reach_goexit;
-      const bool chain = count("main.worker") == 1 &&
-                         contains_in_order(names, {"main.main.func1", "main.worker"});
+      const bool chain =
+          count("main.worker") == 1 && contains_in_order(names, {"main.main.func1", "main.worker"});
       if (count("main.mathHeavy") > 0) {
         ++in_math;
         math_exact += chain && count("main.mathHeavy") == 1 &&
@@ -89,8 +88,8 @@ void check_go_profile(const std::string& path, const GoTruth& truth) {
   CHECK(static_cast<double>(hash_exact) >= 0.99 * static_cast<double>(in_hash));
   const double math = 100.0 * static_cast<double>(in_math) / static_cast<double>(workers);
   const double hash = 100.0 * static_cast<double>(in_hash) / static_cast<double>(workers);
-  MESSAGE("mathHeavy " << math << " % (program: " << truth.math_percent << " %), hashHeavy "
-                       << hash << " % (program: " << truth.hash_percent << " %)");
+  MESSAGE("mathHeavy " << math << " % (program: " << truth.math_percent << " %), hashHeavy " << hash
+                       << " % (program: " << truth.hash_percent << " %)");
   CHECK(std::abs(math - truth.math_percent) <= 2.0);
   CHECK(std::abs(hash - truth.hash_percent) <= 2.0);
 }
@@ -142,8 +141,8 @@ TEST_CASE("java: JIT frames walked by frame pointer and named by the perf map, i
   toolchain_target("languages/LangJava.class", "the Debian package openjdk-17-jdk-headless");
   const auto dir = make_temp_dir("lang-java");
   const std::string file = dir + "/p.json.gz";
-  std::vector<std::string> argv = {kSprofExe, "record", "-s", "-r", "2000", "-o", file, "--",
-                                   "java"};
+  std::vector<std::string> argv = {kSprofExe, "record", "-s", "-r",  "2000",
+                                   "-o",      file,     "--", "java"};
   argv.insert(argv.end(), std::begin(kJavaFlags), std::end(kJavaFlags));
   argv.insert(argv.end(), {"-cp", target_path("languages"), "LangJava", "3000"});
   const auto r = run_process(argv);

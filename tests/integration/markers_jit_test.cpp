@@ -33,8 +33,8 @@ struct ServedRecording {
   ServedRecording(const std::string& tag, const std::vector<std::string>& command)
       : dir(make_temp_dir(tag)), out(dir + "/p.json.gz") {
     // Kept in the Gecko form: `read_profile` reads the file while it is served.
-    std::vector<std::string> argv{kSprofExe, "record", "--no-open", "--no-presymbolicate",
-                                  "-P", "0", "-o", out, "--"};
+    std::vector<std::string> argv{
+        kSprofExe, "record", "--no-open", "--no-presymbolicate", "-P", "0", "-o", out, "--"};
     argv.insert(argv.end(), command.begin(), command.end());
     sprof = std::make_unique<BackgroundProcess>(argv, dir + "/sprof.log");
     const std::string log = sprof->wait_for_log("sprof: open ", std::chrono::seconds(60));
@@ -253,8 +253,8 @@ TEST_CASE("a self-contained profile carries the jitdump's source file and line o
   const auto dump_dir = make_temp_dir("jitdump-lines");
   const std::string out = dir + "/p.json.gz";
   // Presymbolicated (the default): the JIT symbols and lines are read when the file is saved.
-  const auto recorded = run_process(
-      {kSprofExe, "record", "-s", "-o", out, "--", target_path("mk_fake_jit"), "jitdump", dump_dir});
+  const auto recorded = run_process({kSprofExe, "record", "-s", "-o", out, "--",
+                                     target_path("mk_fake_jit"), "jitdump", dump_dir});
   INFO("sprof: " << recorded.out << recorded.err);
   REQUIRE(recorded.exit_code == 0);
   auto text = sprof::profile::read_profile_json(out);

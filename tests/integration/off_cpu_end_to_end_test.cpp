@@ -6,10 +6,10 @@
 // end_to_end_test.cpp.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <simdjson.h>
 
 #include <cstdlib>
 #include <map>
-#include <simdjson.h>
 
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
@@ -22,7 +22,7 @@ namespace {
 
 struct SamplesSummary {
   std::map<std::string, int64_t> functions;  // topFunctionsByTotal: name -> totalSamples
-  double idle_percent = 0;          // categoryBreakdown share of "Idle"
+  double idle_percent = 0;                   // categoryBreakdown share of "Idle"
   int64_t total_samples = 0;
 };
 

@@ -19,7 +19,9 @@ constexpr double kCpuTolerance = 0.02;  // the 2 % the brief allows
 
 }  // namespace
 
-TEST_CASE("CPU deltas add up to each thread's CPU time within 2 % (1 % by the scheduler's counts), short-lived threads included") {
+TEST_CASE(
+    "CPU deltas add up to each thread's CPU time within 2 % (1 % by the scheduler's counts), "
+    "short-lived threads included") {
   skip_without_perf();
   const auto dir = make_temp_dir("offcpu-cpu");
   const auto out = dir + "/p.json.gz";
@@ -81,8 +83,7 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
     MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile))) <
-          kCpuTolerance);
+    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile))) < kCpuTolerance);
   }
 
   check_blockers_idle(profile);
@@ -102,15 +103,14 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
   for (size_t i = 1; i < sleeper->times_ms.size(); ++i) {
     CHECK(sleeper->times_ms[i] >= sleeper->times_ms[i - 1]);
   }
-
 }
 
 TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
   skip_without_perf();
   const auto dir = make_temp_dir("offcpu-off");
   const auto out = dir + "/p.json.gz";
-  auto r = sprof_record(out, {"--no-off-cpu"},
-                        {target_path("offcpu_blockers"), "5", "20", "20", "100"});
+  auto r =
+      sprof_record(out, {"--no-off-cpu"}, {target_path("offcpu_blockers"), "5", "20", "20", "100"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   const auto profile = read_profile(out);
@@ -125,8 +125,8 @@ TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
     if (real.name != "sleeper") continue;
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
-    CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
-                                       stated_stalls(profile))) < kCpuTolerance);
+    CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile))) <
+          kCpuTolerance);
   }
 }
 
@@ -136,7 +136,8 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   skip_without_perf();
   const auto dir = make_temp_dir("offcpu-spill");
   const auto out = dir + "/p.json.gz";
-  auto r = sprof_record(out, {"-r", "10000"}, {target_path("offcpu_cpu_threads"), "1", "1500", "0", "0"});
+  auto r = sprof_record(out, {"-r", "10000"},
+                        {target_path("offcpu_cpu_threads"), "1", "1500", "0", "0"});
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   const auto measured = measured_threads(r.out);
@@ -153,11 +154,13 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   size_t with_stack = 0;
   for (const auto& stack : t->stacks) with_stack += stack.empty() ? 0 : 1;
   CHECK(with_stack >= t->samples - 1);  // the leading sample alone may have none
-  CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns,
-                                     stated_stalls(profile))) < kCpuTolerance);
+  CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile))) <
+        kCpuTolerance);
 }
 
-TEST_CASE("--cpu-counts off records CPU time from switch records alone, --cpu-counts on asks for counts") {
+TEST_CASE(
+    "--cpu-counts off records CPU time from switch records alone, --cpu-counts on asks for "
+    "counts") {
   skip_without_perf();
   const auto dir = make_temp_dir("offcpu-counts");
   for (const std::string mode : {"off", "on"}) {

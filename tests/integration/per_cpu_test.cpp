@@ -2,10 +2,10 @@
 // (profiler-cli): two threads bound to two CPUs keep both CPUs' tracks busy, and each CPU's
 // track holds exactly the samples its thread took there.
 #include <doctest/doctest.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <map>
-#include <simdjson.h>
 #include <sstream>
 #include <thread>
 
@@ -153,8 +153,8 @@ TEST_CASE("--per-cpu-threads: two threads on two CPUs keep both CPU tracks busy 
     INFO("functions:\n" << join_lines(names));
     bool labelled = false;
     for (const auto& n : names) {
-      labelled = labelled || n.find(name + " (tid " + std::to_string(worker.tid) + ")") !=
-                                 std::string::npos;
+      labelled = labelled ||
+                 n.find(name + " (tid " + std::to_string(worker.tid) + ")") != std::string::npos;
     }
     CHECK(labelled);
     // --cswitch-markers: the stretches the worker ran there.

@@ -39,7 +39,7 @@ void skip_without_perf_tool() {
 ProcessResult perf_record(const std::string& out, const std::vector<std::string>& args,
                           const std::vector<std::string>& command) {
   std::vector<std::string> argv{"perf", "record", "-q", "--no-bpf-event", "--no-buildid-cache",
-                                "-o", out};
+                                "-o",   out};
   argv.insert(argv.end(), args.begin(), args.end());
   if (!command.empty()) {
     argv.push_back("--");

@@ -61,7 +61,8 @@ std::vector<int64_t> process_pids(const std::string& info_json) {
   }
   for (auto p : processes) {
     std::string_view pid;
-    if (p["pid"].get(pid) == simdjson::SUCCESS) pids.push_back(std::atoll(std::string(pid).c_str()));
+    if (p["pid"].get(pid) == simdjson::SUCCESS)
+      pids.push_back(std::atoll(std::string(pid).c_str()));
   }
   return pids;
 }

@@ -60,7 +60,7 @@ FunctionTotals function_totals(const std::string& samples_json);
 
 struct MarkerView {
   std::string name;
-  std::string type;      // markerType; "" without one
+  std::string type;  // markerType; "" without one
   std::string category;
   std::string label;
   double start = 0;

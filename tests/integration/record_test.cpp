@@ -120,7 +120,7 @@ TEST_CASE("SIGINT to sprof ends the command, and the profile is still written") 
     });
   };
   auto r = run_process({kSprofExe, "record", "-s", "--no-presymbolicate", "-o", out, "--",
-                            target_path("it_spin"), "-1"},
+                        target_path("it_spin"), "-1"},
                        options);
   interrupter.join();
   INFO("stdout: " << r.out << "\nstderr: " << r.err);

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 #include <linux/perf_event.h>
+#include <simdjson.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,7 +11,6 @@
 #include <filesystem>
 #include <mutex>
 #include <vector>
-#include <simdjson.h>
 
 #include "sprof/profile/profile_file.hpp"
 #include "sprof_test/gecko_validator.hpp"
@@ -62,7 +62,8 @@ ThreadView read_thread(object t) {
     frame_locations.push_back(strings.at(static_cast<size_t>(num(array(f).at(0)))));
     // frameTable schema: location, relevantForJS, innerWindowID, implementation, line, column,
     // category, subcategory (docs/firefox-profiler-format.md, "frameTable and location strings").
-    frame_categories.push_back(array(f).size() > 6 && !array(f).at(6).is_null() ? num(array(f).at(6)) : -1);
+    frame_categories.push_back(
+        array(f).size() > 6 && !array(f).at(6).is_null() ? num(array(f).at(6)) : -1);
   }
   std::vector<std::pair<int64_t, int64_t>> stacks;  // (prefix or -1, frame)
   for (element s : array(t["stackTable"]["data"])) {
@@ -72,7 +73,8 @@ ThreadView read_thread(object t) {
   for (element s : array(t["samples"]["data"])) {
     array row = s;
     ++view.samples;
-    if (row.size() > 3 && !row.at(3).is_null()) view.cpu_delta_ns += static_cast<uint64_t>(num(row.at(3)));
+    if (row.size() > 3 && !row.at(3).is_null())
+      view.cpu_delta_ns += static_cast<uint64_t>(num(row.at(3)));
     view.cpu_deltas.push_back(row.size() > 3 && !row.at(3).is_null()
                                   ? std::optional<uint64_t>(static_cast<uint64_t>(num(row.at(3))))
                                   : std::nullopt);
@@ -80,13 +82,14 @@ ThreadView read_thread(object t) {
     if (row.at(1).get(time) != simdjson::SUCCESS) time = static_cast<double>(num(row.at(1)));
     view.times_ms.push_back(time);
     view.leaf_categories.push_back(
-        row.at(0).is_null()
-            ? -1
-            : frame_categories.at(static_cast<size_t>(stacks.at(static_cast<size_t>(num(row.at(0)))).second)));
+        row.at(0).is_null() ? -1
+                            : frame_categories.at(static_cast<size_t>(
+                                  stacks.at(static_cast<size_t>(num(row.at(0)))).second)));
     std::vector<std::string> frames;
     if (!row.at(0).is_null()) {
       for (int64_t k = num(row.at(0)); k >= 0; k = stacks.at(static_cast<size_t>(k)).first) {
-        frames.push_back(frame_locations.at(static_cast<size_t>(stacks.at(static_cast<size_t>(k)).second)));
+        frames.push_back(
+            frame_locations.at(static_cast<size_t>(stacks.at(static_cast<size_t>(k)).second)));
       }
     }
     view.leaf_frames.push_back(frames.empty() ? std::string() : frames.front());

@@ -20,8 +20,8 @@ struct ThreadView {
   int64_t pid = 0;
   int64_t tid = 0;
   size_t samples = 0;
-  uint64_t cpu_delta_ns = 0;              // sum of threadCPUDelta
-  std::vector<std::string> leaf_frames;   // location strings of each sample's leaf
+  uint64_t cpu_delta_ns = 0;                     // sum of threadCPUDelta
+  std::vector<std::string> leaf_frames;          // location strings of each sample's leaf
   std::vector<std::vector<std::string>> stacks;  // per sample, root first, location strings
   // Per sample: threadCPUDelta (nullopt when null), time, and the leaf frame's category index
   // (-1 without a stack); names in ProfileView::categories.

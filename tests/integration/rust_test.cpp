@@ -49,10 +49,10 @@ std::map<std::string, double> thread_cpu_ms(const std::string& output) {
 }
 
 struct LeafChains {
-  size_t samples = 0;       // samples of the thread
-  size_t reach_entry = 0;   // root frame is clone3
-  size_t in_leaf = 0;       // samples with the leaf function on the stack
-  size_t exact = 0;         // ... with the exact caller chain, each frame once
+  size_t samples = 0;      // samples of the thread
+  size_t reach_entry = 0;  // root frame is clone3
+  size_t in_leaf = 0;      // samples with the leaf function on the stack
+  size_t exact = 0;        // ... with the exact caller chain, each frame once
 };
 
 LeafChains leaf_chains(const ProcessView& process, ProfileSymbols& symbols,
@@ -71,8 +71,8 @@ LeafChains leaf_chains(const ProcessView& process, ProfileSymbols& symbols,
     const bool once = std::all_of(chain.begin(), chain.end(), [&](const std::string& n) {
       return std::count(names.begin(), names.end(), n) == 1;
     });
-    st.exact += once && contains_in_order(names, {"start_thread"}) &&
-                adjacent_in_order(names, chain);
+    st.exact +=
+        once && contains_in_order(names, {"start_thread"}) && adjacent_in_order(names, chain);
   }
   return st;
 }
@@ -107,13 +107,13 @@ void check_profile(const std::string& path, const std::string& crate,
   const ProcessView& process = profile.processes.at(0);
   ProfileSymbols symbols(process);
   // count_words is most of the words thread (word_weight, its callee, about 5 %).
-  check_chains(leaf_chains(process, symbols, "words",
-                           {crate + "::words_worker", crate + "::count_words"}),
-               "words");
-  check_chains(leaf_chains(process, symbols, "sums",
-                           {crate + "::sums_worker", crate + "::fill_values",
-                            crate + "::mix_leaf"}),
-               "sums");
+  check_chains(
+      leaf_chains(process, symbols, "words", {crate + "::words_worker", crate + "::count_words"}),
+      "words");
+  check_chains(
+      leaf_chains(process, symbols, "sums",
+                  {crate + "::sums_worker", crate + "::fill_values", crate + "::mix_leaf"}),
+      "sums");
   check_thread_split(process, cpu_ms);
 }
 
@@ -129,7 +129,8 @@ void check_recorded(const std::string& target) {
 
 }  // namespace
 
-TEST_CASE("rust (legacy mangling, rust-lld): sprof record has exact chains and the threads' split") {
+TEST_CASE(
+    "rust (legacy mangling, rust-lld): sprof record has exact chains and the threads' split") {
   check_recorded("tc_rust");
 }
 
@@ -169,11 +170,11 @@ TEST_CASE("rust: the self-contained file shows Rust names in the Firefox Profile
   INFO("functions:\n" << join_lines(names));
   // The program's functions, a closure (legacy form), and std's iterator inlined into
   // count_words as a frame of its own, named as a trait impl.
-  for (const char* expected :
-       {"tc_rust!tc_rust::count_words", "tc_rust!tc_rust::words_worker",
-        "tc_rust!tc_rust::mix_leaf", "tc_rust!tc_rust::fill_values",
-        "tc_rust!tc_rust::word_weight::{{closure}}",
-        "tc_rust!<core::str::iter::SplitWhitespace as core::iter::traits::iterator::Iterator>::next"}) {
+  for (const char* expected : {"tc_rust!tc_rust::count_words", "tc_rust!tc_rust::words_worker",
+                               "tc_rust!tc_rust::mix_leaf", "tc_rust!tc_rust::fill_values",
+                               "tc_rust!tc_rust::word_weight::{{closure}}",
+                               "tc_rust!<core::str::iter::SplitWhitespace as "
+                               "core::iter::traits::iterator::Iterator>::next"}) {
     CHECK_MESSAGE(names.count(expected) == 1, expected);
   }
   // No legacy hash suffix ("::h0123456789abcdef") and no mangled name is left.

@@ -124,8 +124,8 @@ CallNode read_node(const JsonDoc& doc, const std::string& at) {
 
 // The whole top-down call tree of the main thread, idle samples included.
 CallNode call_tree(ProfilerCli& cli) {
-  const ProcessResult r = cli.run({"thread", "samples-top-down", "--thread", main_thread(cli),
-                                   "--include-idle", "--json"});
+  const ProcessResult r = cli.run(
+      {"thread", "samples-top-down", "--thread", main_thread(cli), "--include-idle", "--json"});
   REQUIRE(r.exit_code == 0);
   const JsonDoc doc(r.out);
   REQUIRE(doc.ok());
@@ -291,7 +291,8 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
   for (const auto& [address, symbol] : module.entries()) {
     if (!frames.empty()) frames += ",";
     frames += "[0," + std::to_string(address) + "]";
-    if (!symbol.inlines.empty() && symbol.inlines[0].function.find("chain_c") != std::string::npos) {
+    if (!symbol.inlines.empty() &&
+        symbol.inlines[0].function.find("chain_c") != std::string::npos) {
       inline_index = expected.size();
     }
     expected.push_back(symbol.function);
@@ -299,9 +300,9 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
   REQUIRE(inline_index.has_value());
 
   LoadedFile loaded(file, dir);
-  const HttpResult reply = loaded.post(
-      "/symbolicate/v5", R"({"jobs":[{"memoryMap":[[")" + std::string(kTarget) + R"(",")" + id +
-                             R"("]],"stacks":[[)" + frames + "]]}]}");
+  const HttpResult reply =
+      loaded.post("/symbolicate/v5", R"({"jobs":[{"memoryMap":[[")" + std::string(kTarget) +
+                                         R"(",")" + id + R"("]],"stacks":[[)" + frames + "]]}]}");
   REQUIRE(reply.status == 200);
   const JsonDoc v5(reply.body);
   REQUIRE(v5.ok());
@@ -311,15 +312,15 @@ TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the f
     CHECK(v5.string("/results/0/stacks/0/" + std::to_string(i) + "/function") == expected[i]);
   }
   const std::string inline_frame = "/results/0/stacks/0/" + std::to_string(*inline_index);
-  CHECK(std::string(v5.string(inline_frame + "/inlines/0/function").value_or(""))
-            .find("chain_c") != std::string::npos);
+  CHECK(std::string(v5.string(inline_frame + "/inlines/0/function").value_or("")).find("chain_c") !=
+        std::string::npos);
 
   // The file's word is not enough to read a source file, and there is no binary to disassemble.
   const std::string file_name(v5.string(inline_frame + "/inlines/0/file").value_or(""));
   const std::string offset(v5.string(inline_frame + "/module_offset").value_or(""));
-  const HttpResult source = loaded.post(
-      "/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset + R"(","file":")" +
-                        file_name + R"("})");
+  const HttpResult source =
+      loaded.post("/source/v1", "{" + module_fields(id) + R"(,"moduleOffset":")" + offset +
+                                    R"(","file":")" + file_name + R"("})");
   CHECK(JsonDoc(source.body).has("/error"));
   CHECK_FALSE(JsonDoc(source.body).has("/source"));
   const HttpResult assembly = loaded.post(
@@ -356,9 +357,9 @@ TEST_CASE("with the binary present, a self-contained file still gets source and 
                 static_cast<unsigned long long>(inlined->second.function_start));
   std::snprintf(size, sizeof size, "0x%llx",
                 static_cast<unsigned long long>(*inlined->second.function_size));
-  const HttpResult assembly = loaded.post(
-      "/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + start + R"(","size":")" +
-                     size + R"("})");
+  const HttpResult assembly =
+      loaded.post("/asm/v1", "{" + module_fields(id) + R"(,"startAddress":")" + start +
+                                 R"(","size":")" + size + R"("})");
   const JsonDoc asm_reply(assembly.body);
   INFO("asm/v1: " << assembly.body.substr(0, 300));
   CHECK(asm_reply.size("/instructions").value_or(0) > 0);
@@ -414,9 +415,9 @@ TEST_CASE("record prints the URL at once and makes the served file self-containe
   skip_without_perf();
   const auto dir = make_temp_dir("sc-record");
   const std::string out = dir + "/p.json.gz";
-  BackgroundProcess sprof({kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--",
-                           copy_target(dir), "1"},
-                          dir + "/sprof.log");
+  BackgroundProcess sprof(
+      {kSprofExe, "record", "--no-open", "-P", "0", "-o", out, "--", copy_target(dir), "1"},
+      dir + "/sprof.log");
   const std::string opened = sprof.wait_for_log("sprof: open ", 60s);
   INFO("sprof log:\n" << sprof.log());
   REQUIRE_FALSE(opened.empty());

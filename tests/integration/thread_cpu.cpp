@@ -1,7 +1,6 @@
 #include "thread_cpu.hpp"
 
 #include <doctest/doctest.h>
-
 #include <sys/utsname.h>
 #include <unistd.h>
 

@@ -27,7 +27,8 @@ ChainStats record_it_unwind(const std::string& mode, const std::string& seconds)
 
 }  // namespace
 
-TEST_CASE("dwarf unwinding reaches the thread entry through every caller, libm and std::sort included") {
+TEST_CASE(
+    "dwarf unwinding reaches the thread entry through every caller, libm and std::sort included") {
   skip_without_perf();
   const auto st = record_it_unwind("dwarf", "1.5");
   check_exact_chains(st, 200);

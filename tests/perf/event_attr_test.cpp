@@ -1,7 +1,7 @@
 // What an event's attr says about its records, as a recorded file's attrs would say it.
-#include <doctest/doctest.h>
-
 #include "sprof/perf/event_attr.hpp"
+
+#include <doctest/doctest.h>
 
 namespace perf = sprof::perf;
 

@@ -1,6 +1,8 @@
 // Which event wrote each record, and its layout: several events with different sample_types in
 // one stream (as in a perf.data file), ids from PERF_SAMPLE_IDENTIFIER or PERF_SAMPLE_ID, and the
 // context-switch event's samples, decoded and ordered by RecordStream.
+#include "sprof/perf/event_table.hpp"
+
 #include <doctest/doctest.h>
 
 #include <variant>
@@ -8,7 +10,6 @@
 
 #include "record_builder.hpp"
 #include "sprof/arch/x86_64.hpp"
-#include "sprof/perf/event_table.hpp"
 #include "sprof/perf/record_stream.hpp"
 
 namespace perf = sprof::perf;
@@ -18,8 +19,8 @@ using sprof::test::SampleSpec;
 
 namespace {
 
-constexpr uint64_t kCommon = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                             PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+constexpr uint64_t kCommon =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 constexpr uint64_t kRegsMask = sprof::arch::x86_64::kUnwindRegsMask;
 
 perf::EventSpec spec(uint64_t sample_type, perf::EventRole role = perf::EventRole::kSampling) {
@@ -142,9 +143,9 @@ TEST_CASE("the runtime-count event's samples become runtime records with their c
 }
 
 TEST_CASE("a runtime-count event whose samples carry no count is refused as malformed") {
-  perf::EventSpec count = spec(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                   PERF_SAMPLE_CPU,
-                               perf::EventRole::kRuntime);
+  perf::EventSpec count =
+      spec(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+           perf::EventRole::kRuntime);
   auto table = perf::EventTable::create({spec(PERF_SAMPLE_IDENTIFIER | kCommon), count});
   REQUIRE(table.has_value());
   table->add_id(9, 1);
@@ -161,9 +162,8 @@ TEST_CASE("PERF_SAMPLE_ID without an identifier is read where each layout puts i
   // cpu after it in the trailer), but the second event has no tid: its trailers are shorter.
   const uint64_t second_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_ADDR |
                                PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  auto table = perf::EventTable::create(
-      {spec(PERF_SAMPLE_ID | kCommon | PERF_SAMPLE_CALLCHAIN),
-       spec(second_type, perf::EventRole::kContextSwitch)});
+  auto table = perf::EventTable::create({spec(PERF_SAMPLE_ID | kCommon | PERF_SAMPLE_CALLCHAIN),
+                                         spec(second_type, perf::EventRole::kContextSwitch)});
   REQUIRE(table.has_value());
   table->add_id(5, 1);
   const perf::SampleLayout first_layout = table->event(0).layout;
@@ -198,8 +198,8 @@ TEST_CASE("PERF_SAMPLE_ID without an identifier is read where each layout puts i
 }
 
 TEST_CASE("events whose records carry the id in different places cannot share a table") {
-  auto mixed = perf::EventTable::create({spec(PERF_SAMPLE_IDENTIFIER | kCommon),
-                                         spec(PERF_SAMPLE_ID | kCommon)});
+  auto mixed = perf::EventTable::create(
+      {spec(PERF_SAMPLE_IDENTIFIER | kCommon), spec(PERF_SAMPLE_ID | kCommon)});
   REQUIRE_FALSE(mixed.has_value());
   CHECK(mixed.error().code == Errc::kUnsupported);
   auto none = perf::EventTable::create({});
@@ -207,11 +207,11 @@ TEST_CASE("events whose records carry the id in different places cannot share a 
   CHECK(none.error().code == Errc::kInvalidArgument);
 }
 
-TEST_CASE("a side-band switch event's CPU-wide records reach the converter only as switch-outs "
-          "to processes with records") {
+TEST_CASE(
+    "a side-band switch event's CPU-wide records reach the converter only as switch-outs "
+    "to processes with records") {
   const uint64_t type = PERF_SAMPLE_IDENTIFIER | kCommon;
-  auto table = perf::EventTable::create(
-      {spec(type), spec(type, perf::EventRole::kSwitchSideBand)});
+  auto table = perf::EventTable::create({spec(type), spec(type, perf::EventRole::kSwitchSideBand)});
   REQUIRE(table.has_value());
   const RecordBuilder b(table->event(0).layout);
   auto cpu_wide = [&](bool out, uint32_t next_pid, uint64_t time, uint32_t prev_pid = 900) {
@@ -231,14 +231,13 @@ TEST_CASE("a side-band switch event's CPU-wide records reach the converter only 
   perf::SwitchRecord own;
   own.id = perf::SampleId{50, 50, 2, 0};
   perf::RecordStream stream(std::move(*table));
-  const auto out = read_all(stream, {cpu_wide(true, 50, 1),   // before any record of pid 50
-                                     b.context_switch(own, false),
-                                     cpu_wide(true, 50, 4),   // kept
-                                     cpu_wide(false, 50, 5),  // a switch-in: dropped
-                                     cpu_wide(true, 70, 6),   // another process: dropped
-                                     b.fork(fork),
-                                     cpu_wide(true, 60, 7),   // the forked process: kept
-                                     cpu_wide(true, 70, 8, 50)});  // leaving one of ours: kept
+  const auto out =
+      read_all(stream, {cpu_wide(true, 50, 1),  // before any record of pid 50
+                        b.context_switch(own, false), cpu_wide(true, 50, 4),  // kept
+                        cpu_wide(false, 50, 5),               // a switch-in: dropped
+                        cpu_wide(true, 70, 6),                // another process: dropped
+                        b.fork(fork), cpu_wide(true, 60, 7),  // the forked process: kept
+                        cpu_wide(true, 70, 8, 50)});          // leaving one of ours: kept
   std::vector<uint64_t> kept;
   for (const auto& r : out) {
     if (const auto* sw = std::get_if<perf::SwitchRecord>(&r); sw && sw->cpu_wide) {

@@ -1,9 +1,9 @@
+#include "sprof/perf/record_merger.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <vector>
-
-#include "sprof/perf/record_merger.hpp"
 
 namespace perf = sprof::perf;
 
@@ -75,7 +75,7 @@ TEST_CASE("merger drops nothing: a record older than what was emitted still come
   merger.add(sample(0, 200));
   merger.end_round(out.sink());  // emits 100
   REQUIRE(out.times == std::vector<uint64_t>{100});
-  merger.add(sample(1, 50));  // far too late
+  merger.add(sample(1, 50));     // far too late
   merger.end_round(out.sink());  // emits up to 200, including the late 50
   merger.flush(out.sink());
   CHECK(out.times == std::vector<uint64_t>{100, 50, 200});
@@ -102,7 +102,8 @@ TEST_CASE("merger output is sorted for many shuffled rounds and matches the inpu
   for (int round = 0; round < 40; ++round) {
     for (uint32_t cpu = 0; cpu < 4; ++cpu) {
       for (int i = 0; i < 5; ++i) {
-        const uint64_t t = clock + static_cast<uint64_t>((cpu * 7 + static_cast<uint32_t>(i) * 13) % 50);
+        const uint64_t t =
+            clock + static_cast<uint64_t>((cpu * 7 + static_cast<uint32_t>(i) * 13) % 50);
         merger.add(sample(cpu, t));
         all.push_back(t);
       }

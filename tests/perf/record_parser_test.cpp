@@ -1,10 +1,10 @@
-#include <doctest/doctest.h>
+#include "sprof/perf/record_parser.hpp"
 
+#include <doctest/doctest.h>
 #include <sys/mman.h>
 
 #include "record_builder.hpp"
 #include "sprof/arch/x86_64.hpp"
-#include "sprof/perf/record_parser.hpp"
 
 namespace perf = sprof::perf;
 using sprof::Errc;
@@ -125,8 +125,8 @@ TEST_CASE("parser walks every supported sample field in uapi order") {
                                PERF_FORMAT_ID | PERF_FORMAT_LOST;
 
   SUBCASE("read_format without group") {
-    const auto layout = make_layout(every, true, kRegsMask, read_format, 0x3,
-                                    PERF_SAMPLE_BRANCH_HW_INDEX);
+    const auto layout =
+        make_layout(every, true, kRegsMask, read_format, 0x3, PERF_SAMPLE_BRANCH_HW_INDEX);
     REQUIRE(layout.branch_hw_index());
     RecordBuilder b(layout);
     SampleSpec spec;

@@ -1,11 +1,12 @@
 // The data section as a record source: decoding with each event's layout, perf's round
 // boundaries, perf's own records, and where reading must stop.
+#include "sprof/perfdata/data_section_source.hpp"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
 #include "perf_data_fixture.hpp"
 #include "read_only_bytes.hpp"
-#include "sprof/perfdata/data_section_source.hpp"
 #include "sprof/perfdata/perf_data_file.hpp"
 #include "temp_dir.hpp"
 
@@ -106,8 +107,8 @@ TEST_CASE("records of several events decode with each event's layout, found by i
     CHECK(r.stream.malformed_records == 0);
   }
   SUBCASE("the other event's samples skipped and counted") {
-    const Read r = read_all(w.file_bytes(), {{clock, perf::EventRole::kSampling},
-                                              {faults, perf::EventRole::kOther}});
+    const Read r = read_all(
+        w.file_bytes(), {{clock, perf::EventRole::kSampling}, {faults, perf::EventRole::kOther}});
     REQUIRE(r.records.size() == 2);
     CHECK(r.stream.other_event_samples == 1);
   }

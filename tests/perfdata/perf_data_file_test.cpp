@@ -1,11 +1,12 @@
 // Reading what a perf.data file says before its records: the header, the events and the
 // features, in file and pipe mode, and the refusals of files sprof cannot read.
+#include "sprof/perfdata/perf_data_file.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
 
 #include "perf_data_fixture.hpp"
-#include "sprof/perfdata/perf_data_file.hpp"
 
 using namespace sprof;
 using namespace sprof::perfdata;
@@ -46,7 +47,10 @@ TEST_CASE("a file perf writes is read: its events with their ids and its feature
   times.put(uint64_t{5'000}).put(uint64_t{9'000});
   w.feature_bytes(PerfDataWriter::kSampleTime, times.bytes());
   test::ByteWriter clock;
-  clock.put(uint32_t{1}).put(uint32_t{1}).put(uint64_t{1'700'000'000'000'000'000}).put(uint64_t{4'000});
+  clock.put(uint32_t{1})
+      .put(uint32_t{1})
+      .put(uint64_t{1'700'000'000'000'000'000})
+      .put(uint64_t{4'000});
   w.feature_bytes(PerfDataWriter::kClockData, clock.bytes());
   w.build_id("[kernel.kallsyms]", *BuildId::from_hex("aabbccdd"), true);
   w.build_id("/usr/bin/app", *BuildId::from_hex("0102030405060708090a0b0c0d0e0f1011121314"));
@@ -82,7 +86,8 @@ TEST_CASE("a file perf writes is read: its events with their ids and its feature
   CHECK(f.build_ids[1].build_id.code_id() == "0102030405060708090a0b0c0d0e0f1011121314");
 }
 
-TEST_CASE("files that are not perf.data, or not one sprof reads, are refused saying what they are") {
+TEST_CASE(
+    "files that are not perf.data, or not one sprof reads, are refused saying what they are") {
   SUBCASE("empty") {
     auto r = open_bytes({});
     REQUIRE_FALSE(r.has_value());
@@ -169,7 +174,8 @@ TEST_CASE("an attr from a newer perf is read up to what sprof knows") {
   CHECK(file->events[0].ids == std::vector<uint64_t>{5});
 }
 
-TEST_CASE("a cut-short file keeps the records it has; a killed perf's size-0 data section is read") {
+TEST_CASE(
+    "a cut-short file keeps the records it has; a killed perf's size-0 data section is read") {
   SUBCASE("truncated inside the data section") {
     PerfDataWriter w = one_event_file();
     w.feature_string(PerfDataWriter::kHostname, "h");
@@ -220,8 +226,8 @@ TEST_CASE("a feature that does not parse is noted and the others are still read"
 TEST_CASE("an empty or cut string feature reads as empty (found by the perf.data fuzzer)") {
   PerfDataWriter w = one_event_file();
   test::ByteWriter empty, cut;
-  empty.put(uint32_t{0});   // a string of length 0
-  cut.put(uint32_t{100});   // 100 bytes promised, none there
+  empty.put(uint32_t{0});  // a string of length 0
+  cut.put(uint32_t{100});  // 100 bytes promised, none there
   w.feature_bytes(PerfDataWriter::kHostname, empty.bytes());
   w.feature_bytes(PerfDataWriter::kOsRelease, cut.bytes());
   auto file = open_bytes(w.file_bytes());

@@ -18,8 +18,8 @@
 
 namespace sprof::test {
 
-inline constexpr uint64_t kPerfSampleType =
-    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
+inline constexpr uint64_t kPerfSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                            PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
 
 inline perf_event_attr cpu_clock_attr(uint64_t sample_type = kPerfSampleType) {
   perf_event_attr a{};

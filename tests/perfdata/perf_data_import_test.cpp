@@ -1,6 +1,8 @@
 // Importing perf.data files built in memory: the profile a live recording of the same run gives
 // (processes, threads, names, libs named by the file's build-ids, the kernel lib, the root
 // process), the build-id check of local binaries, --pid/--name, the start time, and the meta.
+#include "sprof/perfdata/perf_data_import.hpp"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 
 #include "fake_host_files.hpp"
 #include "perf_data_fixture.hpp"
-#include "sprof/perfdata/perf_data_import.hpp"
 
 using namespace sprof;
 using namespace sprof::perfdata;
@@ -31,7 +32,8 @@ std::vector<uint8_t> own_executable() {
 }
 
 BuildId own_build_id() {
-  static const BuildId id = elf::read_module_identity(std::span<const uint8_t>(own_executable()))->build_id;
+  static const BuildId id =
+      elf::read_module_identity(std::span<const uint8_t>(own_executable()))->build_id;
   return id;
 }
 
@@ -41,7 +43,8 @@ const test::RecordBuilder& builder() {
 }
 
 std::vector<uint8_t> kernel_text_mmap() {
-  auto m = test::mmap2(0xFFFFFFFFu, kKernelText, 0x1200000, kKernelText, "[kernel.kallsyms]_text", 0);
+  auto m =
+      test::mmap2(0xFFFFFFFFu, kKernelText, 0x1200000, kKernelText, "[kernel.kallsyms]_text", 0);
   m.tid = 0;
   m.id = test::sample_id(0xFFFFFFFFu, 0, 0);
   return builder().mmap(m);
@@ -57,7 +60,8 @@ PerfDataWriter launched_app_file() {
   w.feature_string(PerfDataWriter::kOsRelease, "6.1.0-test");
   w.feature_string(PerfDataWriter::kArch, "x86_64");
   w.feature_strings(PerfDataWriter::kCmdline, {"perf", "record", "-g", "--", "app"});
-  w.build_id("[kernel.kallsyms]", *BuildId::from_hex("e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1"), true);
+  w.build_id("[kernel.kallsyms]", *BuildId::from_hex("e4f18d9dc1d0e6fc2b17e93e885a647b3c0a6fc1"),
+             true);
   w.build_id(kAppPath, own_build_id());
   w.add_record(kernel_text_mmap());
   w.thread_map({kPid});
@@ -300,7 +304,8 @@ TEST_CASE("a system-wide file's top level is the idle process; idle processes st
   CHECK(p.meta.product == "sprof: system");
 }
 
-TEST_CASE("the start time is exact with HEADER_CLOCK_DATA, estimated from the file time otherwise") {
+TEST_CASE(
+    "the start time is exact with HEADER_CLOCK_DATA, estimated from the file time otherwise") {
   test::FakeHostFiles files;
   SUBCASE("clock data") {
     PerfDataWriter w;
@@ -309,7 +314,10 @@ TEST_CASE("the start time is exact with HEADER_CLOCK_DATA, estimated from the fi
     a.clockid = 1;  // CLOCK_MONOTONIC
     w.add_event(a, {});
     test::ByteWriter clock;
-    clock.put(uint32_t{1}).put(uint32_t{1}).put(uint64_t{1'700'000'000'000'000'000}).put(uint64_t{500});
+    clock.put(uint32_t{1})
+        .put(uint32_t{1})
+        .put(uint64_t{1'700'000'000'000'000'000})
+        .put(uint64_t{500});
     w.feature_bytes(PerfDataWriter::kClockData, clock.bytes());
     w.add_record(builder().comm(test::comm_record(kPid, kPid, "app", true, 1'000'500)));
     w.add_record(test::sample_bytes(kPid, kPid, 2'000'000, {test::kContextUser, 0x1000}));

@@ -1,11 +1,12 @@
 // Reading a perf.data data section on a thread of its own (RoundReader): the caller gets the
 // same records and side records in the same order as reading on its own thread, can stop early,
 // and sees what reading threw.
+#include "round_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include <stdexcept>
 
-#include "round_reader.hpp"
 #include "perf_data_fixture.hpp"
 #include "sprof/perfdata/perf_data_file.hpp"
 
@@ -26,7 +27,8 @@ std::vector<uint8_t> ten_rounds() {
       w.add_record(PerfDataWriter::build_id_entry(PerfDataWriter::kHeaderBuildId, "/usr/bin/app",
                                                   *BuildId::from_hex("00112233"), false));
     }
-    for (int i = 0; i < 3; ++i) w.add_record(test::sample_bytes(7, 7, time++, {test::kContextUser, 0x1}));
+    for (int i = 0; i < 3; ++i)
+      w.add_record(test::sample_bytes(7, 7, time++, {test::kContextUser, 0x1}));
     w.finished_round();
   }
   return w.file_bytes();

@@ -1,6 +1,8 @@
 // The presymbolication pass and the embedded-symbol source, over the real symbolicator: a
 // profile whose frames point into sprof_symbols_target (tests/targets/symbols: named functions
 // and a forced inline chain) and into a JIT's perf map, as the recorder would describe them.
+#include "sprof/presymbolicate/presymbolicate.hpp"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include "sprof/elf/elf_symbols.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/presymbolicate/embedded_symbols.hpp"
-#include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/processed_writer.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/paths.hpp"
@@ -87,12 +88,15 @@ profile::Profile make_profile(const profile::Library& target, uint64_t inline_re
   // Return addresses one byte into each function: looked up at the function's first byte.
   const uint64_t main_call = kBase + relative_of("main") + 1;
   const uint64_t c_call = kBase + relative_of("c_linkage_function") + 1;
-  const uint32_t root = t.intern_stack(std::nullopt, t.intern_address_frame(main_call, Category::kUser));
+  const uint32_t root =
+      t.intern_stack(std::nullopt, t.intern_address_frame(main_call, Category::kUser));
   const uint32_t middle = t.intern_stack(root, t.intern_address_frame(c_call, Category::kUser));
-  const uint32_t leaf = t.intern_stack(middle, t.intern_address_frame(kBase + inline_relative, Category::kUser));
+  const uint32_t leaf =
+      t.intern_stack(middle, t.intern_address_frame(kBase + inline_relative, Category::kUser));
   t.add_sample(profile::Sample{leaf, 1.0, 0});
   for (const profile::Library& lib : more_libs) {
-    const uint32_t other = t.intern_stack(root, t.intern_address_frame(lib.start + 4, Category::kJit));
+    const uint32_t other =
+        t.intern_stack(root, t.intern_address_frame(lib.start + 4, Category::kJit));
     t.add_sample(profile::Sample{other, 2.0, 0});
   }
   process.threads.push_back(std::move(t));

@@ -27,9 +27,12 @@ std::string at(const std::string& prefix, size_t i) { return prefix + "/" + std:
 // The function name of a processed stack's frame, through frameTable.func and funcTable.name.
 std::string processed_stack_name(const JsonDoc& doc, const std::string& thread, int64_t stack) {
   const auto frame = doc.integer(at(thread + "/stackTable/frame", static_cast<size_t>(stack)));
-  const auto func = doc.integer(at(thread + "/frameTable/func", static_cast<size_t>(frame.value_or(0))));
-  const auto name = doc.integer(at(thread + "/funcTable/name", static_cast<size_t>(func.value_or(0))));
-  return std::string(doc.string(at(thread + "/stringArray", static_cast<size_t>(name.value_or(0)))).value_or("?"));
+  const auto func =
+      doc.integer(at(thread + "/frameTable/func", static_cast<size_t>(frame.value_or(0))));
+  const auto name =
+      doc.integer(at(thread + "/funcTable/name", static_cast<size_t>(func.value_or(0))));
+  return std::string(
+      doc.string(at(thread + "/stringArray", static_cast<size_t>(name.value_or(0)))).value_or("?"));
 }
 
 // Names of a processed stack, leaf first.
@@ -72,7 +75,8 @@ TEST_CASE("the Gecko writer writes allocations as Native allocation markers and 
   CHECK(doc.integer(row + "/5/stack/samples/schema/stack") == 0);
   const auto stack = doc.integer(row + "/5/stack/samples/data/0/0");
   REQUIRE(stack.has_value());
-  CHECK(*stack == static_cast<int64_t>(*profile.processes[0].threads[0].native_allocations()[0].stack));
+  CHECK(*stack ==
+        static_cast<int64_t>(*profile.processes[0].threads[0].native_allocations()[0].stack));
   // The worker's free of main's block: in main's table, with the worker's id and no stack.
   const std::string free_row = main + "/2";
   CHECK(doc.integer(free_row + "/5/size") == -6000);
@@ -83,7 +87,8 @@ TEST_CASE("the Gecko writer writes allocations as Native allocation markers and 
   CHECK(doc.integer("/counters/0/samples/schema/count") == 1);
   int64_t live = 0;
   const size_t samples = doc.size("/counters/0/samples/data").value_or(0);
-  for (size_t i = 0; i < samples; ++i) live += doc.integer(at("/counters/0/samples/data", i) + "/1").value_or(0);
+  for (size_t i = 0; i < samples; ++i)
+    live += doc.integer(at("/counters/0/samples/data", i) + "/1").value_or(0);
   CHECK(live == F::kFinalLiveBytes);
 }
 
@@ -124,8 +129,8 @@ TEST_CASE("allocation stacks are looked up as return addresses") {
 
 TEST_CASE("the processed writer writes the balanced allocation table and the counter") {
   const auto profile = sprof::test::make_allocation_profile();
-  const std::string json = sprof::profile::processed_json_string(
-      profile, sprof::test::make_allocation_symbols(profile));
+  const std::string json =
+      sprof::profile::processed_json_string(profile, sprof::test::make_allocation_symbols(profile));
   const auto problems = sprof::test::check_processed_profile(json);
   INFO(sprof::test::join_problems(problems));
   CHECK(problems.empty());
@@ -145,7 +150,8 @@ TEST_CASE("the processed writer writes the balanced allocation table and the cou
         std::vector<std::string>{"leaky", "main"});
   CHECK(processed_stack_names(doc, main, doc.integer(table + "/stack/1")) ==
         std::vector<std::string>{"churn", "main"});
-  CHECK(processed_stack_names(doc, "/threads/1", doc.integer("/threads/1/nativeAllocations/stack/0")) ==
+  CHECK(processed_stack_names(doc, "/threads/1",
+                              doc.integer("/threads/1/nativeAllocations/stack/0")) ==
         std::vector<std::string>{"work", "thread_start"});
 
   CHECK(doc.string("/counters/0/category") == "Memory");
@@ -164,13 +170,14 @@ TEST_CASE("the validators catch an allocation whose stack is outside the stack t
   auto profile = sprof::test::make_allocation_profile();
   auto& worker = profile.processes[0].threads[1];
   worker.add_native_allocation({10.0, 100, 999, 0x50000, F::kWorkerTid});
-  const auto problems = sprof::test::check_gecko_profile(sprof::profile::gecko_json_string(profile));
+  const auto problems =
+      sprof::test::check_gecko_profile(sprof::profile::gecko_json_string(profile));
   INFO(sprof::test::join_problems(problems));
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].find("allocation stack is not a valid stack index") != std::string::npos);
   // The self-contained writer cannot map such a stack and writes none.
-  const std::string json = sprof::profile::processed_json_string(
-      profile, sprof::test::make_allocation_symbols(profile));
+  const std::string json =
+      sprof::profile::processed_json_string(profile, sprof::test::make_allocation_symbols(profile));
   CHECK(sprof::test::check_processed_profile(json).empty());
   JsonDoc doc(json);
   CHECK(doc.is_null("/threads/1/nativeAllocations/stack/2"));

@@ -54,7 +54,8 @@ Profile large_profile() {
 // A small tmpfs mounted on `dir` in a mount namespace of this test process only, so nothing
 // leaks to the machine if the test dies. Empty `reason` when mounted.
 std::string mount_small_tmpfs(const fs::path& dir) {
-  if (::unshare(CLONE_NEWNS) != 0) return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
+  if (::unshare(CLONE_NEWNS) != 0)
+    return std::string("unshare(CLONE_NEWNS): ") + std::strerror(errno);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     return std::string("making / private: ") + std::strerror(errno);
   }

@@ -79,8 +79,8 @@ TEST_CASE("a large profile round-trips through gzip") {
   for (uint64_t i = 0; i < 50000; ++i) {
     // Distinct addresses make a string table that compresses poorly, so deflate emits many
     // output buffers.
-    const uint32_t frame = thread.intern_address_frame(0x400000 + i * 7919,
-                                                       sprof::profile::Category::kUser);
+    const uint32_t frame =
+        thread.intern_address_frame(0x400000 + i * 7919, sprof::profile::Category::kUser);
     thread.add_sample({thread.intern_stack(std::nullopt, frame), static_cast<double>(i), i});
   }
   const std::string path = (dir.path / "large.json.gz").string();

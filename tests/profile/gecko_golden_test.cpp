@@ -69,6 +69,6 @@ void check_golden(const std::string& name, const std::string& actual) {
 }  // namespace
 
 TEST_CASE("the sample profile's JSON matches its golden file") {
-  check_golden("sample",
-               sprof::test::pretty_json(sprof::profile::gecko_json_string(sprof::test::make_sample_profile())));
+  check_golden("sample", sprof::test::pretty_json(sprof::profile::gecko_json_string(
+                             sprof::test::make_sample_profile())));
 }

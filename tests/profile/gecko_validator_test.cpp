@@ -1,9 +1,10 @@
 // The validator must be able to fail: each case breaks one rule of docs/firefox-profiler-format.md,
 // "what the UI requires", in an otherwise valid profile and expects a problem naming it.
+#include "sprof_test/gecko_validator.hpp"
+
 #include <doctest/doctest.h>
 
 #include "sprof/profile/gecko_writer.hpp"
-#include "sprof_test/gecko_validator.hpp"
 #include "sprof_test/sample_profile.hpp"
 
 namespace {
@@ -39,7 +40,9 @@ TEST_CASE("the validator accepts the valid fixture") {
 }
 
 TEST_CASE("the validator rejects each broken format rule") {
-  SUBCASE("version 37") { CHECK(reports(broken("\"version\":36", "\"version\":37"), "version is not 36")); }
+  SUBCASE("version 37") {
+    CHECK(reports(broken("\"version\":36", "\"version\":37"), "version is not 36"));
+  }
   SUBCASE("processed marker") {
     CHECK(reports(broken("\"version\":36", "\"version\":36,\"preprocessedProfileVersion\":70"),
                   "preprocessedProfileVersion"));
@@ -53,7 +56,8 @@ TEST_CASE("the validator rejects each broken format rule") {
   }
   SUBCASE("no grey category") {
     std::string json = valid_json();
-    for (size_t at; (at = json.find("\"grey\"")) != std::string::npos;) json.replace(at, 6, "\"blue\"");
+    for (size_t at; (at = json.find("\"grey\"")) != std::string::npos;)
+      json.replace(at, 6, "\"blue\"");
     CHECK(reports(json, "no grey category"));
   }
   SUBCASE("libs out of order") {
@@ -94,8 +98,11 @@ TEST_CASE("the validator rejects each broken format rule") {
   SUBCASE("nested processes") {
     CHECK(reports(broken("\"processes\":[]}", "\"processes\":[{}]}"), "nested"));
   }
-  SUBCASE("invalid UTF-8") { CHECK(reports(broken("GeckoMain", "Gecko\xffMain"), "not valid JSON")); }
+  SUBCASE("invalid UTF-8") {
+    CHECK(reports(broken("GeckoMain", "Gecko\xffMain"), "not valid JSON"));
+  }
   SUBCASE("string index out of range") {
-    CHECK(reports(broken("\"data\":[[0,false,", "\"data\":[[999,false,"), "location is not a valid string index"));
+    CHECK(reports(broken("\"data\":[[0,false,", "\"data\":[[999,false,"),
+                  "location is not a valid string index"));
   }
 }

@@ -1,6 +1,7 @@
+#include "sprof/profile/gecko_writer.hpp"
+
 #include <doctest/doctest.h>
 
-#include "sprof/profile/gecko_writer.hpp"
 #include "sprof_test/gecko_validator.hpp"
 #include "sprof_test/json_query.hpp"
 #include "sprof_test/sample_profile.hpp"
@@ -48,7 +49,8 @@ TEST_CASE("meta is version 36 with the fixed fields and sprof's extras") {
   CHECK(doc.number("/meta/profilingEndTime") == 10.0);
   CHECK(doc.number("/meta/shutdownTime") == 9.5);
   CHECK(doc.number("/meta/interval") == 1.0);
-  for (const char* key : {"/meta/debug", "/meta/gcpoison", "/meta/asyncstack", "/meta/processType"}) {
+  for (const char* key :
+       {"/meta/debug", "/meta/gcpoison", "/meta/asyncstack", "/meta/processType"}) {
     CHECK(doc.integer(key) == 0);
   }
   CHECK(doc.integer("/meta/stackwalk") == 1);
@@ -142,9 +144,9 @@ TEST_CASE("threads carry their identity and a UTF-8-sanitised name") {
   JsonDoc doc(sample_json());
   REQUIRE(doc.ok());
   CHECK(doc.keys("/threads/0") ==
-        std::vector<std::string>{"name", "processName", "processType", "pid", "tid",
-                                 "registerTime", "unregisterTime", "stringTable", "frameTable",
-                                 "stackTable", "samples", "markers"});
+        std::vector<std::string>{"name", "processName", "processType", "pid", "tid", "registerTime",
+                                 "unregisterTime", "stringTable", "frameTable", "stackTable",
+                                 "samples", "markers"});
   CHECK(doc.string("/threads/0/name") == "GeckoMain");
   CHECK(doc.string("/threads/0/processType") == "default");
   CHECK(doc.integer("/threads/0/tid") == F::kRootPid);
@@ -167,7 +169,8 @@ TEST_CASE("frames are native rows with a hex location and stacks keep prefixes")
   REQUIRE(location.has_value());
   CHECK(doc.string("/threads/0/stringTable/" + std::to_string(*location)) == "0xffffffff81234567");
   CHECK(doc.boolean(frame + "/1") == false);
-  for (int column = 2; column <= 5; ++column) CHECK(doc.is_null(frame + "/" + std::to_string(column)));
+  for (int column = 2; column <= 5; ++column)
+    CHECK(doc.is_null(frame + "/" + std::to_string(column)));
   CHECK(doc.integer(frame + "/6") == 3);  // Kernel
   CHECK(doc.integer(frame + "/7") == 0);
   CHECK(doc.size("/threads/0/frameTable/schema") == 8U);

@@ -48,11 +48,8 @@ std::string pretty_json(std::string_view compact, int max_depth) {
         out.push_back(c);
         if (depth <= max_depth) newline(depth);
         break;
-      case ':':
-        out.append(depth <= max_depth ? ": " : ":");
-        break;
-      default:
-        out.push_back(c);
+      case ':': out.append(depth <= max_depth ? ": " : ":"); break;
+      default: out.push_back(c);
     }
   }
   out.push_back('\n');

@@ -1,12 +1,13 @@
 // The self-contained (processed, version 42) writer, on the hand-built sample profile with
 // hand-made symbols: the static checks, and the frames, funcs, stacks and names the Firefox
 // Profiler would have built itself from the Gecko form and the same symbol answers.
+#include "sprof/profile/processed_writer.hpp"
+
 #include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "sprof/profile/processed_writer.hpp"
 #include "sprof/profile/profile_reader.hpp"
 #include "sprof_test/json_query.hpp"
 #include "sprof_test/processed_validator.hpp"
@@ -21,7 +22,8 @@ namespace {
 const std::string& sample_json() {
   static const std::string json = [] {
     const auto profile = sprof::test::make_sample_profile();
-    return sprof::profile::processed_json_string(profile, sprof::test::make_sample_symbols(profile));
+    return sprof::profile::processed_json_string(profile,
+                                                 sprof::test::make_sample_symbols(profile));
   }();
   return json;
 }
@@ -31,11 +33,16 @@ std::string at(const std::string& prefix, size_t i) { return prefix + "/" + std:
 // One thread's tables, read through JSON pointers.
 class ThreadView {
  public:
-  ThreadView(const JsonDoc& doc, size_t thread) : doc_(doc), t_("/threads/" + std::to_string(thread)) {}
+  ThreadView(const JsonDoc& doc, size_t thread)
+      : doc_(doc), t_("/threads/" + std::to_string(thread)) {}
 
   size_t frames() const { return doc_.integer(t_ + "/frameTable/length").value_or(0); }
-  int64_t address(size_t frame) const { return *doc_.integer(at(t_ + "/frameTable/address", frame)); }
-  int64_t depth(size_t frame) const { return *doc_.integer(at(t_ + "/frameTable/inlineDepth", frame)); }
+  int64_t address(size_t frame) const {
+    return *doc_.integer(at(t_ + "/frameTable/address", frame));
+  }
+  int64_t depth(size_t frame) const {
+    return *doc_.integer(at(t_ + "/frameTable/inlineDepth", frame));
+  }
   int64_t func(size_t frame) const { return *doc_.integer(at(t_ + "/frameTable/func", frame)); }
   std::optional<int64_t> line(size_t frame) const {
     return doc_.integer(at(t_ + "/frameTable/line", frame));
@@ -44,7 +51,8 @@ class ThreadView {
     return doc_.integer(at(t_ + "/frameTable/nativeSymbol", frame));
   }
   std::string string(int64_t index) const {
-    return std::string(doc_.string(at(t_ + "/stringArray", static_cast<size_t>(index))).value_or("?"));
+    return std::string(
+        doc_.string(at(t_ + "/stringArray", static_cast<size_t>(index))).value_or("?"));
   }
   std::string name(size_t frame) const {
     return string(*doc_.integer(at(t_ + "/funcTable/name", static_cast<size_t>(func(frame)))));
@@ -106,7 +114,8 @@ TEST_CASE("the self-contained sample profile passes the processed static checks"
 TEST_CASE("meta marks a symbolicated processed profile and keeps the recording's facts") {
   JsonDoc doc(sample_json());
   REQUIRE(doc.ok());
-  CHECK(doc.integer("/meta/preprocessedProfileVersion") == sprof::profile::kProcessedProfileVersion);
+  CHECK(doc.integer("/meta/preprocessedProfileVersion") ==
+        sprof::profile::kProcessedProfileVersion);
   CHECK(doc.boolean("/meta/symbolicated") == true);
   CHECK(doc.number("/meta/startTime") == 1700000000000.25);
   CHECK(doc.number("/meta/profilingEndTime") == 10.0);
@@ -128,8 +137,8 @@ TEST_CASE("libs are listed once per module at the profile level, without address
     CHECK_FALSE(doc.has(at("/libs", i) + "/start"));
   }
   // libcovered.so lies inside demo's mapping: the Gecko normalisation drops it here too.
-  CHECK(names == std::vector<std::string>{"demo", "libpartial.so", "libc.so.6",
-                                          "[kernel.kallsyms]", "child-cmd", "grandchild"});
+  CHECK(names == std::vector<std::string>{"demo", "libpartial.so", "libc.so.6", "[kernel.kallsyms]",
+                                          "child-cmd", "grandchild"});
 }
 
 TEST_CASE("every process's threads are in one list, each with its pid and process") {
@@ -278,12 +287,13 @@ TEST_CASE("embedded symbols whose nativeSymbols columns differ in length are rej
 }
 
 TEST_CASE("a self-contained .json.gz file is written whole") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("sprof-processed-test-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sprof-processed-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto profile = sprof::test::make_sample_profile();
   const std::string path = (dir / "p.json.gz").string();
-  auto bytes = sprof::profile::write_processed_file(profile, sprof::test::make_sample_symbols(profile), path);
+  auto bytes = sprof::profile::write_processed_file(
+      profile, sprof::test::make_sample_symbols(profile), path);
   REQUIRE(bytes.has_value());
   CHECK(*bytes == std::filesystem::file_size(path));
   auto text = sprof::test::read_profile_text(path);

@@ -1,10 +1,10 @@
 // What `sprof load` reads of a saved profile in one parse (profile_overview.hpp): the summary
 // facts, the format, and the libs' locations.
+#include "sprof/profile/profile_overview.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "sprof/profile/profile_overview.hpp"
 
 using sprof::profile::ProfileFormat;
 using sprof::profile::ProfileOverview;
@@ -101,9 +101,10 @@ TEST_CASE("libs come from the top level and from every sub-process, each once") 
 }
 
 TEST_CASE("a lib's debugPath that differs from its path is a second location") {
-  const auto libs = libs_of(
-      R"({"libs": [{"debugName": "x", "breakpadId": "01", "debugPath": "/dbg/x", "path": "/bin/x"}]})")
-                        .libraries;
+  const auto libs =
+      libs_of(
+          R"({"libs": [{"debugName": "x", "breakpadId": "01", "debugPath": "/dbg/x", "path": "/bin/x"}]})")
+          .libraries;
   REQUIRE(libs.size() == 2);
   CHECK(libs[0].path == "/bin/x");
   CHECK(libs[1].path == "/dbg/x");
@@ -111,7 +112,7 @@ TEST_CASE("a lib's debugPath that differs from its path is a second location") {
 
 TEST_CASE("a lib's location carries the codeId, the full build-id debuginfod needs") {
   const auto libs = libs_of(
-      R"({"libs": [{"debugName": "x", "breakpadId": "01", "path": "/bin/x",
+                        R"({"libs": [{"debugName": "x", "breakpadId": "01", "path": "/bin/x",
                     "codeId": "0123456789abcdef0123456789abcdef01234567"},
                    {"debugName": "y", "breakpadId": "02", "path": "/bin/y", "codeId": null}]})")
                         .libraries;
@@ -126,9 +127,10 @@ TEST_CASE("incomplete, malformed or oversized libs are left out, the others kept
             .libraries.empty());
   CHECK(libs_of(R"({"libs": 5})").libraries.empty());
   const std::string long_path(5000, 'a');
-  const auto libs = libs_of(R"({"libs": [5, "x", {"debugName": "y", "breakpadId": "02", "path": "/)" +
-                            long_path + R"("}, {"debugName": "x", "breakpadId": "01", "path": "/x"}]})")
-                        .libraries;
+  const auto libs =
+      libs_of(R"({"libs": [5, "x", {"debugName": "y", "breakpadId": "02", "path": "/)" + long_path +
+              R"("}, {"debugName": "x", "breakpadId": "01", "path": "/x"}]})")
+          .libraries;
   REQUIRE(libs.size() == 1);
   CHECK(libs[0].path == "/x");
 }

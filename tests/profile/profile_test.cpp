@@ -1,8 +1,8 @@
+#include "sprof/profile/profile.hpp"
+
 #include <doctest/doctest.h>
 
 #include <optional>
-
-#include "sprof/profile/profile.hpp"
 
 using sprof::profile::Category;
 using sprof::profile::Marker;

@@ -1,13 +1,14 @@
 // A thread's samples in their compact store (SampleList): every value comes back as it went in,
 // across block boundaries, including "none" and CPU deltas too large for 32 bits, and from a
 // spill file.
+#include "sprof/profile/sample_list.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <thread>
 #include <vector>
 
-#include "sprof/profile/sample_list.hpp"
 #include "sprof/profile/sample_spill.hpp"
 
 using namespace sprof::profile;
@@ -91,8 +92,8 @@ TEST_CASE("a sample list with a spill file keeps only its last block in memory")
     for (size_t i = kSamples; i-- > 0;) {
       const Sample s = list[i];
       const Sample want = sample_at(i);
-      other_thread_same = other_thread_same && s.time_ms == want.time_ms &&
-                          s.stack == want.stack && s.cpu_delta_ns == want.cpu_delta_ns;
+      other_thread_same = other_thread_same && s.time_ms == want.time_ms && s.stack == want.stack &&
+                          s.cpu_delta_ns == want.cpu_delta_ns;
     }
   });
   for (const Sample& s : list) (void)s;

@@ -57,7 +57,8 @@ std::map<uint32_t, int> samples_per_tid(
 
 }  // namespace
 
-TEST_CASE("events on a running process's threads share one ring per CPU, and threads can be added") {
+TEST_CASE(
+    "events on a running process's threads share one ring per CPU, and threads can be added") {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("sprof-attach-events-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -69,8 +70,8 @@ TEST_CASE("events on a running process's threads share one ring per CPU, and thr
   REQUIRE(threads.count("spawner") == 1);
 
   perf::EventConfig config;
-  config.pid = target.pid();                         // the main thread
-  config.extra_tids = {threads.at("spawner")};       // redirected into the main thread's rings
+  config.pid = target.pid();                    // the main thread
+  config.extra_tids = {threads.at("spawner")};  // redirected into the main thread's rings
   config.inherit = true;
   config.enable_on_exec = false;
   auto events = perf::PerfEvents::open(config);

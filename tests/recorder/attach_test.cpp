@@ -25,9 +25,8 @@ struct FakeProc {
     fs::remove_all(root);
     add_thread(42, 42, "app");
     add_thread(42, 45, "worker");
-    std::ofstream(root / "42" / "maps")
-        << "1000-2000 r-xp 00000000 08:01 12 /bin/app\n"
-           "3000-4000 rw-p 00000000 08:01 12 /bin/app\n";
+    std::ofstream(root / "42" / "maps") << "1000-2000 r-xp 00000000 08:01 12 /bin/app\n"
+                                           "3000-4000 rw-p 00000000 08:01 12 /bin/app\n";
     add_thread(50, 50, "daemon");
     std::ofstream(root / "50" / "maps") << "";
   }
@@ -108,19 +107,18 @@ TEST_CASE("with_snapshot_fallback prefers live /proc and remembers processes tha
 }
 
 TEST_CASE("the drain loop never sleeps past the deadline") {
-  CHECK(poll_timeout_ms(1'000'000'000, 0, 50) == 50);            // no deadline
+  CHECK(poll_timeout_ms(1'000'000'000, 0, 50) == 50);  // no deadline
   CHECK(poll_timeout_ms(1'000'000'000, 5'000'000'000, 50) == 50);
   CHECK(poll_timeout_ms(1'000'000'000, 1'020'000'000, 50) == 20);
   CHECK(poll_timeout_ms(1'000'000'000, 1'000'000'001, 50) == 1);  // rounded up, not a 0 ms spin
-  CHECK(poll_timeout_ms(2'000'000'000, 1'000'000'000, 50) == 0);   // already past
+  CHECK(poll_timeout_ms(2'000'000'000, 1'000'000'000, 50) == 0);  // already past
 }
 
 TEST_CASE("record options need exactly one target") {
   CHECK(check_record_options(with_command()).has_value());
 
   RecordOptions none;
-  CHECK(check_record_options(none).error().message.find("nothing to record") !=
-        std::string::npos);
+  CHECK(check_record_options(none).error().message.find("nothing to record") != std::string::npos);
 
   RecordOptions attach;
   attach.attach_pids = {1234};

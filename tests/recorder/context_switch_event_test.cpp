@@ -106,8 +106,8 @@ TEST_CASE("runtime-count event samples the scheduler's count into the sampling e
   CHECK(count.exclude_kernel == 0);  // the tracepoint fires in the kernel
   // Told apart by id in the same ring: the id and the trailer fields match the sampling event's.
   CHECK((count.sample_type & PERF_SAMPLE_IDENTIFIER) != 0);
-  const uint64_t trailer = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                           PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER;
+  const uint64_t trailer = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_ID |
+                           PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_IDENTIFIER;
   CHECK((count.sample_type & trailer) == (sampling.sample_type & trailer));
   CHECK(count.sample_id_all == 1);
   CHECK(bool(count.use_clockid == sampling.use_clockid));

@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "perf/cpu_list.hpp"
+
+#include <doctest/doctest.h>
 
 using sprof::recorder::perf::parse_cpu_list;
 

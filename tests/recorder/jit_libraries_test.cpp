@@ -1,5 +1,7 @@
 // Libs for JIT code (recorder) and their symbolication (symbolicator), from perf maps and
 // jitdumps written to temporary files.
+#include "sprof/convert/jit_libraries.hpp"
+
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "jit_test_bytes.hpp"
-#include "sprof/convert/jit_libraries.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/recorder/local_files.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -59,8 +60,8 @@ TEST_CASE("jit code between real libs gets one lib per run, and nothing overlapp
   const std::vector<JitSymbol> symbols = {
       {0x7f0000001000, 0x100, "a", {}},
       {0x7f0000001100, 0x100, "b", {}},
-      {0x7f0000003000, 0x10, "c", {}},   // after a gap with no real lib: same run
-      {0x7f0000010000, 0x10, "d", {}},   // beyond the real lib: new run
+      {0x7f0000003000, 0x10, "c", {}},  // after a gap with no real lib: same run
+      {0x7f0000010000, 0x10, "d", {}},  // beyond the real lib: new run
       {0x7f0000008100, 0x10, "inside a real lib", {}},
   };
   const auto libs = jit_libraries_for(symbols, "/tmp/perf-1.map", 0x1234,
@@ -159,11 +160,11 @@ TEST_CASE("jitdumps named by mmap records become libs next to the process's real
 TEST_CASE("the symbolicator resolves jit libs through the recorded file and the id's base") {
   recorder::LocalFiles files;  // the recorder and the symbolicator read the same files
   TempDir dir;
-  const std::string map = dir.write(
-      "perf-99.map", "7f0000001000 20 jitted_hot_loop\n7f0000001020 10 _Z5otheri\n");
+  const std::string map =
+      dir.write("perf-99.map", "7f0000001000 20 jitted_hot_loop\n7f0000001020 10 _Z5otheri\n");
   test::JitDumpWriter dump;
-  dump.debug_info(0x7f0000050000, {{0x7f0000050000, 3, "/src/app.js"},
-                                   {0x7f0000050010, 4, "/src/app.js"}});
+  dump.debug_info(0x7f0000050000,
+                  {{0x7f0000050000, 3, "/src/app.js"}, {0x7f0000050010, 4, "/src/app.js"}});
   dump.code_load(0x7f0000050000, 0x30, 1, "dumped_fn");
   const std::string dump_path = dir.write("jit-99.dump", dump.text());
 

@@ -1,5 +1,7 @@
 // The perf map and jitdump parsers (sprof/core/jit_symbol_file.hpp) and the JIT lib identity,
 // from bytes.
+#include "sprof/core/jit_symbol_file.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "jit_test_bytes.hpp"
-#include "sprof/core/jit_symbol_file.hpp"
 
 using namespace sprof;
 
@@ -62,8 +63,8 @@ TEST_CASE("jitdump code loads become symbols, moves relocate them, other records
 TEST_CASE("jitdump debug info gives the line table of the code loaded next at its address") {
   test::JitDumpWriter dump;
   dump.debug_info(0x7f0000001000, {{0x7f0000001000, 10, "app.js"},
-                                   {0x7f0000001008, 11, "\xff"},  // same file
-                                   {0x7f0000001004, 12, "lib.js"},  // out of order
+                                   {0x7f0000001008, 11, "\xff"},        // same file
+                                   {0x7f0000001004, 12, "lib.js"},      // out of order
                                    {0x7f0000000ff0, 9, "before.js"}});  // before the code
   dump.debug_info(0x7f0000009000, {{0x7f0000009000, 1, "never_loaded.js"}});
   dump.code_load(0x7f0000001000, 0x20, 1, "hot");
@@ -83,7 +84,7 @@ TEST_CASE("jitdump debug info gives the line table of the code loaded next at it
   CHECK(at(3) == "app.js:10");
   CHECK(at(4) == "lib.js:12");
   CHECK(at(8) == "app.js:11");
-  CHECK(at(0x1f) == "app.js:11");  // the last entry runs to the end of the code
+  CHECK(at(0x1f) == "app.js:11");   // the last entry runs to the end of the code
   CHECK(lines->files.size() == 2);  // each file once
   CHECK((*symbols)[1].lines == nullptr);
   // The moved code keeps its table (offsets are from the code's start).

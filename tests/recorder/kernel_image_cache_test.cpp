@@ -33,7 +33,8 @@ struct FakeKernel {
   }
 };
 
-TEST_CASE("the first recording of a boot reads kallsyms and caches the range; later ones reuse it") {
+TEST_CASE(
+    "the first recording of a boot reads kallsyms and caches the range; later ones reuse it") {
   FakeKernel kernel;
   REQUIRE(kernel.dir.valid());
   const auto first = cached_kernel_image(kernel.sources);
@@ -111,19 +112,21 @@ TEST_CASE("the cache text is used only for its boot and build-id, and only when 
   CHECK_FALSE(parse_kernel_image_cache(text, "boot-2", image.build_id).has_value());
   CHECK_FALSE(parse_kernel_image_cache(text, "boot-1", BuildId()).has_value());
   CHECK_FALSE(parse_kernel_image_cache(text, "", image.build_id).has_value());
-  CHECK_FALSE(parse_kernel_image_cache(text.substr(0, text.size() - 10), "boot-1",
-                                       image.build_id).has_value());
-  CHECK_FALSE(parse_kernel_image_cache(text + "extra line\n", "boot-1", image.build_id)
+  CHECK_FALSE(parse_kernel_image_cache(text.substr(0, text.size() - 10), "boot-1", image.build_id)
                   .has_value());
+  CHECK_FALSE(
+      parse_kernel_image_cache(text + "extra line\n", "boot-1", image.build_id).has_value());
 
   elf::KernelImage unaligned = image;
   unaligned.text_end += 8;
   CHECK_FALSE(parse_kernel_image_cache(format_kernel_image_cache("boot-1", unaligned), "boot-1",
-                                       image.build_id).has_value());
+                                       image.build_id)
+                  .has_value());
   elf::KernelImage reversed = image;
   std::swap(reversed.text_start, reversed.text_end);
   CHECK_FALSE(parse_kernel_image_cache(format_kernel_image_cache("boot-1", reversed), "boot-1",
-                                       image.build_id).has_value());
+                                       image.build_id)
+                  .has_value());
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
-#include <doctest/doctest.h>
+#include "process/launcher.hpp"
 
+#include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
 
-#include "process/launcher.hpp"
 #include "process/proc_maps.hpp"
 
 using sprof::Errc;
@@ -73,7 +73,8 @@ TEST_CASE("release reports a program that cannot be executed") {
 
 TEST_CASE("the child starts with default signal dispositions and an empty mask") {
   // Ignore SIGTERM and block SIGUSR1 here; the exec'd shell must see neither.
-  struct sigaction ign {}, old_term {};
+  struct sigaction ign {
+  }, old_term{};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGTERM, &ign, &old_term);
   sigset_t block, old_mask;

@@ -1,5 +1,7 @@
 // User marker files (samply's protocol): names, lines, markers, and the directory sprof hands to
 // the launched command.
+#include "sprof/convert/marker_files.hpp"
+
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,7 +12,6 @@
 
 #include "process/launcher.hpp"
 #include "process/marker_directory.hpp"
-#include "sprof/convert/marker_files.hpp"
 #include "sprof/recorder/local_files.hpp"
 
 using namespace sprof;
@@ -104,11 +105,11 @@ TEST_CASE("the marker directory is passed in the environment and removed with it
 
     // The launched command sees the variable (and keeps the rest of the environment).
     setenv("SPROF_TEST_KEPT", "yes", 1);
-    auto child = Launcher::spawn(
-        {"/bin/sh", "-c",
-         "test \"$SPROF_MARKER_DIR\" = \"" + path + "\" && test \"$SPROF_TEST_KEPT\" = yes && "
-         "echo 1 2 x > \"$SPROF_MARKER_DIR/marker-$$.txt\""},
-        env);
+    auto child = Launcher::spawn({"/bin/sh", "-c",
+                                  "test \"$SPROF_MARKER_DIR\" = \"" + path +
+                                      "\" && test \"$SPROF_TEST_KEPT\" = yes && "
+                                      "echo 1 2 x > \"$SPROF_MARKER_DIR/marker-$$.txt\""},
+                                 env);
     REQUIRE(child.has_value());
     REQUIRE(child->release().has_value());
     auto status = child->wait_for_exit();

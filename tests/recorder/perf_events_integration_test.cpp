@@ -1,7 +1,6 @@
 // Opens real perf events for a launched child. Skipped, with the reason printed, when
 // perf_event_open is unavailable (paranoid level, container, seccomp).
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,9 +74,8 @@ TEST_CASE("perf events on a launched child deliver COMM, MMAP2 and SAMPLE record
   }
   const Recorded rec = record_busy_loop(config);
   if (rec.skipped) return;
-  MESSAGE("event: " << rec.event << ", records: " << rec.records.size()
-                    << ", late: " << rec.stats.late_records
-                    << ", skipped types: " << rec.stats.skipped_records);
+  MESSAGE("event: " << rec.event << ", records: " << rec.records.size() << ", late: "
+                    << rec.stats.late_records << ", skipped types: " << rec.stats.skipped_records);
 
   CHECK(rec.stats.malformed_records == 0);
   CHECK(rec.stats.ring_corruptions == 0);
@@ -144,7 +142,8 @@ TEST_CASE("a per-task recording's CPU-wide switch events write into each CPU's r
   CHECK(naming_child > 0);
 }
 
-TEST_CASE("an event that hung up is not polled again: poll then waits for the exit fd or the timeout") {
+TEST_CASE(
+    "an event that hung up is not polled again: poll then waits for the exit fd or the timeout") {
   // The command exits and is left unreaped, so its event has hung up for good. poll(2) reports
   // a hang-up at once, every time: a loop that kept polling that event spun (100,000 polls in
   // one recording) until the command was reaped.
@@ -192,7 +191,8 @@ TEST_CASE("an event that hung up is not polled again: poll then waits for the ex
 TEST_CASE("the sample attr derives the layout the parser reads") {
   perf::EventConfig config;
   config.user_regs_stack = true;
-  const perf_event_attr attr = perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127);
+  const perf_event_attr attr =
+      perf::make_sample_attr(config, perf::EventKind::kCpuClock, 1 << 20, 127);
   CHECK(attr.type == PERF_TYPE_SOFTWARE);
   CHECK(attr.config == PERF_COUNT_SW_CPU_CLOCK);
   CHECK(attr.disabled == 1);

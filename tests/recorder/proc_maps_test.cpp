@@ -1,5 +1,6 @@
-#include <doctest/doctest.h>
+#include "process/proc_maps.hpp"
 
+#include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,8 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include "process/proc_maps.hpp"
 
 using sprof::recorder::MapsEntry;
 using sprof::recorder::parse_maps;
@@ -20,7 +19,8 @@ constexpr const char* kMaps =
     "55d0c0a02000-55d0c0a07000 r-xp 00002000 08:01 1048602                    /usr/bin/cat\n"
     "55d0c1e4d000-55d0c1e6e000 rw-p 00000000 00:00 0                          [heap]\n"
     "7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0 \n"
-    "7f1c2a400000-7f1c2a428000 r-xp 00028000 fe:1a 2228397                    /tmp/my lib.so (deleted)\n"
+    "7f1c2a400000-7f1c2a428000 r-xp 00028000 fe:1a 2228397                    /tmp/my lib.so "
+    "(deleted)\n"
     "7f1c2a600000-7f1c2a601000 rw-s 00000000 00:05 3                          /dev/zero (deleted)\n"
     "7ffd4d1b8000-7ffd4d1d9000 rw-p 00000000 00:00 0                          [stack]\n"
     "7ffd4d1f6000-7ffd4d1f8000 r-xp 00000000 00:00 0                          [vdso]\n"
@@ -104,8 +104,8 @@ TEST_CASE("read_maps, read_comm and list_threads read this process through /proc
 }
 
 TEST_CASE("proc readers take a fake /proc root and report missing processes") {
-  const auto root = std::filesystem::temp_directory_path() /
-                    ("sprof-fake-proc-" + std::to_string(::getpid()));
+  const auto root =
+      std::filesystem::temp_directory_path() / ("sprof-fake-proc-" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "42" / "task" / "42");
   std::filesystem::create_directories(root / "42" / "task" / "45");
   std::ofstream(root / "42" / "task" / "45" / "comm") << "worker\n";

@@ -1,7 +1,6 @@
 #include "reader_priority.hpp"
 
 #include <doctest/doctest.h>
-
 #include <sched.h>
 
 #include <thread>
@@ -15,7 +14,8 @@ void on_new_thread(Body body) {
   std::thread(body).join();
 }
 
-TEST_CASE("a real-time reader becomes SCHED_OTHER inside OrdinaryScheduling, then real-time again") {
+TEST_CASE(
+    "a real-time reader becomes SCHED_OTHER inside OrdinaryScheduling, then real-time again") {
   on_new_thread([] {
     sched_param param{};
     param.sched_priority = 1;

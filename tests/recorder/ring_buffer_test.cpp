@@ -1,3 +1,5 @@
+#include "perf/ring_buffer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -5,7 +7,6 @@
 #include <vector>
 
 #include "fake_kernel_ring.hpp"
-#include "perf/ring_buffer.hpp"
 #include "perf_names.hpp"
 #include "record_builder.hpp"
 #include "sprof/perf/record_parser.hpp"

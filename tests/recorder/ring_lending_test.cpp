@@ -66,8 +66,8 @@ TEST_CASE("ring buffer: read visits without handing back, release_to hands back 
   size_t in_ring = 0;
   CHECK(r.ring.read([&](cperf::RawRecord raw) { in_ring += r.ring.in_ring(raw.bytes); }) == 2);
   CHECK(in_ring == 2);
-  CHECK(r.kernel.tail() == 0);          // nothing handed back yet
-  CHECK_FALSE(r.ring.has_data());       // but nothing left to read either
+  CHECK(r.kernel.tail() == 0);     // nothing handed back yet
+  CHECK_FALSE(r.ring.has_data());  // but nothing left to read either
   CHECK(r.ring.read([](cperf::RawRecord) {}) == 0);
   r.ring.release_to(first_end);
   CHECK(r.kernel.tail() == first_end);

@@ -2,6 +2,8 @@
 // come out of RingRecordSource decoded, merged in time order across the rings, with the
 // context-switch event's samples marked, and convert into the same profile as the same records
 // from a list source.
+#include "perf/ring_record_source.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -10,7 +12,6 @@
 #include "fake_host_files.hpp"
 #include "fake_kernel_ring.hpp"
 #include "perf/perf_event.hpp"
-#include "perf/ring_record_source.hpp"
 #include "record_builder.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/record_source.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 constexpr uint64_t kOrigin = 1'000'000'000;
 constexpr uint32_t kPid = 10;
-constexpr uint64_t kSwitchEventId = 77;  // what PERF_EVENT_IOC_ID said for the switch event
+constexpr uint64_t kSwitchEventId = 77;   // what PERF_EVENT_IOC_ID said for the switch event
 constexpr uint64_t kSamplingEventId = 1;  // never registered: the table's default event
 
 uint64_t at_us(uint64_t us) { return kOrigin + us * 1000; }
@@ -73,10 +74,9 @@ cperf::SwitchRecord switched(uint32_t tid, uint64_t us, uint32_t cpu, bool out) 
 // sample, then a voluntary switch-out), wakes on the other CPU, and exits. The kernel lost 5
 // records on CPU 1. Per ring, in the order each CPU wrote them.
 std::vector<Written> scenario() {
-  auto blocked = test::sample_record(kPid, 11, at_us(3000),
-                                     {test::kContextKernel, 0xffffffff81000100, test::kContextUser,
-                                      0x405000, 0x400100},
-                                     1);
+  auto blocked = test::sample_record(
+      kPid, 11, at_us(3000),
+      {test::kContextKernel, 0xffffffff81000100, test::kContextUser, 0x405000, 0x400100}, 1);
   blocked.id.cpu = 1;
   blocked.context_switch_sample = true;
   cperf::LostRecord lost;
@@ -105,8 +105,8 @@ std::vector<uint8_t> bytes_of(const cperf::Record& r, const cperf::SampleLayout&
         if constexpr (std::is_same_v<T, cperf::SampleRecord>) {
           test::SampleSpec spec;
           spec.record = rec;
-          return RecordBuilder(layout, rec.context_switch_sample ? kSwitchEventId
-                                                                 : kSamplingEventId)
+          return RecordBuilder(layout,
+                               rec.context_switch_sample ? kSwitchEventId : kSamplingEventId)
               .sample(spec);
         } else if constexpr (std::is_same_v<T, cperf::CommRecord>) {
           return RecordBuilder(layout, kSamplingEventId).comm(rec);
@@ -163,8 +163,8 @@ profile::Profile convert_from(convert::RecordSource& source,
                               convert::RecordingStats* stats = nullptr) {
   test::FakeHostFiles files;
   convert::ModuleCache cache(files);
-  convert::ProfileConverter c(
-      convert::converter_options(describe(recording_events()), {}, nullptr), cache);
+  convert::ProfileConverter c(convert::converter_options(describe(recording_events()), {}, nullptr),
+                              cache);
   const cperf::RecordSink sink = [&](cperf::Record&& r) { c.consume(r); };
   for (int batch = 0; batch < 2; ++batch) {
     write_batch(batch);

@@ -5,6 +5,8 @@
 // -O2 -fomit-frame-pointer, through a shared library, libm, libc, the vdso, a signal handler and
 // a second thread. Unwound frames are named through the target's symbol tables and compared with
 // the chain each phase runs; only functions of the target are asserted, never libc's names.
+#include "unwind_snapshot.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,12 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "sprof/recorder/local_files.hpp"
 #include "sprof/unwind/cfi_rule_cache.hpp"
 #include "sprof/unwind/cfi_unwinder.hpp"
 #include "sprof/unwind/frame_pointer_unwinder.hpp"
-#include "sprof/recorder/local_files.hpp"
 #include "sprof_test/paths.hpp"
-#include "unwind_snapshot.hpp"
 
 namespace sprof::test {
 namespace {
@@ -35,10 +36,10 @@ const SnapshotRun& snapshot_run() {
 
 // The target's own functions (the names tests may assert on).
 const std::vector<std::string> kOwnFunctions = {
-    "leaf_polynomial", "leaf_caller", "phase_leaf", "exe_callback", "lib_apply",
-    "phase_shared_lib", "phase_libm", "handler_work", "usr1_handler", "phase_signal", "recurse",
-    "phase_recursion", "thread_work", "thread_body", "phase_thread", "phase_vdso", "compare_ints",
-    "phase_qsort", "main"};
+    "leaf_polynomial",  "leaf_caller",     "phase_leaf",   "exe_callback", "lib_apply",
+    "phase_shared_lib", "phase_libm",      "handler_work", "usr1_handler", "phase_signal",
+    "recurse",          "phase_recursion", "thread_work",  "thread_body",  "phase_thread",
+    "phase_vdso",       "compare_ints",    "phase_qsort",  "main"};
 
 struct Unwound {
   const UnwindSnapshot* sample = nullptr;
@@ -58,9 +59,9 @@ class Fixture {
       for (const auto& frame : u.result.frames) {
         std::string name = symbols_.name_of(frame.lookup_address());
         if (name.find("lib_inner") != std::string::npos) name = "lib_inner";
-        const bool own = name == "lib_inner" || std::find(kOwnFunctions.begin(),
-                                                          kOwnFunctions.end(),
-                                                          name) != kOwnFunctions.end();
+        const bool own =
+            name == "lib_inner" ||
+            std::find(kOwnFunctions.begin(), kOwnFunctions.end(), name) != kOwnFunctions.end();
         if (own) u.own_chain.push_back(name);
         u.names.push_back(std::move(name));
       }
@@ -143,8 +144,8 @@ TEST_CASE("every real sample unwinds to its thread's entry unless the stack copy
     if (u.sample->copy_is_complete()) {
       CHECK(u.result.stop == UnwindStop::kComplete);
     } else {
-      CHECK((u.result.stop == UnwindStop::kComplete ||
-             u.result.stop == UnwindStop::kStackTruncated));
+      CHECK(
+          (u.result.stop == UnwindStop::kComplete || u.result.stop == UnwindStop::kStackTruncated));
     }
     CHECK(u.result.frames.size() >= 2);
   }
@@ -223,8 +224,8 @@ TEST_CASE("samples in the vdso unwind with CFI read from the vdso image") {
 
 TEST_CASE("callbacks from libc's qsort unwind through libc's frames") {
   check_phase_reaches(Phase::kQsort, {"phase_qsort", "main"});
-  CHECK(check_chain_from(Phase::kQsort, "compare_ints",
-                         {"compare_ints", "phase_qsort", "main"}) > 0);
+  CHECK(check_chain_from(Phase::kQsort, "compare_ints", {"compare_ints", "phase_qsort", "main"}) >
+        0);
 }
 
 TEST_CASE("a warm rule cache gives the same frames as a cold one") {

@@ -69,9 +69,9 @@ HttpTestClient::HttpTestClient(std::uint16_t port) : impl_(std::make_unique<Impl
 
 HttpTestClient::~HttpTestClient() = default;
 
-HttpResult HttpTestClient::request(const std::string& method, const std::string& target,
-                                   const std::string& body,
-                                   const std::vector<std::pair<std::string, std::string>>& headers) {
+HttpResult HttpTestClient::request(
+    const std::string& method, const std::string& target, const std::string& body,
+    const std::vector<std::pair<std::string, std::string>>& headers) {
   http::request<http::string_body> req;
   req.method_string(method);
   req.target(target);
@@ -85,13 +85,13 @@ HttpResult HttpTestClient::request(const std::string& method, const std::string&
   http::response_parser<http::string_body> parser;
   parser.body_limit(1ull << 30);
   parser.skip(method == "HEAD");  // a HEAD response announces a body it does not send
-  impl_->run_or_throw([&](auto handler) {
-    http::async_read(impl_->stream, impl_->buffer, parser, handler);
-  });
+  impl_->run_or_throw(
+      [&](auto handler) { http::async_read(impl_->stream, impl_->buffer, parser, handler); });
   const auto& res = parser.get();
   HttpResult result;
   result.status = res.result_int();
-  for (const auto& field : res) result.headers[lower(field.name_string())] = std::string(field.value());
+  for (const auto& field : res)
+    result.headers[lower(field.name_string())] = std::string(field.value());
   result.body = res.body();
   result.keep_alive = res.keep_alive();
   return result;
@@ -104,9 +104,8 @@ std::string HttpTestClient::send_raw(std::string_view bytes) {
   std::string received;
   for (;;) {
     char chunk[4096];
-    const auto outcome = impl_->run([&](auto handler) {
-      impl_->stream.async_read_some(asio::buffer(chunk), handler);
-    });
+    const auto outcome = impl_->run(
+        [&](auto handler) { impl_->stream.async_read_some(asio::buffer(chunk), handler); });
     received.append(chunk, outcome.bytes);
     if (outcome.ec) break;  // end of stream (or reset) once the server closes
   }
@@ -115,9 +114,8 @@ std::string HttpTestClient::send_raw(std::string_view bytes) {
 
 bool HttpTestClient::server_closed() {
   char byte;
-  const auto outcome = impl_->run([&](auto handler) {
-    impl_->stream.async_read_some(asio::buffer(&byte, 1), handler);
-  });
+  const auto outcome = impl_->run(
+      [&](auto handler) { impl_->stream.async_read_some(asio::buffer(&byte, 1), handler); });
   return outcome.ec == asio::error::eof || outcome.ec == asio::error::connection_reset;
 }
 

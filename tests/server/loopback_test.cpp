@@ -1,6 +1,5 @@
 // Real HTTP round trips against a server on 127.0.0.1 with an ephemeral port.
 #include <doctest/doctest.h>
-
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -59,11 +58,13 @@ class RunningServer {
 ServerOptions options_with_echo_api() {
   ServerOptions options;
   options.api = [](std::string_view path, std::string_view body) {
-    return HttpReply::whole(200, "application/json",
-                     "{\"path\":\"" + std::string(path) + "\",\"size\":" + std::to_string(body.size()) + "}");
+    return HttpReply::whole(
+        200, "application/json",
+        "{\"path\":\"" + std::string(path) + "\",\"size\":" + std::to_string(body.size()) + "}");
   };
   options.assets = [](std::string_view name) -> std::optional<StaticAsset> {
-    if (name == "index.html") return StaticAsset{"text/html; charset=utf-8", "<p>{{COMMAND}} {{PROFILE_URL}}</p>"};
+    if (name == "index.html")
+      return StaticAsset{"text/html; charset=utf-8", "<p>{{COMMAND}} {{PROFILE_URL}}</p>"};
     return std::nullopt;
   };
   options.page = {{"COMMAND", "run <me>"}};
@@ -125,10 +126,10 @@ TEST_CASE("loopback post reaches the api handler and the page is templated") {
 TEST_CASE("loopback preflight and wrong token behave as the Firefox Profiler requires") {
   RunningServer running(options_with_echo_api());
   HttpTestClient client(running.port());
-  const HttpResult preflight = client.request(
-      "OPTIONS", running.prefix() + "/symbolicate/v5", {},
-      {{"Origin", "https://profiler.firefox.com"}, {"Access-Control-Request-Method", "POST"},
-       {"Access-Control-Request-Headers", "user-agent"}});
+  const HttpResult preflight = client.request("OPTIONS", running.prefix() + "/symbolicate/v5", {},
+                                              {{"Origin", "https://profiler.firefox.com"},
+                                               {"Access-Control-Request-Method", "POST"},
+                                               {"Access-Control-Request-Headers", "user-agent"}});
   CHECK(preflight.status == 204);
   CHECK(preflight.header("access-control-allow-headers") == "user-agent");
   CHECK(preflight.header("access-control-max-age") == "86400");
@@ -180,15 +181,17 @@ TEST_CASE("accepted connections send without Nagle's delay (TCP_NODELAY)") {
   CHECK(nodelay == 1);
 }
 
-TEST_CASE("a request with unusable framing gets 400 and the pipelined request after it is not served") {
+TEST_CASE(
+    "a request with unusable framing gets 400 and the pipelined request after it is not served") {
   RunningServer running(options_with_echo_api());
   // RFC 9112 section 6.3: a Transfer-Encoding that does not end in chunked leaves the request's
   // length unknown, and with a Content-Length as well it is a smuggling attempt: the server must
   // answer 400 and close, so the bytes after it are never read as a request.
-  const std::string next = "GET " + running.prefix() + "/profile.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  for (const char* framing : {"Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
-                              "Transfer-Encoding: chunked, gzip\r\n",
-                              "Content-Length: 5\r\nContent-Length: 6\r\n"}) {
+  const std::string next =
+      "GET " + running.prefix() + "/profile.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  for (const char* framing :
+       {"Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n",
+        "Transfer-Encoding: chunked, gzip\r\n", "Content-Length: 5\r\nContent-Length: 6\r\n"}) {
     const std::string label = framing;
     CAPTURE(label);
     HttpTestClient client(running.port());
@@ -205,15 +208,15 @@ TEST_CASE("a request whose Host is not a loopback name gets 421 and no profile b
   RunningServer running(options_with_echo_api());
   HttpTestClient client(running.port());
   const std::string port = std::to_string(running.port());
-  const HttpResult rebound = client.request("GET", running.prefix() + "/profile.json", {},
-                                            {{"Host", "attacker.example:" + port},
-                                             {"Origin", "http://attacker.example:" + port}});
+  const HttpResult rebound = client.request(
+      "GET", running.prefix() + "/profile.json", {},
+      {{"Host", "attacker.example:" + port}, {"Origin", "http://attacker.example:" + port}});
   CHECK(rebound.status == 421);
   CHECK(rebound.body.find(kProfileBytes) == std::string::npos);
   CHECK_FALSE(rebound.has_header("access-control-allow-origin"));
-  const HttpResult direct = client.request("GET", running.prefix() + "/profile.json", {},
-                                           {{"Host", "127.0.0.1:" + port},
-                                            {"Origin", "https://profiler.firefox.com"}});
+  const HttpResult direct =
+      client.request("GET", running.prefix() + "/profile.json", {},
+                     {{"Host", "127.0.0.1:" + port}, {"Origin", "https://profiler.firefox.com"}});
   CHECK(direct.status == 200);
   CHECK(direct.body == kProfileBytes);
   CHECK(direct.header("access-control-allow-origin") == "*");
@@ -252,7 +255,8 @@ TEST_CASE("a body at the limit is accepted over the wire") {
   options.body_limit_bytes = 1024;
   RunningServer running(std::move(options));
   HttpTestClient client(running.port());
-  const HttpResult res = client.request("POST", running.prefix() + "/symbolicate/v5", std::string(1024, 'x'));
+  const HttpResult res =
+      client.request("POST", running.prefix() + "/symbolicate/v5", std::string(1024, 'x'));
   CHECK(res.status == 200);
   CHECK(res.body == R"({"path":"/symbolicate/v5","size":1024})");
 }
@@ -265,7 +269,8 @@ TEST_CASE("chunked bodies are accepted up to the limit and get 413 above it") {
     char chunk_size[16];
     std::snprintf(chunk_size, sizeof chunk_size, "%zx", size);
     HttpTestClient client(running.port());
-    return client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    return client.send_raw("POST " + running.prefix() +
+                           "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
                            std::string(chunk_size) + "\r\n" + std::string(size, 'z') +
                            "\r\n0\r\n\r\n");
@@ -287,7 +292,8 @@ TEST_CASE("concurrent connections are all served") {
       HttpTestClient client(running.port());
       std::string bodies;
       for (int j = 0; j < 3; ++j) {
-        bodies += client.request("POST", running.prefix() + "/symbolicate/v5", std::string(i, 'y')).body;
+        bodies +=
+            client.request("POST", running.prefix() + "/symbolicate/v5", std::string(i, 'y')).body;
       }
       return bodies;
     }));
@@ -457,9 +463,9 @@ TEST_CASE("a producer that throws cuts its own reply short and the server keeps 
   };
   RunningServer running(std::move(options));
   HttpTestClient client(running.port());
-  const std::string received =
-      client.send_raw("POST " + running.prefix() + "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                      "Content-Length: 2\r\n\r\n{}");
+  const std::string received = client.send_raw("POST " + running.prefix() +
+                                               "/symbolicate/v5 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                               "Content-Length: 2\r\n\r\n{}");
   // The chunked body never gets its last chunk: a client sees a truncated reply, not a whole one.
   CHECK(received.find("part") != std::string::npos);
   CHECK(received.find("\r\n0\r\n\r\n") == std::string::npos);

@@ -43,9 +43,9 @@ TEST_CASE("embedded page uses every documented placeholder and leaves no braces 
   const auto* page = sprof::web::find_embedded_asset("index.html");
   REQUIRE(page != nullptr);
   PageInfo values;
-  for (const char* name : {"BASE_URL", "PROFILE_URL", "PROFILER_URL", "SYMBOL_SERVER_URL",
-                           "PROFILE_FILENAME", "COMMAND", "DURATION", "PROCESSES", "THREADS",
-                           "SAMPLES", "LOST", "VERSION"}) {
+  for (const char* name :
+       {"BASE_URL", "PROFILE_URL", "PROFILER_URL", "SYMBOL_SERVER_URL", "PROFILE_FILENAME",
+        "COMMAND", "DURATION", "PROCESSES", "THREADS", "SAMPLES", "LOST", "VERSION"}) {
     CAPTURE(name);
     CHECK(page->bytes.find("{{" + std::string(name) + "}}") != std::string_view::npos);
     values[name] = std::string("value-of-") + name;

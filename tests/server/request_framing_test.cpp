@@ -23,8 +23,8 @@ TEST_CASE("chunked alone and content-length alone are usable framings") {
 }
 
 TEST_CASE("transfer codings other than a final lone chunked are refused") {
-  for (const char* value : {"xchunked", "chunked, gzip", "gzip, chunked", "chunked, chunked", "",
-                            "identity"}) {
+  for (const char* value :
+       {"xchunked", "chunked, gzip", "gzip, chunked", "chunked, chunked", "", "identity"}) {
     const std::string label = value;
     CAPTURE(label);
     CHECK(unusable_framing(with_headers({{"Transfer-Encoding", value}}), 11));

@@ -34,7 +34,8 @@ struct Fixture {
       return HttpReply::whole(200, "application/json", R"({"results":[]})");
     };
     config.assets = [](std::string_view name) -> std::optional<StaticAsset> {
-      if (name == "index.html") return StaticAsset{"text/html; charset=utf-8", "<h1>{{COMMAND}}</h1>"};
+      if (name == "index.html")
+        return StaticAsset{"text/html; charset=utf-8", "<h1>{{COMMAND}}</h1>"};
       if (name == "style.css") return StaticAsset{"text/css; charset=utf-8", "h1{}"};
       return std::nullopt;
     };
@@ -55,7 +56,9 @@ struct Fixture {
   }
 };
 
-std::string under_token(std::string_view path) { return "/" + std::string(kToken) + std::string(path); }
+std::string under_token(std::string_view path) {
+  return "/" + std::string(kToken) + std::string(path);
+}
 
 std::string read_all(int fd) {
   std::string out;
@@ -72,8 +75,9 @@ std::string read_all(int fd) {
 
 TEST_CASE("paths outside the token are 404 without CORS headers") {
   Fixture f;
-  for (const char* target : {"/", "/profile.json", "/wrongtoken/profile.json", "/secrettokenx/profile.json",
-                             "/secret/profile.json", "//secrettoken/profile.json", "*"}) {
+  for (const char* target :
+       {"/", "/profile.json", "/wrongtoken/profile.json", "/secrettokenx/profile.json",
+        "/secret/profile.json", "//secrettoken/profile.json", "*"}) {
     CAPTURE(target);
     for (const char* method : {"GET", "POST", "OPTIONS"}) {
       CAPTURE(method);
@@ -88,9 +92,14 @@ TEST_CASE("paths outside the token are 404 without CORS headers") {
 
 TEST_CASE("every response under the token allows any origin") {
   Fixture f;
-  for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/"}, {"GET", "/profile.json"}, {"GET", "/style.css"}, {"GET", "/nope.js"},
-           {"POST", "/symbolicate/v5"}, {"GET", "/symbolicate/v5"}, {"OPTIONS", "/asm/v1"}}) {
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"GET", "/"},
+                                                        {"GET", "/profile.json"},
+                                                        {"GET", "/style.css"},
+                                                        {"GET", "/nope.js"},
+                                                        {"POST", "/symbolicate/v5"},
+                                                        {"GET", "/symbolicate/v5"},
+                                                        {"OPTIONS", "/asm/v1"}}) {
     CAPTURE(method);
     CAPTURE(path);
     const Response res = f.send(method, under_token(path));
@@ -314,23 +323,29 @@ TEST_CASE("loopback host names and addresses are served, with or without a port"
 TEST_CASE("the bind address is accepted as Host, and any IP literal when it is a wildcard") {
   Fixture f;
   f.config.bind_address = "192.168.1.5";
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.5:8000"}}).status == 200);
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.6:8000"}}).status == 421);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.5:8000"}}).status ==
+        200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "192.168.1.6:8000"}}).status ==
+        421);
   f.config.bind_address = "fe80::1";
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[fe80::1]:8000"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[fe80::1]:8000"}}).status ==
+        200);
   f.config.bind_address = "0.0.0.0";
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "10.1.2.3:8000"}}).status == 200);
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "[2001:db8::7]"}}).status == 200);
   // A wildcard bind still refuses names: they are what DNS rebinding uses.
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "myhost.lan:8000"}}).status == 421);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "myhost.lan:8000"}}).status ==
+        421);
 }
 
 TEST_CASE("the host --server-url names is answered as well, and no other name") {
   Fixture f;
   f.config.public_host = "devbox.lan";
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "devbox.lan:3000"}}).status == 200);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "devbox.lan:3000"}}).status ==
+        200);
   CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "DevBox.LAN"}}).status == 200);
-  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "other.lan:3000"}}).status == 421);
+  CHECK(f.send("GET", under_token("/profile.json"), {}, {{"Host", "other.lan:3000"}}).status ==
+        421);
 }
 
 TEST_CASE("a request with two Host headers is 400 whatever their order (RFC 9112 section 3.2)") {

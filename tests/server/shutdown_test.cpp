@@ -91,7 +91,8 @@ TEST_CASE("the grace period bounds shutdown when a request does not finish in ti
   const std::string target = prefix_of(*server) + "/symbolicate/v5";
   auto stuck = std::async(std::launch::async, [port, target] {
     HttpTestClient client(port);
-    return client.send_raw("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}");
+    return client.send_raw("POST " + target +
+                           " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}");
   });
   gate.entered.get_future().wait();
   server->stop();

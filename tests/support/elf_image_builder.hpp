@@ -29,8 +29,8 @@ inline std::vector<uint8_t> build_elf_image(const std::vector<ElfImageSection>& 
   const auto align8 = [&out] { out.resize((out.size() + 7) & ~size_t{7}); };
   std::vector<Elf64_Shdr> headers(1);  // SHN_UNDEF
   std::string names(1, '\0');
-  const auto add_header = [&](const std::string& name, uint32_t type, uint64_t flags,
-                              uint64_t addr, size_t size) {
+  const auto add_header = [&](const std::string& name, uint32_t type, uint64_t flags, uint64_t addr,
+                              size_t size) {
     align8();
     Elf64_Shdr h{};
     h.sh_name = static_cast<Elf64_Word>(names.size());

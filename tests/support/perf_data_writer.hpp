@@ -40,9 +40,9 @@ class PerfDataWriter {
                             kArch = 6, kNrCpus = 7, kCmdline = 11, kSampleTime = 21,
                             kClockData = 29, kCompressed = 27;
   // perf's own record types.
-  static constexpr uint32_t kFinishedRound = 68, kIdIndex = 69, kThreadMap = 73,
-                            kFinishedInit = 82, kAuxtrace = 71, kHeaderAttr = 64,
-                            kHeaderFeature = 80, kHeaderBuildId = 67;
+  static constexpr uint32_t kFinishedRound = 68, kIdIndex = 69, kThreadMap = 73, kFinishedInit = 82,
+                            kAuxtrace = 71, kHeaderAttr = 64, kHeaderFeature = 80,
+                            kHeaderBuildId = 67;
 
   // An event; returns its index. `attr.size` 0 becomes sizeof(perf_event_attr). `extra_attr_bytes`
   // makes the attr look like one from a newer perf: that many more bytes, filled with `fill`.
@@ -63,7 +63,9 @@ class PerfDataWriter {
   void add_record(const std::vector<uint8_t>& record) {
     data_.insert(data_.end(), record.begin(), record.end());
   }
-  void add_bytes(const std::vector<uint8_t>& raw) { data_.insert(data_.end(), raw.begin(), raw.end()); }
+  void add_bytes(const std::vector<uint8_t>& raw) {
+    data_.insert(data_.end(), raw.begin(), raw.end());
+  }
   void finished_round() { add_record(user_record(kFinishedRound, {})); }
   // PERF_RECORD_THREAD_MAP with these pids (-1: a CPU-wide recording).
   void thread_map(const std::vector<int64_t>& pids) {
@@ -76,7 +78,9 @@ class PerfDataWriter {
     add_record(user_record(kThreadMap, w.bytes()));
   }
 
-  void feature_bytes(uint32_t bit, std::vector<uint8_t> bytes) { features_[bit] = std::move(bytes); }
+  void feature_bytes(uint32_t bit, std::vector<uint8_t> bytes) {
+    features_[bit] = std::move(bytes);
+  }
   void feature_string(uint32_t bit, const std::string& s) { feature_bytes(bit, header_string(s)); }
   void feature_strings(uint32_t bit, const std::vector<std::string>& list) {
     ByteWriter w;

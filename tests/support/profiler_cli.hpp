@@ -57,8 +57,9 @@ class ProfilerCli {
   // Any other command; `--session S` is appended.
   ProcessResult run(std::vector<std::string> args);
   // Runs the CLI without a session argument (e.g. `--version`); `env` adds to the environment.
-  ProcessResult run_without_session(const std::vector<std::string>& args,
-                                    const std::vector<std::pair<std::string, std::string>>& env = {});
+  ProcessResult run_without_session(
+      const std::vector<std::string>& args,
+      const std::vector<std::pair<std::string, std::string>>& env = {});
 
   const std::string& session() const { return session_; }
   const std::string& session_dir() const { return session_dir_; }

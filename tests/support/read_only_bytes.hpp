@@ -15,7 +15,8 @@ namespace sprof::test {
 
 class ReadOnlyBytes final : public perfdata::ByteSource {
  public:
-  ReadOnlyBytes(std::span<const uint8_t> bytes, std::string name) : memory_(bytes, std::move(name)) {}
+  ReadOnlyBytes(std::span<const uint8_t> bytes, std::string name)
+      : memory_(bytes, std::move(name)) {}
   uint64_t size() const override { return memory_.size(); }
   Result<void> read(uint64_t offset, std::span<uint8_t> out) override {
     return memory_.read(offset, out);

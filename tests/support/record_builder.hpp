@@ -65,10 +65,10 @@ struct SampleSpec {
   std::optional<uint64_t> stack_size;
   // PERF_SAMPLE_STACK_USER: dyn_size. nullopt: record.stack_user.size().
   std::optional<uint64_t> stack_dyn_size;
-  uint32_t raw_size = 4;      // PERF_SAMPLE_RAW payload (u32 size + data stays u64-aligned)
-  uint64_t branch_nr = 1;     // PERF_SAMPLE_BRANCH_STACK entries
+  uint32_t raw_size = 4;       // PERF_SAMPLE_RAW payload (u32 size + data stays u64-aligned)
+  uint64_t branch_nr = 1;      // PERF_SAMPLE_BRANCH_STACK entries
   uint64_t read_group_nr = 2;  // PERF_SAMPLE_READ with PERF_FORMAT_GROUP
-  uint64_t aux_size = 8;      // PERF_SAMPLE_AUX payload
+  uint64_t aux_size = 8;       // PERF_SAMPLE_AUX payload
   uint64_t regs_intr_abi = PERF_SAMPLE_REGS_ABI_64;
 };
 
@@ -156,7 +156,8 @@ class RecordBuilder {
   }
 
   // PERF_RECORD_MMAP2; with a non-empty `m.build_id` the PERF_RECORD_MISC_MMAP_BUILD_ID variant.
-  std::vector<uint8_t> mmap2(const perf::Mmap2Record& m, uint16_t misc = PERF_RECORD_MISC_USER) const {
+  std::vector<uint8_t> mmap2(const perf::Mmap2Record& m,
+                             uint16_t misc = PERF_RECORD_MISC_USER) const {
     ByteWriter w;
     w.put(m.pid).put(m.tid).put(m.addr).put(m.len).put(m.pgoff);
     if (!m.build_id.empty()) {
@@ -179,9 +180,9 @@ class RecordBuilder {
     ByteWriter w;
     w.put(m.pid).put(m.tid).put(m.addr).put(m.len).put(m.pgoff).put_padded_string(m.filename);
     put_trailer(w, m.id);
-    return finish(PERF_RECORD_MMAP,
-                  static_cast<uint16_t>(PERF_RECORD_MISC_USER | (data ? PERF_RECORD_MISC_MMAP_DATA : 0)),
-                  w);
+    return finish(
+        PERF_RECORD_MMAP,
+        static_cast<uint16_t>(PERF_RECORD_MISC_USER | (data ? PERF_RECORD_MISC_MMAP_DATA : 0)), w);
   }
 
   std::vector<uint8_t> comm(const perf::CommRecord& c) const {

@@ -15,7 +15,7 @@
 namespace sprof::test {
 
 struct ProcessResult {
-  int exit_code = -1;   // exit status, or 128 + signal
+  int exit_code = -1;  // exit status, or 128 + signal
   bool timed_out = false;
   std::string out;
   std::string err;
@@ -24,7 +24,7 @@ struct ProcessResult {
 struct RunOptions {
   std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) environ
   std::chrono::milliseconds timeout{120000};
-  std::string cwd;       // empty: inherit
+  std::string cwd;  // empty: inherit
   std::string stdin_data;
   // Called with the child's pid right after it starts (e.g. to signal it from another thread).
   std::function<void(pid_t)> on_start;

@@ -59,7 +59,8 @@ inline uint32_t marker_line(const std::string& source, const std::string& marker
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "sprof-symbols-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "sprof-symbols-XXXXXX").string();
     REQUIRE(mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }

@@ -22,8 +22,8 @@ inline sprof::perf::SampleId sample_id(uint32_t pid, uint32_t tid, uint64_t ns) 
   return sprof::perf::SampleId{pid, tid, ns, 0};
 }
 
-inline sprof::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::string comm,
-                                              bool exec, uint64_t ns) {
+inline sprof::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::string comm, bool exec,
+                                           uint64_t ns) {
   sprof::perf::CommRecord c;
   c.id = sample_id(pid, tid, ns);
   c.pid = pid;
@@ -34,8 +34,7 @@ inline sprof::perf::CommRecord comm_record(uint32_t pid, uint32_t tid, std::stri
 }
 
 inline sprof::perf::SampleRecord sample_record(uint32_t pid, uint32_t tid, uint64_t ns,
-                                                  std::vector<uint64_t> callchain,
-                                                  uint64_t period) {
+                                               std::vector<uint64_t> callchain, uint64_t period) {
   sprof::perf::SampleRecord s;
   s.id = sample_id(pid, tid, ns);
   s.period = period;
@@ -43,8 +42,8 @@ inline sprof::perf::SampleRecord sample_record(uint32_t pid, uint32_t tid, uint6
   return s;
 }
 
-inline sprof::perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32_t tid,
-                                              uint32_t ptid, uint64_t ns) {
+inline sprof::perf::ForkRecord fork_record(uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+                                           uint64_t ns) {
   sprof::perf::ForkRecord f;
   // The kernel writes FORK in the context of the forking (parent) thread, whose ids the
   // sample_id trailer carries.

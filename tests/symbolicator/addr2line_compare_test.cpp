@@ -89,7 +89,8 @@ Chain ours(const SymbolMap& map, uint64_t relative) {
   Chain chain;
   auto info = map.lookup(RelativeAddress{relative});
   if (!info) return {Frame{"??", "", 0}};
-  for (const InlineFrame& f : info->inlines) chain.push_back({f.function, basename_of(f.file), f.line});
+  for (const InlineFrame& f : info->inlines)
+    chain.push_back({f.function, basename_of(f.file), f.line});
   chain.push_back({info->function, basename_of(info->file), info->line});
   return chain;
 }
@@ -198,8 +199,8 @@ TEST_CASE("every address of the target's functions symbolicates as eu-addr2line 
 }
 
 TEST_CASE("a sample of libc, libm and ld.so addresses symbolicates as eu-addr2line does") {
-  for (const std::string lib : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/libm.so.6",
-                                "/lib64/ld-linux-x86-64.so.2"}) {
+  for (const std::string lib : {"/lib/x86_64-linux-gnu/libc.so.6",
+                                "/lib/x86_64-linux-gnu/libm.so.6", "/lib64/ld-linux-x86-64.so.2"}) {
     CAPTURE(lib);
     Symbolicator symbolicator(SymbolicatorOptions{});
     const auto map = module_for(symbolicator, lib);

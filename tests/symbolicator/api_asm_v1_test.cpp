@@ -215,8 +215,8 @@ TEST_CASE("asm v1 reads the code of LLD-linked programs through their LOAD segme
 
 TEST_CASE("asm v1 continues to the function's end when the profiler sent only a lower bound") {
   Fixture f;
-  const auto full = parse_reply(
-      f.api.handle("/asm/v1", asm_request(f.sum.relative, f.sum.size, false)).body);
+  const auto full =
+      parse_reply(f.api.handle("/asm/v1", asm_request(f.sum.relative, f.sum.size, false)).body);
   const auto extended =
       parse_reply(f.api.handle("/asm/v1", asm_request(f.sum.relative, 2, true)).body);
   CHECK(extended.instructions == full.instructions);
@@ -229,7 +229,8 @@ TEST_CASE("asm v1 answers an unknown module or an address outside the file with 
   Fixture f;
   SUBCASE("unknown module") {
     const auto reply = f.api.handle(
-        "/asm/v1", R"({"debugName": "nope", "debugId": "0D", "startAddress": "0x10", "size": "0x4"})");
+        "/asm/v1",
+        R"({"debugName": "nope", "debugId": "0D", "startAddress": "0x10", "size": "0x4"})");
     CHECK(reply.status == 200);
     CHECK(reply.body.starts_with(R"({"error":")"));
   }

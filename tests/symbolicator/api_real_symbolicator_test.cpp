@@ -58,10 +58,9 @@ std::string hex(uint64_t value) {
 
 TEST_CASE("symbolicate v5 over the real symbolicator names a function of a test binary") {
   Fixture f;
-  auto reply = f.api->handle(
-      "/symbolicate/v5", R"({"jobs": [{"memoryMap": [["api_target", ")" + f.breakpad_id +
-                             R"("]], "stacks": [[[0, )" + std::to_string(f.sum_relative + 4) +
-                             "]]]}]}");
+  auto reply = f.api->handle("/symbolicate/v5", R"({"jobs": [{"memoryMap": [["api_target", ")" +
+                                                    f.breakpad_id + R"("]], "stacks": [[[0, )" +
+                                                    std::to_string(f.sum_relative + 4) + "]]]}]}");
   REQUIRE(reply.status == 200);
   reply.body = sprof::take_whole_body(reply);
   CAPTURE(reply.body);
@@ -84,16 +83,17 @@ TEST_CASE("symbolicate v5 over the real symbolicator names a function of a test 
 
 TEST_CASE("source v1 over the real symbolicator serves the target's source and nothing else") {
   Fixture f;
-  const std::string file = std::string(sprof::test::kSourceDir) + "/tests/targets/api/api_target.cpp";
-  const auto reply = f.api->handle(
-      "/source/v1", "{" + f.module_fields() + R"(, "moduleOffset": ")" +
-                        hex(f.sum_relative + 4) + R"(", "file": ")" + file + R"("})");
+  const std::string file =
+      std::string(sprof::test::kSourceDir) + "/tests/targets/api/api_target.cpp";
+  const auto reply =
+      f.api->handle("/source/v1", "{" + f.module_fields() + R"(, "moduleOffset": ")" +
+                                      hex(f.sum_relative + 4) + R"(", "file": ")" + file + R"("})");
   CHECK(reply.status == 200);
   CHECK(reply.body.find("uint64_t api_target_sum(") != std::string::npos);
 
-  const auto refused = f.api->handle(
-      "/source/v1", "{" + f.module_fields() + R"(, "moduleOffset": ")" +
-                        hex(f.sum_relative + 4) + R"(", "file": "/etc/passwd"})");
+  const auto refused =
+      f.api->handle("/source/v1", "{" + f.module_fields() + R"(, "moduleOffset": ")" +
+                                      hex(f.sum_relative + 4) + R"(", "file": "/etc/passwd"})");
   CHECK(refused.body.starts_with(R"({"error":")"));
 }
 
@@ -133,9 +133,8 @@ TEST_CASE("symbolicate v5 gives every address of a function without symbols one 
     stack += (stack.empty() ? "" : ",") + std::string("[0,") + std::to_string(a) + "]";
   }
   auto reply = api.handle("/symbolicate/v5",
-                                R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
-                                    identity->breakpad_id() + R"("]], "stacks": [[)" + stack +
-                                    "]]}]}");
+                          R"({"jobs": [{"memoryMap": [["sprof_symbols_target", ")" +
+                              identity->breakpad_id() + R"("]], "stacks": [[)" + stack + "]]}]}");
   REQUIRE(reply.status == 200);
   reply.body = sprof::take_whole_body(reply);
   simdjson::dom::parser parser;

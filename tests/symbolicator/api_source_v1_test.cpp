@@ -36,8 +36,8 @@ struct TempSource {
 };
 
 std::string request(const std::string& offset, const std::string& file) {
-  return R"({"debugName": "demo", "debugId": "0A", "moduleOffset": )" + offset +
-         R"(, "file": ")" + file + R"("})";
+  return R"({"debugName": "demo", "debugId": "0A", "moduleOffset": )" + offset + R"(, "file": ")" +
+         file + R"("})";
 }
 
 struct Fixture {
@@ -62,8 +62,7 @@ TEST_CASE("source v1 serves a file that the function at moduleOffset is in") {
   Fixture f(source.path);
   const auto reply = f.api.handle("/source/v1", request(R"("0x110")", source.path));
   CHECK(reply.status == 200);
-  CHECK(reply.body == R"({"file":")" + source.path +
-                          R"(","source":"int main() { return 0; }\n"})");
+  CHECK(reply.body == R"({"file":")" + source.path + R"(","source":"int main() { return 0; }\n"})");
 }
 
 TEST_CASE("source v1 serves a file named by an inline frame at moduleOffset") {
@@ -152,10 +151,14 @@ TEST_CASE("source v1 refuses a symlink where the debug info names a source file"
 }
 
 TEST_CASE("source v1 turns bytes that are not UTF-8 into replacement characters") {
-  TempSource source(std::string("a\xff" "b\n", 4));
+  TempSource source(
+      std::string("a\xff"
+                  "b\n",
+                  4));
   Fixture f(source.path);
   const auto reply = f.api.handle("/source/v1", request(R"("0x100")", source.path));
-  CHECK(reply.body.find("\"source\":\"a\xEF\xBF\xBD" "b\\n\"") != std::string::npos);
+  CHECK(reply.body.find("\"source\":\"a\xEF\xBF\xBD"
+                        "b\\n\"") != std::string::npos);
 }
 
 TEST_CASE("source v1 refuses files above the size limit") {

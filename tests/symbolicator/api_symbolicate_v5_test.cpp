@@ -67,7 +67,8 @@ simdjson::dom::element parse(simdjson::dom::parser& parser, const std::string& j
 
 TEST_CASE("symbolicate v5 answers the documented example request with the documented reply") {
   Fixture f;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[0, 4607], [0, 4387], [0, 7936]]]}]})");
   CHECK(reply.status == 200);
   CHECK(reply.content_type == "application/json");
@@ -129,7 +130,8 @@ TEST_CASE("symbolicate v5 mixes found and unknown modules within a job and acros
 
 TEST_CASE("symbolicate v5 answers every stack of a job, each with frames numbered from zero") {
   Fixture f;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[0, 4607]], [], [[0, 4387], [0, 4608]]]}]})");
   REQUIRE(reply.status == 200);
   CHECK(reply.body.find(R"("stacks":[[{"frame":0,"module":"demo","module_offset":"0x11ff")") !=
@@ -142,14 +144,16 @@ TEST_CASE("symbolicate v5 answers every stack of a job, each with frames numbere
 
 TEST_CASE("symbolicate v5 answers a frame whose module index names no module with an empty one") {
   Fixture f;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[-1, 16], [1, 17], [18446744073709551615, 18], [0, 4607]]]}]})");
   REQUIRE(reply.status == 200);
-  CHECK(reply.body.find(R"([[{"frame":0,"module":"","module_offset":"0x10"},)"
-                        R"({"frame":1,"module":"","module_offset":"0x11"},)"
-                        R"({"frame":2,"module":"","module_offset":"0x12"},)"
-                        R"({"frame":3,"module":"demo","module_offset":"0x11ff","function":"main")") !=
-        std::string::npos);
+  CHECK(
+      reply.body.find(R"([[{"frame":0,"module":"","module_offset":"0x10"},)"
+                      R"({"frame":1,"module":"","module_offset":"0x11"},)"
+                      R"({"frame":2,"module":"","module_offset":"0x12"},)"
+                      R"({"frame":3,"module":"demo","module_offset":"0x11ff","function":"main")") !=
+      std::string::npos);
 }
 
 TEST_CASE("symbolicate v5 leaves out a function size of zero and an unknown file and line") {
@@ -157,7 +161,8 @@ TEST_CASE("symbolicate v5 leaves out a function size of zero and an unknown file
   auto map = std::make_shared<FakeSymbolMap>();
   map->functions.push_back(fake_function("bare", 0x40, 0));
   f.modules.maps["bare/01"] = map;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["bare", "01"]], "stacks": [[[0, 64]]]}]})");
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["bare", "01"]], "stacks": [[[0, 64]]]}]})");
   CHECK(reply.body ==
         R"({"results":[{"stacks":[[{"frame":0,"module":"bare","module_offset":"0x40",)"
         R"("function":"bare","function_offset":"0x0"}]],"found_modules":{"bare/01":true}}]})");
@@ -165,7 +170,8 @@ TEST_CASE("symbolicate v5 leaves out a function size of zero and an unknown file
 
 TEST_CASE("symbolicate v5 writes the largest offsets in hex and finds nothing there") {
   Fixture f;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[0, 18446744073709551615], [0, 0]]]}]})");
   REQUIRE(reply.status == 200);
   CHECK(reply.body.find(R"({"frame":0,"module":"demo","module_offset":"0xffffffffffffffff"},)"
@@ -184,7 +190,8 @@ TEST_CASE("symbolicate v5 accepts a single job without the jobs array, as Tecken
 
 TEST_CASE("symbolicate v5 resolves each module once per request and reports a repeated one once") {
   Fixture f;
-  const auto reply = f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"],
+  const auto reply =
+      f.post(R"({"jobs": [{"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"],
       ["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]],
       "stacks": [[[0, 4607], [0, 4608], [1, 4387], [1, 4388], [0, 4609]]]},
       {"memoryMap": [["demo", "A4C3B2D1F6E51807293A4B5C6D7E8F900"]], "stacks": [[[0, 4607]]]}]})");

@@ -38,17 +38,20 @@ struct Fixture {
     // A saved profile needs no more than its libs for symbolication.
     profile = dir.write("profile.json",
                         R"({"meta": {"version": 24, "product": "sprof: test"}, "threads": [],)"
-                        R"( "libs": [{"name": ")" + kName + R"(", "debugName": ")" + kName +
-                            R"(", "path": ")" + stripped + R"(", "debugPath": ")" + stripped +
-                            R"(", "breakpadId": ")" + identity.breakpad_id() +
-                            R"(", "codeId": ")" + identity.code_id() + R"("}]})");
+                        R"( "libs": [{"name": ")" +
+                            kName + R"(", "debugName": ")" + kName + R"(", "path": ")" + stripped +
+                            R"(", "debugPath": ")" + stripped + R"(", "breakpadId": ")" +
+                            identity.breakpad_id() + R"(", "codeId": ")" + identity.code_id() +
+                            R"("}]})");
   }
 
   Served load(const std::vector<std::string>& options, const std::string& name) const {
     Served served;
     served.log_path = dir.path() + "/" + name + ".log";
-    std::vector<std::string> argv = {"env", "DEBUGINFOD_CACHE_PATH=" + dir.path() + "/cache",
-                                     kSprofExe, "load", "--no-open", "-P", "0"};
+    std::vector<std::string> argv = {"env",       "DEBUGINFOD_CACHE_PATH=" + dir.path() + "/cache",
+                                     kSprofExe,   "load",
+                                     "--no-open", "-P",
+                                     "0"};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back(profile);
     served.sprof = std::make_unique<BackgroundProcess>(argv, served.log_path);
@@ -72,10 +75,10 @@ struct Fixture {
   }
 };
 
-#define SKIP_WITHOUT_SERVER(f)                                                              \
-  if (!(f).server) {                                                                        \
-    MESSAGE("skipped: the debuginfod program is not installed (apt install debuginfod)");   \
-    return;                                                                                 \
+#define SKIP_WITHOUT_SERVER(f)                                                            \
+  if (!(f).server) {                                                                      \
+    MESSAGE("skipped: the debuginfod program is not installed (apt install debuginfod)"); \
+    return;                                                                               \
   }
 
 TEST_CASE("sprof load --debuginfod serves full names for a stripped binary and says so") {
@@ -86,9 +89,8 @@ TEST_CASE("sprof load --debuginfod serves full names for a stripped binary and s
   CAPTURE(reply);
   CHECK(reply.find(R"x("function":"sprof_target::inline_chain_outer(int)")x") != std::string::npos);
   CHECK(reply.find("inline_chain.cpp") != std::string::npos);
-  const std::string note = served.sprof->wait_for_log("sprof: debuginfod: debug info of " + kName +
-                                                          " fetched from " + f.server->url(),
-                                                      10s);
+  const std::string note = served.sprof->wait_for_log(
+      "sprof: debuginfod: debug info of " + kName + " fetched from " + f.server->url(), 10s);
   CHECK_FALSE(note.empty());
   CHECK(served.sprof->stop(SIGTERM, 10s) == 0);
 }

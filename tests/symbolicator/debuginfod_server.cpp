@@ -78,9 +78,7 @@ std::string http_post(uint16_t port, const std::string& path, const std::string&
 uint16_t DebuginfodServer::closed_port() { return ephemeral_port(); }
 
 DebuginfodServer::DebuginfodServer(std::unique_ptr<BackgroundProcess> process, uint16_t port)
-    : process_(std::move(process)),
-      port_(port),
-      url_("http://127.0.0.1:" + std::to_string(port)) {}
+    : process_(std::move(process)), port_(port), url_("http://127.0.0.1:" + std::to_string(port)) {}
 
 std::optional<DebuginfodServer> DebuginfodServer::start(const std::string& directory,
                                                         int expected_files,
@@ -90,8 +88,8 @@ std::optional<DebuginfodServer> DebuginfodServer::start(const std::string& direc
   for (int attempt = 0; attempt < 5; ++attempt) {
     const uint16_t port = ephemeral_port();
     auto process = std::make_unique<BackgroundProcess>(
-        std::vector<std::string>{"debuginfod", "--port=" + std::to_string(port), "-d", ":memory:",
-                                 "-F", directory, "-v"},
+        std::vector<std::string>{"debuginfod", "--port=" + std::to_string(port), "-d",
+                                 ":memory:", "-F", directory, "-v"},
         log_path);
     DebuginfodServer server(std::move(process), port);
     // Indexing runs in the background after the HTTP server is up; /metrics says how far.

@@ -91,10 +91,10 @@ struct Fixture {
   }
 };
 
-#define SKIP_WITHOUT_SERVER(f)                                                  \
-  if (!(f).server) {                                                            \
+#define SKIP_WITHOUT_SERVER(f)                                                            \
+  if (!(f).server) {                                                                      \
     MESSAGE("skipped: the debuginfod program is not installed (apt install debuginfod)"); \
-    return;                                                                     \
+    return;                                                                               \
   }
 
 // The inline chain of inline_chain_outer, as the symbols target's own DWARF gives it.
@@ -175,8 +175,8 @@ TEST_CASE("a binary that is not on this machine is fetched as well, by the profi
   SKIP_WITHOUT_SERVER(f);
   Events events;
   Symbolicator symbolicator(f.options({f.server->url()}, events, 30s));
-  const auto map = f.module(symbolicator, f.dir.path() + "/gone/" + kName,
-                            f.identity.build_id.code_id());
+  const auto map =
+      f.module(symbolicator, f.dir.path() + "/gone/" + kName, f.identity.build_id.code_id());
   check_full_names(*map, f);
   CHECK(map->binary_file().starts_with(f.dir.path() + "/cache/"));
   REQUIRE(events.wait_for(DebuginfodEvent::Kind::kFetched, "executable").has_value());

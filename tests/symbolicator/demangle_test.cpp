@@ -11,7 +11,8 @@ namespace {
 TEST_CASE("C++ names demangle through the C++ runtime") {
   CHECK(demangle("_ZN12sprof_target19named_leaf_functionEi") ==
         "sprof_target::named_leaf_function(int)");
-  CHECK(demangle("_ZNK12sprof_shared6Widget7computeEi") == "sprof_shared::Widget::compute(int) const");
+  CHECK(demangle("_ZNK12sprof_shared6Widget7computeEi") ==
+        "sprof_shared::Widget::compute(int) const");
   CHECK(demangle("_ZNSt6vectorIiSaIiEE9push_backERKi") ==
         "std::vector<int, std::allocator<int> >::push_back(int const&)");
   CHECK(demangle("_Z3foov.cold") == "foo() [clone .cold]");
@@ -26,7 +27,8 @@ TEST_CASE("names that are not mangled are returned unchanged") {
 
 TEST_CASE("Rust legacy names drop the hash and decode $ escapes") {
   CHECK(demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE") == "core::ptr::drop_in_place");
-  CHECK(demangle("_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$4drop17h8f12a4b5c6d7e8f9E") ==
+  CHECK(demangle("_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$"
+                 "4drop17h8f12a4b5c6d7e8f9E") ==
         "<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop");
   CHECK(demangle("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h1111111111111111E") ==
         "std::rt::lang_start::{{closure}}");
@@ -48,13 +50,15 @@ TEST_CASE("Rust v0 names: paths, closures and crate roots") {
   CHECK(demangle("_RNCNCNgCs6DXkGYLi8lr_2cc5spawn00B5_") == "cc::spawn::{closure#0}::{closure#0}");
   CHECK(demangle("_RC3foo.llvm.9D1C9369") == "foo");
   CHECK(demangle("_RNvC9backtrace3foo.llvm.A5310EB9") == "backtrace::foo");
-  CHECK(demangle("_RNvNtNtNtNtCs92dm3009vxr_4rand4rngs7adapter9reseeding4fork23FORK_HANDLER_REGISTERED.0.0") ==
+  CHECK(demangle("_RNvNtNtNtNtCs92dm3009vxr_4rand4rngs7adapter9reseeding4fork23FORK_HANDLER_"
+                 "REGISTERED.0.0") ==
         "rand::rngs::adapter::reseeding::fork::FORK_HANDLER_REGISTERED.0.0");
 }
 
 TEST_CASE("Rust v0 names: impls, generics and backrefs") {
-  CHECK(demangle("_RNCINkXs25_NgCsbmNqQUJIY6D_4core5sliceINyB9_4IterhENuNgNoBb_4iter8iterator8Iterator"
-                 "9rpositionNCNgNpB9_6memchr7memrchrs_0E0Bb_") ==
+  CHECK(demangle(
+            "_RNCINkXs25_NgCsbmNqQUJIY6D_4core5sliceINyB9_4IterhENuNgNoBb_4iter8iterator8Iterator"
+            "9rpositionNCNgNpB9_6memchr7memrchrs_0E0Bb_") ==
         "<core::slice::Iter<u8> as core::iter::iterator::Iterator>::rposition::"
         "<core::slice::memchr::memrchr::{closure#1}>::{closure#0}");
   CHECK(demangle("_RINbNbCskIICzLVDPPb_5alloc5alloc8box_freeDINbNiB4_5boxed5FnBoxuEp6OutputuEL_"
@@ -96,8 +100,7 @@ TEST_CASE("Rust v0 names: structured constants (str, references, arrays, tuples,
   CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc4pairKVNtB2_4PairTh1_b0_EEB2_") ==
         "sc::pair::<{sc::Pair(1, false)}>");
   CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E4UnitUEB2_") == "sc::e::<{sc::E::Unit}>");
-  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E3TupTt5_EEB2_") ==
-        "sc::e::<{sc::E::Tup(5)}>");
+  CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E3TupTt5_EEB2_") == "sc::e::<{sc::E::Tup(5)}>");
   CHECK(demangle("_RINvCsdl2Un5Wj4aO_2sc1eKVNtNtB2_1E5NamedS1ac7a_EEB2_") ==
         "sc::e::<{sc::E::Named { a: 'z' }}>");
   SUBCASE("a str constant that is not UTF-8 leaves the name mangled") {
@@ -143,7 +146,8 @@ TEST_CASE("every truncation and single-byte change of valid names demangles with
       "ECs1iopQbuBiw2_3std",
       "_RNqCs4fqI2P2rA04_11utf8_identsu30____7hkackfecea1cbdathfdh9hlq6y",
       "_RMC0FG_KCRL0_hEu",
-      "_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$4drop17h8f12a4b5c6d7e8f9E",
+      "_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$"
+      "4drop17h8f12a4b5c6d7e8f9E",
   };
   size_t demangled = 0;
   for (const std::string& name : valid) {

@@ -32,9 +32,7 @@ TEST_CASE("scope index answers the deepest nested range at each address") {
 
 TEST_CASE("scope index keeps gaps between functions and prefers the deeper of equal ranges") {
   const ScopeIndex index = ScopeIndex::build({
-      {0, 10, 0, 7},
-      {20, 30, 0, 8},
-      {20, 30, 1, 9},  // an inline covering its whole caller
+      {0, 10, 0, 7}, {20, 30, 0, 8}, {20, 30, 1, 9},  // an inline covering its whole caller
   });
   CHECK(index.find(5) == 7u);
   CHECK_FALSE(index.find(10).has_value());
@@ -57,18 +55,17 @@ TEST_CASE("scope index clips a child range that sticks out of its parent") {
   CHECK_FALSE(index.find(12).has_value());
 }
 
-TEST_CASE("line table returns the last row at or below an address and nothing past a sequence end") {
+TEST_CASE(
+    "line table returns the last row at or below an address and nothing past a sequence end") {
   using Row = elf::DwarfLineRow;
   const LineTable table = LineTable::build(
       {
-          Row{0x1010, 1, 12, false},
-          Row{0x1000, 1, 10, false},
+          Row{0x1010, 1, 12, false}, Row{0x1000, 1, 10, false},
           Row{0x1010, 1, 13, false},  // same address: the later row is in effect
           Row{0x1020, 1, 13, false},  // same line as before: merged
           Row{0x1030, 0, 0, true},
           Row{0x1030, 2, 40, false},  // a new sequence starting where the last ended
-          Row{0x1040, 0, 0, true},
-          Row{0x500, 3, 1, false},    // below the base: dropped
+          Row{0x1040, 0, 0, true}, Row{0x500, 3, 1, false},  // below the base: dropped
       },
       0x1000);
   REQUIRE(table.find(0x5).has_value());

@@ -23,8 +23,8 @@ constexpr const char* kKallsyms =
 struct KernelFixture {
   test::TempDir dir;
   std::string kallsyms = dir.write("kallsyms", kKallsyms);
-  std::string notes = dir.write(
-      "notes", std::string("\x04\0\0\0\x04\0\0\0\x03\0\0\0GNU\0\x11\x22\x33\x44", 20));
+  std::string notes =
+      dir.write("notes", std::string("\x04\0\0\0\x04\0\0\0\x03\0\0\0GNU\0\x11\x22\x33\x44", 20));
   std::string breakpad = BuildId({0x11, 0x22, 0x33, 0x44}).breakpad_id(true);
 
   SymbolicatorOptions options() const {

@@ -45,8 +45,8 @@ SymbolInfo chain_outer_info(const SymbolMap& map) {
 TEST_CASE("a stripped binary finds its debug file in a build-id tree under a symbol dir") {
   test::TempDir dir;
   const auto identity = test::identity_of(target_path(kName));
-  const std::string debug =
-      dir.copy_in(target_path("symbols/sprof_symbols_target.debug"), test::build_id_tree_path(identity));
+  const std::string debug = dir.copy_in(target_path("symbols/sprof_symbols_target.debug"),
+                                        test::build_id_tree_path(identity));
   const std::string stripped = target_path("symbols/by_build_id/sprof_symbols_target");
   Symbolicator symbolicator(options_with({dir.path()}));
   symbolicator.add_hint(ModuleHint{kName, target_id(), stripped});
@@ -65,14 +65,15 @@ TEST_CASE("a stripped binary finds its debug file through .gnu_debuglink") {
   symbolicator.add_hint(ModuleHint{kName, target_id(), stripped});
   auto map = symbolicator.module(kName, target_id());
   REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));
-  CHECK((*map)->debug_file() == target_path("symbols/by_debuglink/.debug/sprof_symbols_target.debug"));
+  CHECK((*map)->debug_file() ==
+        target_path("symbols/by_debuglink/.debug/sprof_symbols_target.debug"));
   CHECK(chain_outer_info(**map).inlines.size() == 3);
 
   SUBCASE("also when the debug file lies beside the binary") {
     test::TempDir dir;
     const std::string copy = dir.copy_in(stripped, kName);
-    const std::string beside =
-        dir.copy_in(target_path("symbols/sprof_symbols_target.debug"), "sprof_symbols_target.debug");
+    const std::string beside = dir.copy_in(target_path("symbols/sprof_symbols_target.debug"),
+                                           "sprof_symbols_target.debug");
     Symbolicator other(options_with({}));
     other.add_hint(ModuleHint{kName, target_id(), copy});
     auto found = other.module(kName, target_id());
@@ -114,13 +115,15 @@ TEST_CASE("a module that cannot be found is kNotFound") {
   CHECK(missing.error().code == Errc::kNotFound);
 
   SUBCASE("a hint to a missing file is harmless") {
-    symbolicator.add_hint(ModuleHint{"gone.so", "0123456789ABCDEF0123456789ABCDEF0", "/no/such/gone.so"});
+    symbolicator.add_hint(
+        ModuleHint{"gone.so", "0123456789ABCDEF0123456789ABCDEF0", "/no/such/gone.so"});
     auto gone = symbolicator.module("gone.so", "0123456789ABCDEF0123456789ABCDEF0");
     REQUIRE_FALSE(gone.has_value());
     CHECK(gone.error().code == Errc::kNotFound);
   }
   SUBCASE("a hint to a file with another build-id is rejected") {
-    symbolicator.add_hint(ModuleHint{kName, "0123456789ABCDEF0123456789ABCDEF0", target_path(kName)});
+    symbolicator.add_hint(
+        ModuleHint{kName, "0123456789ABCDEF0123456789ABCDEF0", target_path(kName)});
     auto wrong = symbolicator.module(kName, "0123456789ABCDEF0123456789ABCDEF0");
     REQUIRE_FALSE(wrong.has_value());
     CHECK(wrong.error().code == Errc::kNotFound);
@@ -151,7 +154,8 @@ TEST_CASE("a symbol dir is searched by the module's file name") {
 TEST_CASE("without any binary a debug file is found by the breakpad id's build-id prefix") {
   test::TempDir dir;
   const auto identity = test::identity_of(target_path(kName));
-  dir.copy_in(target_path("symbols/sprof_symbols_target.debug"), test::build_id_tree_path(identity));
+  dir.copy_in(target_path("symbols/sprof_symbols_target.debug"),
+              test::build_id_tree_path(identity));
   Symbolicator symbolicator(options_with({dir.path()}));
   auto map = symbolicator.module("renamed-module", identity.breakpad_id());
   REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));

@@ -1,15 +1,16 @@
 // PLT stubs get the "name@plt" names perf and objdump give them (sprof/elf/plt_stubs.hpp), in
 // the unstripped symbols target and in its copy stripped down to .dynsym and .eh_frame. objdump,
 // which names stubs with its own decoder, is the reference.
+#include "sprof/elf/plt_stubs.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <map>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 
-#include "sprof/elf/plt_stubs.hpp"
 #include "sprof/symbolicator/demangle.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "symbols_test_support.hpp"

@@ -308,7 +308,8 @@ TEST_CASE("lookups answer the same whether prepared on several threads or read o
   // Every byte from the start of the text up to past the inline chain's function.
   const uint64_t end = outer.address - a.identity.base_vaddr + outer.size + 64;
   std::vector<RelativeAddress> addresses;
-  for (uint64_t address = 0; address < end; ++address) addresses.push_back(RelativeAddress{address});
+  for (uint64_t address = 0; address < end; ++address)
+    addresses.push_back(RelativeAddress{address});
   b.map->prepare(addresses);
   size_t differ = 0;
   size_t with_inlines = 0;

@@ -1,9 +1,9 @@
-// StackStitcher (unwind/include/sprof/unwind/stack_stitcher.hpp): stacks deeper than the copied stack are
-// completed from the same thread's earlier walks, only where a frame's return address and CFA
-// both match.
-#include <doctest/doctest.h>
-
+// StackStitcher (unwind/include/sprof/unwind/stack_stitcher.hpp): stacks deeper than the copied
+// stack are completed from the same thread's earlier walks, only where a frame's return address and
+// CFA both match.
 #include "sprof/unwind/stack_stitcher.hpp"
+
+#include <doctest/doctest.h>
 
 using sprof::FrameAddress;
 using sprof::unwind::StackStitcher;
@@ -40,7 +40,8 @@ void activate(StackStitcher& s) {
 
 }  // namespace
 
-TEST_CASE("a walk that ran out of stack at a frame an earlier walk passed gets that walk's callers") {
+TEST_CASE(
+    "a walk that ran out of stack at a frame an earlier walk passed gets that walk's callers") {
   StackStitcher s;
   activate(s);
   auto complete = complete_walk();
@@ -54,7 +55,8 @@ TEST_CASE("a walk that ran out of stack at a frame an earlier walk passed gets t
   CHECK(deep.cfas[3] == 0x1300);
 }
 
-TEST_CASE("the same return address at another CFA, or another frame at the same CFA, never stitches") {
+TEST_CASE(
+    "the same return address at another CFA, or another frame at the same CFA, never stitches") {
   StackStitcher s;
   activate(s);
   auto complete = complete_walk();
@@ -77,7 +79,8 @@ TEST_CASE("steps learnt from truncated walks carry a walk on until it meets a co
   auto complete = complete_walk();
   s.complete(complete);
   // A truncated walk teaches expr2 (0x260 at 0x1180) -> parse (0x300 at 0x1200).
-  auto middle = walk(0x170, {{0x260, 0x1180}, {0x300, 0x1200}}, 0x1170, UnwindStop::kStackTruncated);
+  auto middle =
+      walk(0x170, {{0x260, 0x1180}, {0x300, 0x1200}}, 0x1170, UnwindStop::kStackTruncated);
   CHECK(s.complete(middle));
   // A deeper walk that stops at expr2 is completed through parse and main.
   auto deeper = walk(0x120, {{0x260, 0x1180}}, 0x0e00, UnwindStop::kStackTruncated);

@@ -15,9 +15,9 @@
 #include <sstream>
 #include <string>
 
-#include "sprof/unwind/sigreturn_frame.hpp"
 #include "sprof/elf/cfi_module.hpp"
 #include "sprof/elf/elf_symbols.hpp"
+#include "sprof/unwind/sigreturn_frame.hpp"
 #include "sprof_test/paths.hpp"
 #include "unwind_snapshot.hpp"
 

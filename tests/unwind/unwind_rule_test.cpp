@@ -106,8 +106,8 @@ TEST_CASE("callee-saved registers come back from their save slots") {
 TEST_CASE("a CFA based on rbp follows the frame pointer") {
   FakeStack stack(512);
   const uint64_t rbp = kStackBase + 0x40;
-  stack.put(rbp, 0x7777);          // saved rbp at CFA - 16
-  stack.put(rbp + 8, 0x40abcd);    // return address at CFA - 8
+  stack.put(rbp, 0x7777);        // saved rbp at CFA - 16
+  stack.put(rbp + 8, 0x40abcd);  // return address at CFA - 8
   FrameRule rule;
   rule.cfa_kind = FrameRule::CfaKind::kRegOffset;
   rule.cfa_reg = static_cast<uint8_t>(DwarfReg::kRbp);
@@ -154,16 +154,16 @@ TEST_CASE("an undefined return address means the frame has no caller") {
 TEST_CASE("reads past the end of the stack copy report a truncated stack") {
   FakeStack stack(64);
   FrameRegisters caller;
-  CHECK(apply_frame_rule(rsp_rule(0x1000), regs_at(0x401000, kStackBase), stack.memory(),
-                         caller) == StepStatus::kStackTruncated);
+  CHECK(apply_frame_rule(rsp_rule(0x1000), regs_at(0x401000, kStackBase), stack.memory(), caller) ==
+        StepStatus::kStackTruncated);
 }
 
 TEST_CASE("reads below the stack copy and unusable rules are bad rules") {
   FakeStack stack(64);
   FrameRegisters caller;
   SUBCASE("CFA below sp") {
-    CHECK(apply_frame_rule(rsp_rule(-64), regs_at(0x401000, kStackBase), stack.memory(),
-                           caller) == StepStatus::kBadRule);
+    CHECK(apply_frame_rule(rsp_rule(-64), regs_at(0x401000, kStackBase), stack.memory(), caller) ==
+          StepStatus::kBadRule);
   }
   SUBCASE("unsupported CFA") {
     FrameRule rule = rsp_rule(8);
@@ -193,9 +193,9 @@ TEST_CASE("ld's PLT CFA expression depends on the offset of rip in the entry") {
   stack.put(kStackBase + 8, 0x402222);
   FrameRule rule;
   rule.cfa_kind = FrameRule::CfaKind::kExpression;
-  rule.cfa_expr = add_ops(rule, {breg(7, 8), breg(16, 0), lit(15), op(CfiOpcode::kAnd), lit(11),
-                                 op(CfiOpcode::kGe), lit(3), op(CfiOpcode::kShl),
-                                 op(CfiOpcode::kPlus)});
+  rule.cfa_expr =
+      add_ops(rule, {breg(7, 8), breg(16, 0), lit(15), op(CfiOpcode::kAnd), lit(11),
+                     op(CfiOpcode::kGe), lit(3), op(CfiOpcode::kShl), op(CfiOpcode::kPlus)});
   rule.rule(DwarfReg::kRip) = {Kind::kOffset, 0, -8, {}};
   FrameRegisters caller;
   REQUIRE(apply_frame_rule(rule, regs_at(0x401024, kStackBase), stack.memory(), caller) ==
@@ -240,15 +240,15 @@ TEST_CASE("expressions reject stack underflow and unknown registers") {
   CHECK(evaluate_cfi_expression(rule, underflow, regs_at(1, kStackBase), stack.memory(), nullptr,
                                 result) == StepStatus::kBadRule);
   const auto unknown_reg = add_ops(rule, {breg(3, 0)});
-  CHECK(evaluate_cfi_expression(rule, unknown_reg, regs_at(1, kStackBase), stack.memory(),
-                                nullptr, result) == StepStatus::kBadRule);
+  CHECK(evaluate_cfi_expression(rule, unknown_reg, regs_at(1, kStackBase), stack.memory(), nullptr,
+                                result) == StepStatus::kBadRule);
   const auto cfa_without_cfa = add_ops(rule, {op(CfiOpcode::kCallFrameCfa)});
   CHECK(evaluate_cfi_expression(rule, cfa_without_cfa, regs_at(1, kStackBase), stack.memory(),
                                 nullptr, result) == StepStatus::kBadRule);
   const auto arithmetic = add_ops(rule, {op(CfiOpcode::kConstu, 40), lit(2), op(CfiOpcode::kMinus),
                                          op(CfiOpcode::kDup), op(CfiOpcode::kPlus)});
-  REQUIRE(evaluate_cfi_expression(rule, arithmetic, regs_at(1, kStackBase), stack.memory(),
-                                  nullptr, result) == StepStatus::kOk);
+  REQUIRE(evaluate_cfi_expression(rule, arithmetic, regs_at(1, kStackBase), stack.memory(), nullptr,
+                                  result) == StepStatus::kOk);
   CHECK(result == 76);
 }
 

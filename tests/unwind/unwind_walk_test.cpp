@@ -22,10 +22,10 @@ constexpr uint64_t kModuleStart = 0x555500000000;
 constexpr uint64_t kModuleBias = kModuleStart - 0x1000;  // svma = avma - bias
 
 // Function layout of the fake module, in SVMAs.
-constexpr uint64_t kLeaf = 0x2000;     // frameless: CFA = rsp + 8
-constexpr uint64_t kMiddle = 0x3000;   // push %rbx: CFA = rsp + 16, rbx at CFA - 16
-constexpr uint64_t kEntry = 0x4000;    // return address undefined (like _start)
-constexpr uint64_t kNoCfi = 0x5000;    // no CFI
+constexpr uint64_t kLeaf = 0x2000;    // frameless: CFA = rsp + 8
+constexpr uint64_t kMiddle = 0x3000;  // push %rbx: CFA = rsp + 16, rbx at CFA - 16
+constexpr uint64_t kEntry = 0x4000;   // return address undefined (like _start)
+constexpr uint64_t kNoCfi = 0x5000;   // no CFI
 constexpr uint64_t kSigreturn = 0x6000;
 constexpr uint64_t kFunctionSize = 0x100;
 
@@ -224,9 +224,9 @@ TEST_CASE("a signal trampoline resumes at the interrupted pc, which is not a ret
   walk.stack.put(kStackBase, avma(kSigreturn));
   const uint64_t uc = kStackBase + 8;
   const uint64_t interrupted_sp = kStackBase + 0x400;
-  walk.stack.put(uc + 40 + 15 * 8, interrupted_sp);            // gregs[REG_RSP]
-  walk.stack.put(uc + 40 + 16 * 8, avma(kMiddle + 0x30));      // gregs[REG_RIP]
-  walk.stack.put(interrupted_sp + 8, avma(kEntry + 0x25));     // middle's return address
+  walk.stack.put(uc + 40 + 15 * 8, interrupted_sp);         // gregs[REG_RSP]
+  walk.stack.put(uc + 40 + 16 * 8, avma(kMiddle + 0x30));   // gregs[REG_RIP]
+  walk.stack.put(interrupted_sp + 8, avma(kEntry + 0x25));  // middle's return address
   walk.run(regs_at(avma(kLeaf + 0x10), kStackBase));
   CHECK(walk.result.stop == UnwindStop::kComplete);
   REQUIRE(walk.result.frames.size() == 4);

@@ -4,10 +4,10 @@
 #include <array>
 #include <limits>
 
-#include "sprof/unwind/sigreturn_frame.hpp"
 #include "sprof/core/address.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/pair_index.hpp"
+#include "sprof/unwind/sigreturn_frame.hpp"
 
 namespace sprof::unwind {
 namespace {

@@ -88,17 +88,23 @@ StepStatus execute(const CfiOp& op, const FrameRegisters& regs, const StackMemor
   switch (op.opcode) {
     case CfiOpcode::kNop: return StepStatus::kOk;
     // libdw has already decoded every constant form into `operand`, sign-extended if signed.
-    case CfiOpcode::kConst1u: case CfiOpcode::kConst1s: case CfiOpcode::kConst2u:
-    case CfiOpcode::kConst2s: case CfiOpcode::kConst4u: case CfiOpcode::kConst4s:
-    case CfiOpcode::kConst8u: case CfiOpcode::kConst8s: case CfiOpcode::kConstu:
-    case CfiOpcode::kConsts:
-      return ok_if(stack.push(op.operand));
+    case CfiOpcode::kConst1u:
+    case CfiOpcode::kConst1s:
+    case CfiOpcode::kConst2u:
+    case CfiOpcode::kConst2s:
+    case CfiOpcode::kConst4u:
+    case CfiOpcode::kConst4s:
+    case CfiOpcode::kConst8u:
+    case CfiOpcode::kConst8s:
+    case CfiOpcode::kConstu:
+    case CfiOpcode::kConsts: return ok_if(stack.push(op.operand));
     case CfiOpcode::kBregx: return ok_if(push_register(regs, op.operand, op.operand2, stack));
     case CfiOpcode::kCallFrameCfa: return ok_if(cfa != nullptr && stack.push(*cfa));
     case CfiOpcode::kDup: return ok_if(stack.peek(0, a) && stack.push(a));
     case CfiOpcode::kOver: return ok_if(stack.peek(1, a) && stack.push(a));
     case CfiOpcode::kDrop: return ok_if(stack.pop(a));
-    case CfiOpcode::kSwap: return ok_if(stack.pop(a) && stack.pop(b) && stack.push(a) && stack.push(b));
+    case CfiOpcode::kSwap:
+      return ok_if(stack.pop(a) && stack.pop(b) && stack.push(a) && stack.push(b));
     case CfiOpcode::kNeg: return ok_if(stack.pop(a) && stack.push(~a + 1));
     case CfiOpcode::kNot: return ok_if(stack.pop(a) && stack.push(~a));
     case CfiOpcode::kPlusUconst: return ok_if(stack.pop(a) && stack.push(a + op.operand));
@@ -128,8 +134,7 @@ StepStatus compute_cfa(const FrameRule& rule, const FrameRegisters& callee,
       return StepStatus::kOk;
     case FrameRule::CfaKind::kExpression:
       return evaluate_cfi_expression(rule, rule.cfa_expr, callee, stack, nullptr, cfa);
-    case FrameRule::CfaKind::kUnsupported:
-      break;
+    case FrameRule::CfaKind::kUnsupported: break;
   }
   return StepStatus::kBadRule;
 }
@@ -137,14 +142,13 @@ StepStatus compute_cfa(const FrameRule& rule, const FrameRegisters& callee,
 // Recovers one register. `known` is false (and kOk returned) when the register is simply not
 // recoverable (undefined); errors are reserved for reads and rules that fail.
 StepStatus recover_register(const FrameRule& rule, const RegisterRule& reg_rule, DwarfReg reg,
-                            const FrameRegisters& callee, const StackMemory& stack,
-                            uint64_t cfa, uint64_t& value, bool& known) {
+                            const FrameRegisters& callee, const StackMemory& stack, uint64_t cfa,
+                            uint64_t& value, bool& known) {
   known = false;
   StepStatus status = StepStatus::kOk;
   uint64_t address = 0;
   switch (reg_rule.kind) {
-    case RegisterRule::Kind::kUndefined:
-      return StepStatus::kOk;
+    case RegisterRule::Kind::kUndefined: return StepStatus::kOk;
     case RegisterRule::Kind::kSameValue:
       if (!callee.has(reg)) return StepStatus::kOk;
       value = callee.get(reg);
@@ -166,8 +170,7 @@ StepStatus recover_register(const FrameRule& rule, const RegisterRule& reg_rule,
     case RegisterRule::Kind::kValExpression:
       status = evaluate_cfi_expression(rule, reg_rule.expr, callee, stack, &cfa, value);
       break;
-    case RegisterRule::Kind::kUnsupported:
-      return StepStatus::kBadRule;
+    case RegisterRule::Kind::kUnsupported: return StepStatus::kBadRule;
   }
   known = status == StepStatus::kOk;
   return status;

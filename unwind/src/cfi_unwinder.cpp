@@ -90,8 +90,8 @@ bool CfiUnwinder::step(const FrameRegisters& frame, bool is_return_address,
   return true;
 }
 
-void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack,
-                         const AddressSpace& space, UnwindResult& out) {
+void CfiUnwinder::unwind(const UserRegs& regs, const StackMemory& stack, const AddressSpace& space,
+                         UnwindResult& out) {
   FrameRegisters frame;
   if (!begin_unwind(regs, out, frame)) return;
   out.cfas.push_back(0);

@@ -24,8 +24,7 @@ void StackStitcher::learn(const UnwindResult& result) {
                               Caller{result.frames[i + 1], result.cfas[i + 1], false});
   }
   if (result.stop == UnwindStop::kComplete && n > 0 && result.cfas[n - 1] != 0) {
-    callers_.insert_or_assign(key(result.frames[n - 1], result.cfas[n - 1]),
-                              Caller{{}, 0, true});
+    callers_.insert_or_assign(key(result.frames[n - 1], result.cfas[n - 1]), Caller{{}, 0, true});
   }
 }
 

@@ -12,10 +12,11 @@
 // - errno is what the allocator left, whatever the recording did;
 // - a free is recorded before the block goes back to glibc, and an allocation after it came
 //   from glibc, so the ring's order is the order of the address's owners.
+#include "interposer/hooks.hpp"
+
 #include <cerrno>
 #include <cstdint>
 
-#include "interposer/hooks.hpp"
 #include "interposer/interposer.hpp"
 #include "interposer/libc_malloc.hpp"
 #include "interposer/record_writes.hpp"

@@ -28,8 +28,8 @@ namespace sprof::heap::interposer {
 inline constexpr uint64_t kNeverSample = ~uint64_t{0};
 
 enum class Attachment : int {
-  kNotYet = 0,    // not tried, or tried before libc had set up the environment
-  kAttaching = 1, // one thread is mapping the ring; others pass through meanwhile
+  kNotYet = 0,     // not tried, or tried before libc had set up the environment
+  kAttaching = 1,  // one thread is mapping the ring; others pass through meanwhile
   kAttached = 2,
   kDisabled = 3,  // no ring named, or it could not be used: pass everything through
 };

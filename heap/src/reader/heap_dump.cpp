@@ -18,8 +18,8 @@ std::vector<uint8_t> encode_dump_prefix(const RingHeader& header) {
 
 Result<HeapDump> parse_heap_dump(std::span<const uint8_t> bytes) {
   if (bytes.size() < sizeof(DumpPrefix) + sizeof(RingHeader))
-    return fail(Errc::kMalformed, "heap dump: " + std::to_string(bytes.size()) +
-                                      " bytes is shorter than its header");
+    return fail(Errc::kMalformed,
+                "heap dump: " + std::to_string(bytes.size()) + " bytes is shorter than its header");
   DumpPrefix prefix;
   std::memcpy(&prefix, bytes.data(), sizeof prefix);
   if (prefix.magic != kDumpMagic) return fail(Errc::kMalformed, "heap dump: bad magic");

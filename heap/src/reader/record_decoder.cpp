@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 
-
 namespace sprof::heap {
 namespace {
 
@@ -128,12 +127,9 @@ Result<HeapEvent> decode_record(std::span<const uint8_t> record, const DecodeLim
   if ((h.flags & ~kKnownFlags) != 0) return malformed("unknown flags");
   switch (h.kind) {
     case RecordKind::kAlloc:
-    case RecordKind::kRealloc:
-      return decode_alloc(h, record, limits);
-    case RecordKind::kFree:
-      return decode_free(h, record);
-    case RecordKind::kAttach:
-      return decode_attach(h, record);
+    case RecordKind::kRealloc: return decode_alloc(h, record, limits);
+    case RecordKind::kFree: return decode_free(h, record);
+    case RecordKind::kAttach: return decode_attach(h, record);
   }
   return malformed("unknown kind " + std::to_string(static_cast<uint16_t>(h.kind)));
 }

@@ -11,14 +11,14 @@
 
 namespace sprof::heap {
 
-Result<std::vector<std::string>> heap_child_environment(
-    const std::string& interposer_path, const std::string& ring_path,
-    const char* existing_ld_preload) {
+Result<std::vector<std::string>> heap_child_environment(const std::string& interposer_path,
+                                                        const std::string& ring_path,
+                                                        const char* existing_ld_preload) {
   // ld.so splits LD_PRELOAD at spaces and colons.
   if (interposer_path.find_first_of(" :") != std::string::npos)
-    return fail(Errc::kInvalidArgument,
-                "cannot preload '" + interposer_path + "': LD_PRELOAD cannot hold a path with a "
-                "space or colon");
+    return fail(Errc::kInvalidArgument, "cannot preload '" + interposer_path +
+                                            "': LD_PRELOAD cannot hold a path with a "
+                                            "space or colon");
   std::string preload = interposer_path;
   if (existing_ld_preload != nullptr && existing_ld_preload[0] != '\0')
     preload += ":" + std::string(existing_ld_preload);
@@ -44,8 +44,8 @@ Result<std::string> locate_interposer(const std::string& executable_path) {
     if (::access(candidate.c_str(), R_OK) == 0) return candidate;
     looked += looked.empty() ? candidate : ", " + candidate;
   }
-  return fail(Errc::kNotFound, std::string(kInterposerFileName) + " not found (looked in " +
-                                   looked + ")");
+  return fail(Errc::kNotFound,
+              std::string(kInterposerFileName) + " not found (looked in " + looked + ")");
 }
 
 }  // namespace sprof::heap

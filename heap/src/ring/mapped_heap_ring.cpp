@@ -11,9 +11,9 @@
 namespace sprof::heap {
 
 Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
-  const RingConfig config = make_ring_config(
-      options.data_bytes, options.sample_interval_bytes, options.stack_copy_bytes,
-      options.tracked_capacity_log2, static_cast<uint64_t>(::getpid()));
+  const RingConfig config =
+      make_ring_config(options.data_bytes, options.sample_interval_bytes, options.stack_copy_bytes,
+                       options.tracked_capacity_log2, static_cast<uint64_t>(::getpid()));
   const uint64_t size = uint64_t{kRingHeaderBytes} + options.data_bytes;
   if (const char* problem = ring_config_problem(config, size))
     return fail(Errc::kInvalidArgument, std::string("heap ring options: ") + problem);
@@ -22,7 +22,8 @@ Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
   if (!fd.valid()) return unexpected(Error::from_errno("memfd_create(sprof-heap-ring)"));
   if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0)
     return unexpected(Error::from_errno("ftruncate(heap ring, " + std::to_string(size) + ")"));
-  void* area = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
+  void* area =
+      ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
   if (area == MAP_FAILED)
     return unexpected(Error::from_errno("mmap(heap ring, " + std::to_string(size) + ")"));
   // A fresh memfd reads as zeros: head, tail and totals start at 0.
@@ -31,7 +32,9 @@ Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
 }
 
 MappedHeapRing::MappedHeapRing(MappedHeapRing&& o) noexcept
-    : fd_(std::move(o.fd_)), area_(std::exchange(o.area_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    : fd_(std::move(o.fd_)),
+      area_(std::exchange(o.area_, nullptr)),
+      size_(std::exchange(o.size_, 0)) {}
 
 MappedHeapRing& MappedHeapRing::operator=(MappedHeapRing&& o) noexcept {
   if (this != &o) {

@@ -63,8 +63,7 @@ Result<std::vector<AttachedProcess>> list_attach_targets(const std::vector<int>&
 
 std::vector<pid_t> tids_not_in(const std::vector<pid_t>& known, const std::vector<pid_t>& now) {
   std::vector<pid_t> out;
-  std::set_difference(now.begin(), now.end(), known.begin(), known.end(),
-                      std::back_inserter(out));
+  std::set_difference(now.begin(), now.end(), known.begin(), known.end(), std::back_inserter(out));
   return out;
 }
 

@@ -18,8 +18,8 @@ cperf::SampleId id_of(uint32_t pid, uint32_t tid, uint64_t time_ns) {
 
 cperf::Record from(const heap::HeapAlloc& a) {
   // The allocation whole; the stack copy is taken out of the ring's bytes.
-  return cperf::HeapAllocRecord{
-      a, id_of(a.pid, a.tid, a.time_ns), std::vector<uint8_t>(a.stack.begin(), a.stack.end())};
+  return cperf::HeapAllocRecord{a, id_of(a.pid, a.tid, a.time_ns),
+                                std::vector<uint8_t>(a.stack.begin(), a.stack.end())};
 }
 
 cperf::Record from(const heap::HeapFree& f) {

@@ -5,8 +5,8 @@
 // their stack copy and outlive the drain. Pure.
 #pragma once
 
-#include "sprof/perf/records.hpp"
 #include "sprof/heap/heap_events.hpp"
+#include "sprof/perf/records.hpp"
 
 namespace sprof::recorder {
 

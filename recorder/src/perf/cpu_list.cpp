@@ -34,8 +34,8 @@ Result<std::vector<uint32_t>> parse_cpu_list(std::string_view text) {
     if (dash == std::string_view::npos) {
       if (!parse_u32(item, first)) return bad();
       last = first;
-    } else if (!parse_u32(item.substr(0, dash), first) ||
-               !parse_u32(item.substr(dash + 1), last) || last < first) {
+    } else if (!parse_u32(item.substr(0, dash), first) || !parse_u32(item.substr(dash + 1), last) ||
+               last < first) {
       return bad();
     }
     if (last >= kMaxCpu) return bad();

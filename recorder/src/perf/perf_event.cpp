@@ -15,8 +15,8 @@
 
 #include "perf/cpu_list.hpp"
 #include "sprof/arch/x86_64.hpp"
-#include "sprof/perf/event_attr.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/perf/event_attr.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -29,12 +29,12 @@ std::optional<long> read_kernel_number(const char* path) {
 
 namespace {
 
-constexpr size_t kMinRingPages = 128;   // 512 KiB with 4 KiB pages
+constexpr size_t kMinRingPages = 128;  // 512 KiB with 4 KiB pages
 // 64 MiB: room for ~0.1 s of 10 kHz samples with 32 KiB stack copies, so a reader that is
 // briefly not scheduled (the target keeps every CPU busy) loses nothing. root is exempt from
 // perf_event_mlock_kb; others fall back to smaller rings (see the retry below).
 constexpr size_t kMaxRingPages = 16384;
-constexpr size_t kMinRetryPages = 8;    // below this a ring is too small to be useful
+constexpr size_t kMinRetryPages = 8;  // below this a ring is too small to be useful
 // Default of /proc/sys/kernel/perf_event_max_stack; attr.sample_max_stack may not exceed it.
 constexpr uint16_t kDefaultMaxStack = 127;
 // Kernel limit on attr.sample_stack_user (perf_copy_attr: below USHRT_MAX, u64-aligned).
@@ -78,13 +78,11 @@ Result<void> validate(const EventConfig& c) {
     return fail(Errc::kInvalidArgument,
                 "sampling frequency must be positive, got " + std::to_string(c.frequency_hz));
   }
-  if (c.user_regs_stack &&
-      (c.stack_user_bytes == 0 || c.stack_user_bytes % 8 != 0 ||
-       c.stack_user_bytes > kMaxStackUserBytes)) {
-    return fail(Errc::kInvalidArgument,
-                "stack copy size must be a multiple of 8 between 8 and " +
-                    std::to_string(kMaxStackUserBytes) + ", got " +
-                    std::to_string(c.stack_user_bytes));
+  if (c.user_regs_stack && (c.stack_user_bytes == 0 || c.stack_user_bytes % 8 != 0 ||
+                            c.stack_user_bytes > kMaxStackUserBytes)) {
+    return fail(Errc::kInvalidArgument, "stack copy size must be a multiple of 8 between 8 and " +
+                                            std::to_string(kMaxStackUserBytes) + ", got " +
+                                            std::to_string(c.stack_user_bytes));
   }
   if (c.ring_pages != 0 && !std::has_single_bit(c.ring_pages)) {
     return fail(Errc::kInvalidArgument,
@@ -95,23 +93,23 @@ Result<void> validate(const EventConfig& c) {
 
 Result<UniqueFd> open_event(perf_event_attr& attr, pid_t pid, uint32_t cpu) {
   const std::string event = sprof::perf::event_name(attr);
-  const long fd = ::syscall(SYS_perf_event_open, &attr, pid, static_cast<int>(cpu), -1,
-                            PERF_FLAG_FD_CLOEXEC);
+  const long fd =
+      ::syscall(SYS_perf_event_open, &attr, pid, static_cast<int>(cpu), -1, PERF_FLAG_FD_CLOEXEC);
   if (fd >= 0) return UniqueFd(static_cast<int>(fd));
   const int err = errno;
-  Error e = Error::from_errno("perf_event_open(event=" + event +
-                                  ", pid=" + std::to_string(pid) + ", cpu=" +
-                                  std::to_string(cpu) + ", freq=" +
-                                  std::to_string(attr.sample_freq) + ")",
+  Error e = Error::from_errno("perf_event_open(event=" + event + ", pid=" + std::to_string(pid) +
+                                  ", cpu=" + std::to_string(cpu) +
+                                  ", freq=" + std::to_string(attr.sample_freq) + ")",
                               err);
   if (err == EACCES || err == EPERM) {
     e.code = Errc::kPermissionDenied;
-    e.message += " (" + sysctl_note("perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid") +
-                 ")";
+    e.message +=
+        " (" + sysctl_note("perf_event_paranoid", "/proc/sys/kernel/perf_event_paranoid") + ")";
   } else if (err == EINVAL) {
-    e.message += " (" + sysctl_note("perf_event_max_sample_rate",
-                                    "/proc/sys/kernel/perf_event_max_sample_rate") +
-                 ")";
+    e.message +=
+        " (" +
+        sysctl_note("perf_event_max_sample_rate", "/proc/sys/kernel/perf_event_max_sample_rate") +
+        ")";
   } else if (err == ESRCH) {
     e.message += " (no such process)";
   }
@@ -165,8 +163,8 @@ Error unavailable_event(SamplingEvent event, const Error& cause) {
   }
   return Error{Errc::kUnsupported,
                "the event '" + sampling_event_name(event) + "' is not available on this machine (" +
-                   cause.message + "); available here: " +
-                   (available.empty() ? std::string("none") : available),
+                   cause.message +
+                   "); available here: " + (available.empty() ? std::string("none") : available),
                cause.sys_errno};
 }
 
@@ -175,9 +173,9 @@ Error unavailable_event(SamplingEvent event, const Error& cause) {
 Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, int ring_fd) {
   SPROF_TRY(UniqueFd fd, open_event(attr, tid, cpu));
   if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_fd) != 0) {
-    return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" +
-                                        std::to_string(tid) + ", cpu=" + std::to_string(cpu) +
-                                        ")"));
+    return unexpected(
+        Error::from_errno("ioctl(PERF_EVENT_IOC_SET_OUTPUT, tid=" + std::to_string(tid) +
+                          ", cpu=" + std::to_string(cpu) + ")"));
   }
   return fd;
 }
@@ -351,10 +349,12 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
     std::optional<size_t> runtime_event;
     if (runtime_tracepoint) {
       runtime_event = specs.size();
-      specs.push_back({make_runtime_attr(attr, *runtime_tracepoint), sprof::perf::EventRole::kRuntime});
+      specs.push_back(
+          {make_runtime_attr(attr, *runtime_tracepoint), sprof::perf::EventRole::kRuntime});
     } else if (wants_counts) {
-      log::info("perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
-                "tracefs); CPU deltas come from switch records alone");
+      log::info(
+          "perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
+          "tracefs); CPU deltas come from switch records alone");
     }
     SPROF_TRY(sprof::perf::EventTable table, sprof::perf::EventTable::create(std::move(specs)));
     PerfEvents events(kind, attr, std::move(*rings), std::move(table));
@@ -382,9 +382,9 @@ Result<void> PerfEvents::open_beside_sampling(perf_event_attr& attr, pid_t task,
     // the parent's (primary_event_id), which is this one.
     uint64_t id = 0;
     if (::ioctl(fd.get(), PERF_EVENT_IOC_ID, &id) != 0) {
-      return unexpected(Error::from_errno("ioctl(PERF_EVENT_IOC_ID, event=" +
-                                          sprof::perf::event_name(attr) + ", cpu=" +
-                                          std::to_string(r.cpu) + ")"));
+      return unexpected(
+          Error::from_errno("ioctl(PERF_EVENT_IOC_ID, event=" + sprof::perf::event_name(attr) +
+                            ", cpu=" + std::to_string(r.cpu) + ")"));
     }
     reader_.events().add_id(id, event_index);
     opened.push_back(std::move(fd));

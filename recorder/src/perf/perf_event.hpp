@@ -27,10 +27,10 @@
 
 #include "perf/ring_buffer.hpp"
 #include "perf/ring_record_source.hpp"
-#include "sprof/perf/event_table.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/core/unique_fd.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/recorder/options.hpp"
 
 namespace sprof::recorder::perf {
@@ -119,10 +119,10 @@ Result<UniqueFd> open_into_ring(perf_event_attr& attr, pid_t tid, uint32_t cpu, 
 Result<MappedRingBuffer> map_ring(int fd, size_t pages);
 
 struct PollStatus {
-  bool readable = false;     // some ring crossed its wakeup watermark
-  bool all_hung_up = false;  // every event reported POLLHUP: all sampled tasks have exited
+  bool readable = false;          // some ring crossed its wakeup watermark
+  bool all_hung_up = false;       // every event reported POLLHUP: all sampled tasks have exited
   bool exit_fd_readable = false;  // the `exit_fd` given to poll became readable
-  bool interrupted = false;  // a signal interrupted poll (EINTR)
+  bool interrupted = false;       // a signal interrupted poll (EINTR)
 };
 
 class PerfEvents final : public convert::RecordSource {

@@ -95,9 +95,8 @@ size_t RingBuffer::read(const std::function<void(sprof::perf::RawRecord)>& visit
 Result<MappedRingBuffer> MappedRingBuffer::map(int fd, size_t data_pages) {
   const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   if (data_pages == 0 || (data_pages & (data_pages - 1)) != 0) {
-    return fail(Errc::kInvalidArgument,
-                "perf ring buffer: data_pages=" + std::to_string(data_pages) +
-                    " is not a power of two");
+    return fail(Errc::kInvalidArgument, "perf ring buffer: data_pages=" +
+                                            std::to_string(data_pages) + " is not a power of two");
   }
   const size_t length = (1 + data_pages) * page;
   // PROT_WRITE makes this a non-overwriting ring: the kernel honours our data_tail and drops

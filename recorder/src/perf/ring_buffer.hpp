@@ -19,8 +19,8 @@
 #include <span>
 #include <vector>
 
-#include "sprof/perf/record_parser.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/perf/record_parser.hpp"
 
 namespace sprof::recorder::perf {
 
@@ -45,7 +45,8 @@ class RingBuffer {
   void release_to(uint64_t position);
   // True when `bytes` lie in the ring's data area (false for the scratch copy of a wrapped record).
   bool in_ring(std::span<const uint8_t> bytes) const {
-    return bytes.data() >= data_.data() && bytes.data() + bytes.size() <= data_.data() + data_.size();
+    return bytes.data() >= data_.data() &&
+           bytes.data() + bytes.size() <= data_.data() + data_.size();
   }
 
   // True when the kernel has published data we have not read.

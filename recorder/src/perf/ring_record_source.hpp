@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "perf/ring_buffer.hpp"
+#include "sprof/convert/record_source.hpp"
 #include "sprof/perf/event_table.hpp"
 #include "sprof/perf/record_stream.hpp"
-#include "sprof/convert/record_source.hpp"
 
 namespace sprof::recorder::perf {
 

@@ -70,8 +70,8 @@ perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t t
   attr.freq = 0;
   attr.sample_period = kCountPeriodNs;
   // The same id and trailer fields as the sampling event (one ring, told apart by id).
-  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                     PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+  attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                     PERF_SAMPLE_READ;
   attr.read_format = 0;  // just the count
   attr.sample_regs_user = 0;
   attr.sample_stack_user = 0;

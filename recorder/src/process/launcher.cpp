@@ -35,8 +35,8 @@ convert::ExitStatus decode_wait_status(int status) {
 }
 
 // Runs in the forked child: only async-signal-safe calls until exec.
-[[noreturn]] void child_main(int release_fd, int error_fd, int parent_fds[2],
-                             char* const* argv, char* const* envp) {
+[[noreturn]] void child_main(int release_fd, int error_fd, int parent_fds[2], char* const* argv,
+                             char* const* envp) {
   // The parent's pipe ends: holding the release write end would hide the parent's EOF.
   ::close(parent_fds[0]);
   ::close(parent_fds[1]);
@@ -158,15 +158,15 @@ Result<void> LaunchedChild::release() {
   do {
     w = ::write(release_fd_.get(), &go, 1);
   } while (w < 0 && errno == EINTR);
-  if (w != 1) return unexpected(Error::from_errno("write(release pipe of pid " +
-                                                  std::to_string(pid_) + ")"));
+  if (w != 1)
+    return unexpected(Error::from_errno("write(release pipe of pid " + std::to_string(pid_) + ")"));
   release_fd_.reset();
 
   int exec_errno = 0;
   size_t got = 0;
   while (got < sizeof exec_errno) {
-    const ssize_t n =
-        ::read(error_fd_.get(), reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
+    const ssize_t n = ::read(error_fd_.get(), reinterpret_cast<char*>(&exec_errno) + got,
+                             sizeof exec_errno - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
@@ -230,8 +230,8 @@ Result<bool> LaunchedChild::has_exited() const {
 Result<void> LaunchedChild::send_signal(int sig) {
   if (exit_status_ || pid_ <= 0) return ok();
   if (::kill(pid_, sig) != 0) {
-    return unexpected(Error::from_errno("kill(" + std::to_string(pid_) + ", " +
-                                        std::to_string(sig) + ")"));
+    return unexpected(
+        Error::from_errno("kill(" + std::to_string(pid_) + ", " + std::to_string(sig) + ")"));
   }
   return ok();
 }

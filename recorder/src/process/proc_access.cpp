@@ -60,8 +60,7 @@ convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
                                            std::shared_ptr<const SystemSnapshot> snapshot) {
   convert::ProcAccess access;
   access.read_argv = live.read_argv;
-  access.read_comm = [live, snapshot](uint32_t pid,
-                                      uint32_t tid) -> std::optional<std::string> {
+  access.read_comm = [live, snapshot](uint32_t pid, uint32_t tid) -> std::optional<std::string> {
     if (pid == 0) return std::string(kIdleProcessName);
     if (live.read_comm) {
       if (auto name = live.read_comm(pid, tid)) return name;

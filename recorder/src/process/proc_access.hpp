@@ -27,7 +27,8 @@ using convert::kIdleProcessName;  // pid 0's name in system-wide profiles (host.
 convert::ProcAccess live_proc_access(std::string proc_root = "/proc");
 
 struct ProcessSnapshot {
-  std::unordered_map<uint32_t, std::string> thread_names;  // by tid; the pid's entry names the process
+  std::unordered_map<uint32_t, std::string>
+      thread_names;  // by tid; the pid's entry names the process
   std::vector<convert::ProcAccess::Map> exec_maps;
 };
 using SystemSnapshot = std::unordered_map<uint32_t, ProcessSnapshot>;

@@ -105,16 +105,16 @@ std::vector<MapsEntry> parse_maps(std::string_view text, size_t* malformed_lines
 }
 
 Result<std::vector<MapsEntry>> read_maps(pid_t pid, std::string_view proc_root) {
-  SPROF_TRY(std::string text,
-            read_small_file(std::string(proc_root) + "/" + std::to_string(pid) + "/maps",
-                           kMaxMapsBytes));
+  SPROF_TRY(
+      std::string text,
+      read_small_file(std::string(proc_root) + "/" + std::to_string(pid) + "/maps", kMaxMapsBytes));
   return parse_maps(text);
 }
 
 Result<std::string> read_comm(pid_t pid, pid_t tid, std::string_view proc_root) {
   SPROF_TRY(std::string text, read_small_file(std::string(proc_root) + "/" + std::to_string(pid) +
-                                                 "/task/" + std::to_string(tid) + "/comm",
-                                             kMaxCommBytes));
+                                                  "/task/" + std::to_string(tid) + "/comm",
+                                              kMaxCommBytes));
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
@@ -154,12 +154,11 @@ std::vector<std::string> argv_from_proc(std::string_view cmdline) {
   return argv;
 }
 
-std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid,
-                                                       const std::string& proc_root) {
+std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid, const std::string& proc_root) {
   // The kernel caps what it shows of the arguments anyway; a page of them is enough to label.
   constexpr size_t kMaxCommandLineBytes = 1 << 20;
-  auto text = read_small_file(proc_root + "/" + std::to_string(pid) + "/cmdline",
-                              kMaxCommandLineBytes);
+  auto text =
+      read_small_file(proc_root + "/" + std::to_string(pid) + "/cmdline", kMaxCommandLineBytes);
   if (!text) return std::nullopt;
   auto argv = argv_from_proc(*text);
   if (argv.empty()) return std::nullopt;

@@ -52,7 +52,6 @@ Result<std::vector<uint32_t>> list_numeric_entries(const std::string& dir);
 // The arguments of a NUL-separated /proc/PID/cmdline.
 std::vector<std::string> argv_from_proc(std::string_view cmdline);
 // Reads <proc_root>/<pid>/cmdline; nullopt when the process is gone or has none (kernel thread).
-std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid,
-                                                       const std::string& proc_root);
+std::optional<std::vector<std::string>> read_proc_argv(uint32_t pid, const std::string& proc_root);
 
 }  // namespace sprof::recorder

@@ -44,8 +44,7 @@ uint64_t range_size(const AsmRequest& request, const symbolicator::SymbolMap& ma
   if (request.until_function_end || size == 0) {
     if (const auto info = map.lookup(RelativeAddress{request.start})) {
       const uint64_t end = info->function_start + info->function_size;
-      if (info->function_size > 0 && info->function_start <= request.start &&
-          end > request.start) {
+      if (info->function_size > 0 && info->function_start <= request.start && end > request.start) {
         size = std::max(size, end - request.start);
       }
     }
@@ -61,8 +60,8 @@ HttpReply asm_v1(ModuleSource& modules, simdjson::dom::element root) {
 
   auto map = modules.module(request->debug_name, request->debug_id);
   if (!map || !*map) {
-    return error_reply(200, "no symbols for module " + request->debug_name + "/" +
-                                request->debug_id);
+    return error_reply(200,
+                       "no symbols for module " + request->debug_name + "/" + request->debug_id);
   }
   const std::string& binary = (*map)->binary_file();
   if (binary.empty()) {

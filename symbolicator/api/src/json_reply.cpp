@@ -23,10 +23,8 @@ HttpReply reply_for_error(const Error& error) {
   switch (error.code) {
     case Errc::kMalformed:
     case Errc::kInvalidArgument:
-    case Errc::kTooLarge:
-      return error_reply(400, error.message);
-    default:
-      return error_reply(200, error.message);
+    case Errc::kTooLarge: return error_reply(400, error.message);
+    default: return error_reply(200, error.message);
   }
 }
 

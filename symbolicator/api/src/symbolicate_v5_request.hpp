@@ -27,8 +27,8 @@ struct V5Frame {
 
 struct V5Job {
   std::vector<V5Module> modules;
-  std::vector<V5Frame> frames;       // all stacks, concatenated
-  std::vector<size_t> stack_ends;    // end index into `frames` of each stack
+  std::vector<V5Frame> frames;     // all stacks, concatenated
+  std::vector<size_t> stack_ends;  // end index into `frames` of each stack
 };
 
 Result<std::vector<V5Job>> parse_v5_request(simdjson::dom::element root);

@@ -12,6 +12,8 @@ int seed_exported(int x) {
   return total;
 }
 
-__attribute__((noinline)) int seed_recursive(int n) { return n <= 1 ? 1 : n * seed_recursive(n - 1); }
+__attribute__((noinline)) int seed_recursive(int n) {
+  return n <= 1 ? 1 : n * seed_recursive(n - 1);
+}
 
 int seed_data = 42;

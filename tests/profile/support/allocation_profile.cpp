@@ -68,7 +68,7 @@ profile::Profile make_allocation_profile() {
   process.threads.push_back(std::move(worker));
 
   profile::Counter memory{"malloc", "Memory", "Bytes allocated and not freed yet", {}};
-  memory.samples = {{2.0, 6000, 1}, {3.0, 6000, 1}, {4.0, 3000, 1}, {5.0, -6000, 1},
+  memory.samples = {{2.0, 6000, 1},  {3.0, 6000, 1}, {4.0, 3000, 1}, {5.0, -6000, 1},
                     {6.0, -3000, 1}, {7.0, 4000, 1}, {9.0, 0, 2}};
   process.counters.push_back(std::move(memory));
   profile.processes.push_back(std::move(process));

@@ -88,7 +88,8 @@ ProfileFacts check_process(element profile, const std::string& where,
     problems.add(where + ".meta", "has preprocessedProfileVersion (marks a processed profile)");
   }
   auto start = detail::member(meta, "startTime");
-  if (!start || !detail::as_number(*start)) problems.add(where + ".meta", "startTime is not a number");
+  if (!start || !detail::as_number(*start))
+    problems.add(where + ".meta", "startTime is not a number");
   auto shutdown = detail::member(meta, "shutdownTime");
   if (!shutdown || !(shutdown->is_null() || detail::as_number(*shutdown))) {
     problems.add(where + ".meta", "shutdownTime is neither a number nor null");
@@ -121,7 +122,8 @@ std::vector<std::string> check_gecko_profile(std::string_view json,
   ProfileFacts facts;
   facts.options = &options;
   element meta;
-  if (root.at_key("meta").get(meta) == simdjson::SUCCESS) detail::check_top_meta(meta, options, problems);
+  if (root.at_key("meta").get(meta) == simdjson::SUCCESS)
+    detail::check_top_meta(meta, options, problems);
   // The top level's schemas are merged first and win (docs/firefox-profiler-format.md, "Marker
   // schemas").
   facts = check_process(root, "top", options, facts, problems);

@@ -127,7 +127,8 @@ void check_top_meta(element meta, const GeckoCheckOptions& options, Problems& pr
                     units["time"].get(time) == simdjson::SUCCESS && time == "ms" &&
                     units["eventDelay"].get(delay) == simdjson::SUCCESS && delay == "ms" &&
                     units["threadCPUDelta"].get(cpu) == simdjson::SUCCESS && cpu == "ns";
-    if (!ok) problems.add("meta", "sampleUnits is not {time: ms, eventDelay: ms, threadCPUDelta: ns}");
+    if (!ok)
+      problems.add("meta", "sampleUnits is not {time: ms, eventDelay: ms, threadCPUDelta: ns}");
   }
 }
 
@@ -147,8 +148,8 @@ void check_lib(element lib, const std::string& at, Problems& problems) {
     auto code_id = as_string(*code);
     if (!code_id || !is_lower_hex(*code_id)) {
       problems.add(at, "codeId is not lowercase hex");
-    } else if (auto build_id = BuildId::from_hex(*code_id); id && build_id &&
-               build_id->breakpad_id() != *id) {
+    } else if (auto build_id = BuildId::from_hex(*code_id);
+               id && build_id && build_id->breakpad_id() != *id) {
       problems.add(at, "breakpadId " + std::string(*id) + " does not derive from codeId " +
                            std::string(*code_id));
     }

@@ -40,8 +40,8 @@ class Columns {
       for (element v : values) column.push_back(v);
       if (column.size() != length_) {
         problems.add(where_ + "." + std::string(key), "has " + std::to_string(column.size()) +
-                                                           " values for length " +
-                                                           std::to_string(length_));
+                                                          " values for length " +
+                                                          std::to_string(length_));
         if (column.size() > length_) column.resize(length_);
       }
     }
@@ -138,7 +138,8 @@ void check_frames(const Columns& frames, const ThreadCounts& n, const ProfileFac
       problems.add(frames.at(i), "invalid nativeSymbol");
     }
     auto line = frames.cell("line", i);
-    if (line && !index_below(line, UINT32_MAX)) problems.add(frames.at(i), "line is not an integer");
+    if (line && !index_below(line, UINT32_MAX))
+      problems.add(frames.at(i), "line is not an integer");
   }
 }
 
@@ -178,7 +179,8 @@ void check_resources_and_symbols(const Columns& resources, const Columns& symbol
     auto address = symbols.cell("address", i);
     if (!index_below(lib, lib_count)) problems.add(symbols.at(i), "invalid libIndex");
     if (!index_below(address, UINT64_MAX)) problems.add(symbols.at(i), "address is not >= 0");
-    if (!index_below(symbols.cell("name", i), n.strings)) problems.add(symbols.at(i), "invalid name");
+    if (!index_below(symbols.cell("name", i), n.strings))
+      problems.add(symbols.at(i), "invalid name");
     if (auto size = symbols.cell("functionSize", i); size && !index_below(size, UINT64_MAX)) {
       problems.add(symbols.at(i), "functionSize is neither null nor an integer");
     }
@@ -254,9 +256,9 @@ void check_samples(element thread, const std::string& where, size_t stack_count,
 
 void check_markers(element thread, const std::string& where, const ProfileFacts& facts,
                    size_t string_count, Problems& problems) {
-  const Columns markers(thread, "markers", {"data", "name", "startTime", "endTime", "phase",
-                                            "category"},
-                        where, problems);
+  const Columns markers(thread, "markers",
+                        {"data", "name", "startTime", "endTime", "phase", "category"}, where,
+                        problems);
   for (size_t i = 0; i < markers.length(); ++i) {
     if (!index_below(markers.cell("name", i), string_count)) {
       problems.add(markers.at(i), "name is not a valid string index");
@@ -302,7 +304,8 @@ void check_native_allocations(element thread, const std::string& where, size_t s
     }
     for (std::string_view key : {"time", "weight", "memoryAddress", "threadId"}) {
       auto v = rows.cell(key, i);
-      if (!v || !detail::as_number(*v)) problems.add(rows.at(i), std::string(key) + " is not a number");
+      if (!v || !detail::as_number(*v))
+        problems.add(rows.at(i), std::string(key) + " is not a number");
     }
   }
 }
@@ -333,7 +336,8 @@ void check_counters(element root, size_t thread_count, Problems& problems) {
     for (size_t row = 0; row < samples.length(); ++row) {
       for (std::string_view key : {"time", "number", "count"}) {
         auto v = samples.cell(key, row);
-        if (!v || !detail::as_number(*v)) problems.add(samples.at(row), std::string(key) + " is not a number");
+        if (!v || !detail::as_number(*v))
+          problems.add(samples.at(row), std::string(key) + " is not a number");
       }
     }
   }
@@ -357,14 +361,13 @@ void check_thread(element thread, const std::string& where, const ProfileFacts& 
     n.strings = strings.size();
   }
   const Columns frames(thread, "frameTable",
-                       {"address", "inlineDepth", "category", "subcategory", "func",
-                        "nativeSymbol", "innerWindowID", "implementation", "line", "column",
-                        "optimizations"},
+                       {"address", "inlineDepth", "category", "subcategory", "func", "nativeSymbol",
+                        "innerWindowID", "implementation", "line", "column", "optimizations"},
                        where, problems);
-  const Columns funcs(thread, "funcTable",
-                      {"name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber",
-                       "columnNumber"},
-                      where, problems);
+  const Columns funcs(
+      thread, "funcTable",
+      {"name", "isJS", "relevantForJS", "resource", "fileName", "lineNumber", "columnNumber"},
+      where, problems);
   const Columns resources(thread, "resourceTable", {"lib", "name", "host", "type"}, where,
                           problems);
   const Columns symbols(thread, "nativeSymbols", {"libIndex", "address", "name", "functionSize"},
@@ -427,8 +430,8 @@ std::vector<std::string> check_processed_profile(std::string_view json,
     return problems.take();
   }
   if (as_int(detail::member(meta, "preprocessedProfileVersion")) != kExpectedProcessedVersion) {
-    problems.add("meta", "preprocessedProfileVersion is not " +
-                             std::to_string(kExpectedProcessedVersion));
+    problems.add("meta",
+                 "preprocessedProfileVersion is not " + std::to_string(kExpectedProcessedVersion));
   }
   bool symbolicated = false;
   if (meta.at_key("symbolicated").get(symbolicated) != simdjson::SUCCESS || !symbolicated) {

@@ -48,21 +48,28 @@ profile::Meta make_meta() {
   meta.cpu_name = "Example CPU";
   meta.logical_cpus = 8;
   meta.physical_cpus = 4;
-  profile::MarkerSchema syscall{"Syscall", {"marker-chart", "marker-table"}, "{marker.data.syscall}",
+  profile::MarkerSchema syscall{"Syscall",
+                                {"marker-chart", "marker-table"},
+                                "{marker.data.syscall}",
                                 "{marker.data.syscall}({marker.data.fd}) = {marker.data.ret}",
-                                "{marker.data.syscall}", {}};
+                                "{marker.data.syscall}",
+                                {}};
   syscall.data = {{"syscall", "System call", "string", "", true},
                   {"fd", "File descriptor", "integer", "", false},
                   {"ret", "Return value", "integer", "", false},
                   {"path", "Path", "unique-string", "", false},
                   {"", "Description", "", "A system call made by the thread.", false}};
-  profile::MarkerSchema mark{"Mark", {"marker-chart", "marker-table"}, "", "{marker.name}: {marker.data.message}",
-                             "", {{"message", "Message", "string", "", true},
-                                  {"done", "Done", "string", "", false},
-                                  {"ratio", "Ratio", "percentage", "", false}}};
+  profile::MarkerSchema mark{"Mark",
+                             {"marker-chart", "marker-table"},
+                             "",
+                             "{marker.name}: {marker.data.message}",
+                             "",
+                             {{"message", "Message", "string", "", true},
+                              {"done", "Done", "string", "", false},
+                              {"ratio", "Ratio", "percentage", "", false}}};
   meta.marker_schema = {syscall, mark};
-  meta.extra = {{"event", std::string("cpu-clock")}, {"lost_samples", int64_t{3}},
-                {"frequency_hz", 999.5}};
+  meta.extra = {
+      {"event", std::string("cpu-clock")}, {"lost_samples", int64_t{3}}, {"frequency_hz", 999.5}};
   return meta;
 }
 
@@ -82,15 +89,21 @@ Thread make_root_main() {
   t.name = "GeckoMain";
   t.process_name = "demo";
   t.pid = t.tid = F::kRootPid;
-  const uint32_t start = t.intern_stack(std::nullopt, t.intern_address_frame(0x7ffff7dd4d90, Category::kUser));
-  const uint32_t main = t.intern_stack(start, t.intern_address_frame(0x555555555200, Category::kUser));
-  const uint32_t leaf = t.intern_stack(main, t.intern_address_frame(F::kDemoLeafAvma, Category::kUser));
-  const uint32_t read = t.intern_stack(main, t.intern_address_frame(0x7ffff7e9a6d0, Category::kUser));
-  const uint32_t kernel = t.intern_stack(read, t.intern_address_frame(F::kKernelFrameAvma, Category::kKernel));
-  const uint32_t idle = t.intern_stack(kernel, t.intern_frame("schedule (in [kernel.kallsyms])", Category::kIdle));
+  const uint32_t start =
+      t.intern_stack(std::nullopt, t.intern_address_frame(0x7ffff7dd4d90, Category::kUser));
+  const uint32_t main =
+      t.intern_stack(start, t.intern_address_frame(0x555555555200, Category::kUser));
+  const uint32_t leaf =
+      t.intern_stack(main, t.intern_address_frame(F::kDemoLeafAvma, Category::kUser));
+  const uint32_t read =
+      t.intern_stack(main, t.intern_address_frame(0x7ffff7e9a6d0, Category::kUser));
+  const uint32_t kernel =
+      t.intern_stack(read, t.intern_address_frame(F::kKernelFrameAvma, Category::kKernel));
+  const uint32_t idle =
+      t.intern_stack(kernel, t.intern_frame("schedule (in [kernel.kallsyms])", Category::kIdle));
   // The last two samples are out of order: the writer must sort them (stably) by time.
-  const std::pair<uint32_t, double> rows[] = {{leaf, 1.0}, {leaf, 2.0}, {kernel, 3.0},
-                                              {idle, 4.0}, {idle, 5.0}, {leaf, 7.0},
+  const std::pair<uint32_t, double> rows[] = {{leaf, 1.0},        {leaf, 2.0}, {kernel, 3.0},
+                                              {idle, 4.0},        {idle, 5.0}, {leaf, 7.0},
                                               {leaf, 6.123456789}};
   uint64_t delta = 0;
   for (auto [stack, time] : rows) {
@@ -100,7 +113,9 @@ Thread make_root_main() {
   t.add_marker(marker("Startup", 0.5, std::nullopt, MarkerPhase::kInstant));
   Marker syscall = marker("read", 3.0, 4.8, MarkerPhase::kInterval, Category::kKernel);
   syscall.type = "Syscall";
-  syscall.fields = {{"syscall", std::string("read")}, {"fd", int64_t{3}}, {"ret", int64_t{4096}},
+  syscall.fields = {{"syscall", std::string("read")},
+                    {"fd", int64_t{3}},
+                    {"ret", int64_t{4096}},
                     {"path", profile::UniqueString{"/etc/hosts"}}};
   t.add_marker(std::move(syscall));
   t.add_marker(marker("phase", 1.0, std::nullopt, MarkerPhase::kIntervalStart));
@@ -118,10 +133,14 @@ Thread make_worker() {
   t.tid = F::kWorkerTid;  // process name, type and pid are left to inherit from the process
   t.register_time_ms = 0.8;
   t.unregister_time_ms = 7.5;
-  const uint32_t root = t.intern_stack(std::nullopt, t.intern_address_frame(0x7ffff7e1bac3, Category::kUser));
-  const uint32_t work = t.intern_stack(root, t.intern_address_frame(0x555555555340, Category::kUser));
-  const uint32_t leaf = t.intern_stack(work, t.intern_address_frame(0x555555555390, Category::kUser));
-  for (double time : {1.5, 2.5, 3.5, 4.5}) t.add_sample(Sample{time == 3.5 ? work : leaf, time, 1000000});
+  const uint32_t root =
+      t.intern_stack(std::nullopt, t.intern_address_frame(0x7ffff7e1bac3, Category::kUser));
+  const uint32_t work =
+      t.intern_stack(root, t.intern_address_frame(0x555555555340, Category::kUser));
+  const uint32_t leaf =
+      t.intern_stack(work, t.intern_address_frame(0x555555555390, Category::kUser));
+  for (double time : {1.5, 2.5, 3.5, 4.5})
+    t.add_sample(Sample{time == 3.5 ? work : leaf, time, 1000000});
   Marker begin = marker("work", 1.2, std::nullopt, MarkerPhase::kIntervalStart);
   begin.type = "Mark";
   begin.fields = {{"message", std::string("begin")}};
@@ -148,12 +167,15 @@ Process make_child(int64_t pid, const std::string& name, size_t samples, double 
   t.process_type = "child";
   t.pid = t.tid = pid;
   t.register_time_ms = start_ms;
-  const uint32_t root = t.intern_stack(std::nullopt, t.intern_address_frame(0x555555555010, Category::kUser));
-  const uint32_t leaf = t.intern_stack(root, t.intern_address_frame(F::kChildLeafAvma, Category::kUser));
+  const uint32_t root =
+      t.intern_stack(std::nullopt, t.intern_address_frame(0x555555555010, Category::kUser));
+  const uint32_t leaf =
+      t.intern_stack(root, t.intern_address_frame(F::kChildLeafAvma, Category::kUser));
   for (size_t i = 0; i < samples; ++i) {
     t.add_sample(Sample{leaf, start_ms + 0.5 + static_cast<double>(i), 900000});
   }
-  if (pid == F::kChildPid) t.add_marker(marker("exec", start_ms, std::nullopt, MarkerPhase::kInstant));
+  if (pid == F::kChildPid)
+    t.add_marker(marker("exec", start_ms, std::nullopt, MarkerPhase::kInstant));
   p.threads.push_back(std::move(t));
   return p;
 }
@@ -170,20 +192,22 @@ profile::Profile make_sample_profile() {
   root.shutdown_time_ms = 9.5;
   // Deliberately unsorted, with one lib covered by another (dropped) and one overlapping the
   // end of another (trimmed), to exercise the writer's normalisation.
-  root.libs = {kernel_lib(),
-               make_lib(0x7ffff7dc0000, 0x7ffff7f55000, 0x28000, "/usr/lib/x86_64-linux-gnu/libc.so.6",
-                        "0c0fd0f3fbb6dd0b9b1e1c1a7fe2d1e3a6b0c6d1"),
-               make_lib(F::kDemoStart, 0x555555556000, F::kDemoOffset, "/home/user/demo",
-                        "d1b2c3a4e5f60718293a4b5c6d7e8f9012345678"),
-               make_lib(0x555555555800, 0x555555558000, 0, "/home/user/libpartial.so",
-                        "c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4"),
-               make_lib(0x555555554800, 0x555555555000, 0, "/home/user/libcovered.so",
-                        "e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4")};
+  root.libs = {
+      kernel_lib(),
+      make_lib(0x7ffff7dc0000, 0x7ffff7f55000, 0x28000, "/usr/lib/x86_64-linux-gnu/libc.so.6",
+               "0c0fd0f3fbb6dd0b9b1e1c1a7fe2d1e3a6b0c6d1"),
+      make_lib(F::kDemoStart, 0x555555556000, F::kDemoOffset, "/home/user/demo",
+               "d1b2c3a4e5f60718293a4b5c6d7e8f9012345678"),
+      make_lib(0x555555555800, 0x555555558000, 0, "/home/user/libpartial.so",
+               "c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4"),
+      make_lib(0x555555554800, 0x555555555000, 0, "/home/user/libcovered.so",
+               "e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4")};
   root.threads.push_back(make_root_main());
   root.threads.push_back(make_worker());
   profile.processes.push_back(std::move(root));
   profile.processes.push_back(make_child(F::kChildPid, "child-cmd", F::kChildSamples, 2.0));
-  profile.processes.push_back(make_child(F::kGrandchildPid, "grandchild", F::kGrandchildSamples, 3.0));
+  profile.processes.push_back(
+      make_child(F::kGrandchildPid, "grandchild", F::kGrandchildSamples, 3.0));
   return profile;
 }
 
@@ -196,8 +220,11 @@ profile::ProfileSymbols make_sample_symbols(const profile::Profile& profile) {
     for (const uint64_t address : module.addresses) {
       profile::AddressSymbol s;
       if (name == "demo" && address == F::kDemoLeaf) {
-        s = {S::kDemoLeafFunction, S::kDemoLeafFunctionStart, S::kDemoLeafFunctionSize,
-             S::kDemoFile, S::kDemoLeafLine,
+        s = {S::kDemoLeafFunction,
+             S::kDemoLeafFunctionStart,
+             S::kDemoLeafFunctionSize,
+             S::kDemoFile,
+             S::kDemoLeafLine,
              {{S::kInlineInner, S::kInlineFile, S::kInlineInnerLine},
               {S::kInlineOuter, S::kInlineFile, S::kInlineOuterLine}}};
       } else if (name == "demo") {
@@ -211,7 +238,8 @@ profile::ProfileSymbols make_sample_symbols(const profile::Profile& profile) {
       }
       entries.emplace_back(address, std::move(s));
     }
-    if (!entries.empty()) symbols.add_module(module.module, profile::ModuleSymbols(std::move(entries)));
+    if (!entries.empty())
+      symbols.add_module(module.module, profile::ModuleSymbols(std::move(entries)));
   }
   return symbols;
 }

@@ -215,9 +215,9 @@ void check_native_allocation(element payload, const std::string& at, size_t stac
 
 void check_markers(element thread, const std::string& where, const ProfileFacts& facts,
                    size_t string_count, size_t stack_count, Problems& problems) {
-  auto t = read_table(thread, "markers",
-                      {"name", "startTime", "endTime", "phase", "category", "data"}, where,
-                      problems);
+  auto t =
+      read_table(thread, "markers", {"name", "startTime", "endTime", "phase", "category", "data"},
+                 where, problems);
   if (!t) return;
   const std::map<std::string, size_t, std::less<>> expected{
       {"name", 0}, {"startTime", 1}, {"endTime", 2}, {"phase", 3}, {"category", 4}, {"data", 5}};

@@ -20,7 +20,9 @@ using simdjson::dom::object;
 
 class Problems {
  public:
-  void add(const std::string& where, const std::string& what) { list_.push_back(where + ": " + what); }
+  void add(const std::string& where, const std::string& what) {
+    list_.push_back(where + ": " + what);
+  }
   std::vector<std::string> take() { return std::move(list_); }
 
  private:

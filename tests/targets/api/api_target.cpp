@@ -4,8 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-extern "C" __attribute__((noinline)) uint64_t api_target_sum(const uint64_t* values,
-                                                             size_t count) {
+extern "C" __attribute__((noinline)) uint64_t api_target_sum(const uint64_t* values, size_t count) {
   uint64_t sum = 0;
   for (size_t i = 0; i < count; ++i) sum += values[i] * 3 + (sum >> 7);
   return sum;

@@ -22,7 +22,9 @@ void check(bool ok, const char* what) {
   }
 }
 
-bool aligned(void* p, uintptr_t alignment) { return reinterpret_cast<uintptr_t>(p) % alignment == 0; }
+bool aligned(void* p, uintptr_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
 
 }  // namespace
 

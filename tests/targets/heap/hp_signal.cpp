@@ -2,9 +2,10 @@
 // (spinning SPIN iterations between pairs, default 0) while a second thread sends it SIGUSR1
 // (default 500 times); the handler, on an alternate signal stack, allocates and frees a
 // 777-byte block. A busy thread gets a signal at its next interrupt, anywhere in user code,
-// a few milliseconds later here; SPIN keeps the number of allocations in that time bounded. Async-signal-unsafe, as real programs do it
-// anyway; glibc's per-thread cache keeps the two sizes apart, so only the interposer is on
-// trial. Prints how many handler calls ran and where the alternate stack is.
+// a few milliseconds later here; SPIN keeps the number of allocations in that time bounded.
+// Async-signal-unsafe, as real programs do it anyway; glibc's per-thread cache keeps the two sizes
+// apart, so only the interposer is on trial. Prints how many handler calls ran and where the
+// alternate stack is.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -53,8 +54,8 @@ int main(int argc, char** argv) {
   if (argc > 1) g_signals = std::atoi(argv[1]);
   if (argc > 2) g_spin = std::atol(argv[2]);
   constexpr size_t kAltStackBytes = 64 * 1024;
-  void* alt = mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* alt =
+      mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   stack_t ss{};
   ss.ss_sp = alt;
   ss.ss_size = kAltStackBytes;

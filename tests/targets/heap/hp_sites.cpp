@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(calls[2] * kLarge));
   uint64_t leaked = 0;
   for (const uint64_t size : kLeakBlocks) {
-    std::printf("leak block=%p size=%llu\n", leak_site(size), static_cast<unsigned long long>(size));
+    std::printf("leak block=%p size=%llu\n", leak_site(size),
+                static_cast<unsigned long long>(size));
     leaked += size;
   }
   std::printf("leak_site bytes=%llu\n", static_cast<unsigned long long>(leaked));

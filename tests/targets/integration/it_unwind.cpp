@@ -1,5 +1,5 @@
-// it_unwind THREADS SECONDS [ROUNDS]: release-style code (-O2 -fomit-frame-pointer) whose hot paths run in
-// libraries without frame pointers: libm (sin/cos/exp) and libstdc++ (std::sort calling back
+// it_unwind THREADS SECONDS [ROUNDS]: release-style code (-O2 -fomit-frame-pointer) whose hot paths
+// run in libraries without frame pointers: libm (sin/cos/exp) and libstdc++ (std::sort calling back
 // into a comparator here). Each thread "calc-N" runs
 //   calc_thread -> outer_level -> middle_level -> {libm_heavy -> libm, sort_heavy -> std::sort
 //   -> compare_values}

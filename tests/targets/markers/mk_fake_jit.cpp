@@ -27,8 +27,8 @@ namespace {
 //   6: 48 39 f8     cmp rax, rdi
 //   9: 72 f7        jb 2
 //  11: c3           ret
-constexpr uint8_t kLoopCode[] = {0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01, 0x48,
-                                 0x39, 0xf8, 0x72, 0xf7, 0xc3};
+constexpr uint8_t kLoopCode[] = {0x31, 0xc0, 0x48, 0x83, 0xc0, 0x01,
+                                 0x48, 0x39, 0xf8, 0x72, 0xf7, 0xc3};
 using LoopFn = uint64_t (*)(uint64_t);
 
 // The made-up source the jitdump's DEBUG_INFO names: line 40 for the setup, 41 for the loop
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   void* code = emit_code();
   if (code == nullptr) return 1;
-  const bool named = mode == "perfmap" ? write_perf_map(code)
+  const bool named = mode == "perfmap"               ? write_perf_map(code)
                      : mode == "jitdump" && argc > 2 ? write_jitdump(argv[2], code)
                                                      : false;
   if (!named) return 1;

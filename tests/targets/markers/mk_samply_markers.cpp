@@ -21,8 +21,8 @@ int main(int argc, char** argv) {
   spin_for_ms(150);
   const uint64_t end = monotonic_ns();
   const std::string lines = std::to_string(start) + " " + std::to_string(end) +
-                            " samply-interval\n" + std::to_string(end) + " " +
-                            std::to_string(end) + " samply-instant\n";
+                            " samply-interval\n" + std::to_string(end) + " " + std::to_string(end) +
+                            " samply-instant\n";
   if (write(fd, lines.data(), lines.size()) != static_cast<ssize_t>(lines.size())) return 1;
   spin_for_ms(50);
   return 0;

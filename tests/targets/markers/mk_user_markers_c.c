@@ -9,8 +9,9 @@ static void spin_for_ms(long ms) {
   do {
     for (int i = 0; i < 1000; ++i) sink = sink + i;
     clock_gettime(CLOCK_MONOTONIC, &now);
-  /* In ns: a per-field division truncates toward zero and can end the loop up to 1 ms early. */
-  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < ms * 1000000L);
+    /* In ns: a per-field division truncates toward zero and can end the loop up to 1 ms early. */
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) <
+           ms * 1000000L);
 }
 
 int main(void) {

@@ -33,7 +33,8 @@ void report(const char* name) {
 // The barrier after each blocking call keeps it a real call (no tail call), so the named
 // function stays on the stack while the thread is blocked.
 __attribute__((noinline)) void sleep_in_named_function(double ms) {
-  timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms - 1000.0 * static_cast<long>(ms / 1000)) * 1e6)};
+  timespec ts{static_cast<time_t>(ms / 1000),
+              static_cast<long>((ms - 1000.0 * static_cast<long>(ms / 1000)) * 1e6)};
   nanosleep(&ts, nullptr);
   asm volatile("" ::: "memory");
 }

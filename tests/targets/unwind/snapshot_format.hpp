@@ -15,20 +15,20 @@
 namespace sprof::test::unwind_snapshot {
 
 inline constexpr char kMagic[8] = {'S', 'P', 'R', 'U', 'N', 'W', '0', '1'};
-inline constexpr uint32_t kPerfRegCount = 24;     // PERF_REG_X86_64_MAX
+inline constexpr uint32_t kPerfRegCount = 24;      // PERF_REG_X86_64_MAX
 inline constexpr uint64_t kStackCopyBytes = 8192;  // perf's default dwarf stack size
 
 // What the program was doing when the sample was taken; tests check per phase.
 enum class Phase : uint32_t {
-  kIdle = 0,     // between phases
-  kLeaf,         // leaf_polynomial <- leaf_caller <- phase_leaf <- main
-  kSharedLib,    // exe_callback / lib_inner <- lib_apply (.so) <- phase_shared_lib <- main
-  kLibm,         // libm <- phase_libm <- main
-  kSignal,       // handler_work <- usr1_handler <- __restore_rt <- libc <- phase_signal <- main
-  kRecursion,    // recurse x many, deeper than the stack copy
-  kThread,       // thread_work <- thread_body <- libc thread start <- clone3
-  kVdso,         // vdso <- libc clock_gettime <- phase_vdso <- main
-  kQsort,        // compare_ints <- libc qsort internals <- phase_qsort <- main
+  kIdle = 0,   // between phases
+  kLeaf,       // leaf_polynomial <- leaf_caller <- phase_leaf <- main
+  kSharedLib,  // exe_callback / lib_inner <- lib_apply (.so) <- phase_shared_lib <- main
+  kLibm,       // libm <- phase_libm <- main
+  kSignal,     // handler_work <- usr1_handler <- __restore_rt <- libc <- phase_signal <- main
+  kRecursion,  // recurse x many, deeper than the stack copy
+  kThread,     // thread_work <- thread_body <- libc thread start <- clone3
+  kVdso,       // vdso <- libc clock_gettime <- phase_vdso <- main
+  kQsort,      // compare_ints <- libc qsort internals <- phase_qsort <- main
   kCount
 };
 
@@ -41,11 +41,11 @@ struct SnapshotFileHeader {
 struct SnapshotSampleHeader {
   uint32_t phase;
   uint32_t reserved;
-  uint64_t regs_mask;                // bits in perf numbering, as attr.sample_regs_user
-  uint64_t regs[kPerfRegCount];      // indexed by perf register number
-  uint64_t stack_start;              // the interrupted rsp
-  uint64_t stack_size;               // bytes following this header
-  uint64_t stack_top;                // end of the thread's stack (to tell a complete copy)
+  uint64_t regs_mask;            // bits in perf numbering, as attr.sample_regs_user
+  uint64_t regs[kPerfRegCount];  // indexed by perf register number
+  uint64_t stack_start;          // the interrupted rsp
+  uint64_t stack_size;           // bytes following this header
+  uint64_t stack_top;            // end of the thread's stack (to tell a complete copy)
 };
 
 }  // namespace sprof::test::unwind_snapshot

@@ -36,8 +36,8 @@ struct RegMap {
   int perf;
 };
 constexpr RegMap kRegMap[] = {
-    {REG_RAX, 0}, {REG_RBX, 1}, {REG_RCX, 2},  {REG_RDX, 3},  {REG_RSI, 4},  {REG_RDI, 5},
-    {REG_RBP, 6}, {REG_RSP, 7}, {REG_RIP, 8},  {REG_R8, 16},  {REG_R9, 17},  {REG_R10, 18},
+    {REG_RAX, 0},  {REG_RBX, 1},  {REG_RCX, 2},  {REG_RDX, 3},  {REG_RSI, 4},  {REG_RDI, 5},
+    {REG_RBP, 6},  {REG_RSP, 7},  {REG_RIP, 8},  {REG_R8, 16},  {REG_R9, 17},  {REG_R10, 18},
     {REG_R11, 19}, {REG_R12, 20}, {REG_R13, 21}, {REG_R14, 22}, {REG_R15, 23},
 };
 
@@ -70,8 +70,8 @@ void install_handler_once() {
   static bool installed = false;
   if (installed) return;
   installed = true;
-  void* mem = mmap(nullptr, kBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* mem =
+      mmap(nullptr, kBufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   g_buffer = mem == MAP_FAILED ? nullptr : static_cast<uint8_t*>(mem);
   struct sigaction sa {};
   sa.sa_sigaction = on_sigprof;

@@ -8,7 +8,8 @@ namespace {
 
 __attribute__((noinline)) uint64_t lib_inner(uint64_t x) {
   // Integer mixing with no calls: a frameless leaf inside the library.
-  for (int i = 0; i < 64; ++i) x = (x ^ (x >> 7)) * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i);
+  for (int i = 0; i < 64; ++i)
+    x = (x ^ (x >> 7)) * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i);
   return x;
 }
 

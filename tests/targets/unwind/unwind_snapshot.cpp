@@ -123,8 +123,9 @@ std::string SymbolLookup::name_of(uint64_t avma) {
   if (inserted) {
     auto symbols = elf::read_symbols(m->path);
     if (symbols) it->second = std::move(*symbols);
-    std::sort(it->second.begin(), it->second.end(),
-              [](const elf::ElfSymbol& a, const elf::ElfSymbol& b) { return a.address < b.address; });
+    std::sort(
+        it->second.begin(), it->second.end(),
+        [](const elf::ElfSymbol& a, const elf::ElfSymbol& b) { return a.address < b.address; });
   }
   const uint64_t svma = m->to_svma(Avma{avma}).value;
   const auto& table = it->second;
@@ -149,8 +150,8 @@ Result<SnapshotRun> load_snapshot_run(const std::string& dir) {
   SnapshotRun run;
   run.dir = dir;
   SPROF_TRY(run.samples, parse_samples(sample_bytes));
-  SPROF_TRY(run.space, MapsAddressSpace::parse(std::string(maps_bytes.begin(), maps_bytes.end()),
-                                               vdso));
+  SPROF_TRY(run.space,
+            MapsAddressSpace::parse(std::string(maps_bytes.begin(), maps_bytes.end()), vdso));
   return run;
 }
 

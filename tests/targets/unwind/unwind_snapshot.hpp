@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "snapshot_format.hpp"
-#include "sprof/unwind/unwinder.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/elf/elf_symbols.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::test {
 

@@ -177,8 +177,8 @@ int main(int argc, char** argv) {
     void (*run)();
   };
   const PhaseRun phases[] = {
-      {Phase::kLeaf, phase_leaf},   {Phase::kSharedLib, phase_shared_lib},
-      {Phase::kLibm, phase_libm},   {Phase::kSignal, phase_signal},
+      {Phase::kLeaf, phase_leaf},           {Phase::kSharedLib, phase_shared_lib},
+      {Phase::kLibm, phase_libm},           {Phase::kSignal, phase_signal},
       {Phase::kRecursion, phase_recursion}, {Phase::kVdso, phase_vdso},
       {Phase::kQsort, phase_qsort},
   };

@@ -17,8 +17,31 @@ namespace sprof::arch::x86_64 {
 // Register numbers of <asm/perf_regs.h> (enum perf_event_x86_regs): the bit of each register in
 // attr.sample_regs_user, and the order of the values PERF_SAMPLE_REGS_USER delivers.
 enum class PerfReg : uint8_t {
-  kAx = 0, kBx, kCx, kDx, kSi, kDi, kBp, kSp, kIp, kFlags, kCs, kSs, kDs, kEs, kFs, kGs,
-  kR8 = 16, kR9, kR10, kR11, kR12, kR13, kR14, kR15, kCount
+  kAx = 0,
+  kBx,
+  kCx,
+  kDx,
+  kSi,
+  kDi,
+  kBp,
+  kSp,
+  kIp,
+  kFlags,
+  kCs,
+  kSs,
+  kDs,
+  kEs,
+  kFs,
+  kGs,
+  kR8 = 16,
+  kR9,
+  kR10,
+  kR11,
+  kR12,
+  kR13,
+  kR14,
+  kR15,
+  kCount
 };
 // attr.sample_regs_user for DWARF unwinding: every general-purpose register and IP (segment
 // registers and flags are never needed for CFI).
@@ -26,8 +49,23 @@ inline constexpr uint64_t kUnwindRegsMask = 0xFF01FFULL;
 
 // DWARF register numbers of the System V psABI (figure 3.36). Column 16 is the return address.
 enum class DwarfReg : uint8_t {
-  kRax = 0, kRdx = 1, kRcx = 2, kRbx = 3, kRsi = 4, kRdi = 5, kRbp = 6, kRsp = 7,
-  kR8 = 8, kR9, kR10, kR11, kR12, kR13, kR14, kR15 = 15, kRip = 16,
+  kRax = 0,
+  kRdx = 1,
+  kRcx = 2,
+  kRbx = 3,
+  kRsi = 4,
+  kRdi = 5,
+  kRbp = 6,
+  kRsp = 7,
+  kR8 = 8,
+  kR9,
+  kR10,
+  kR11,
+  kR12,
+  kR13,
+  kR14,
+  kR15 = 15,
+  kRip = 16,
 };
 inline constexpr size_t kDwarfRegCount = 17;
 
@@ -62,7 +100,7 @@ inline constexpr uint64_t kFramePointerCallerSpOffset = 16;
 // A signal handler "returns" into glibc's sa_restorer `__restore_rt`:
 // `48 c7 c0 0f 00 00 00` mov $0xf,%rax (__NR_rt_sigreturn) then `0f 05` syscall.
 inline constexpr std::array<uint8_t, 9> kSigreturnCode = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
-                                                           0x00, 0x00, 0x0f, 0x05};
+                                                          0x00, 0x00, 0x0f, 0x05};
 // Offset of the `syscall` within the trampoline: a sample can land on either instruction.
 inline constexpr uint64_t kSigreturnSyscallOffset = 7;
 // In the trampoline rsp points at the `struct ucontext` of the kernel's `rt_sigframe`

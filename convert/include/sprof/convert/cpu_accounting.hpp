@@ -68,7 +68,7 @@ class CpuAccounting {
     // CPU ns used since `since_ns`; nullopt when the thread was unknown until this call, so what
     // it used before is unknown too.
     std::optional<uint64_t> cpu_ns;
-    uint64_t since_ns = 0;  // the previous take, or when the thread was first seen
+    uint64_t since_ns = 0;    // the previous take, or when the thread was first seen
     uint64_t stalled_ns = 0;  // left out of cpu_ns: taken for a stopped CPU (see above)
     // Of a stalled stretch, what cpu_ns still counts (a period plus the slack): the thread's
     // own CPU if a late timer made the stretch long, steal if the CPU stopped.
@@ -127,8 +127,8 @@ class CpuAccounting {
   // A thread's time on one CPU: what the switch records say and what the scheduler counted.
   struct CpuShare {
     uint32_t cpu = kUnknownCpu;
-    uint64_t on_cpu_ns = 0;    // on CPU by the switch records, stalls included
-    uint64_t credited_ns = 0;  // of that, what the deltas were given (stalls left out)
+    uint64_t on_cpu_ns = 0;           // on CPU by the switch records, stalls included
+    uint64_t credited_ns = 0;         // of that, what the deltas were given (stalls left out)
     uint64_t last_count_ns = 0;       // the count at the latest `counted`
     uint64_t on_cpu_at_count_ns = 0;  // on_cpu_ns then
     uint64_t counted_ns = 0;          // the count's growth, each step capped (see counted)
@@ -139,8 +139,8 @@ class CpuAccounting {
     uint64_t unreported_ns = 0;            // closed on-CPU intervals since the last take
     uint64_t reported_until = 0;           // time of the last take (or first sight)
     uint64_t last_seen = 0;
-    uint64_t off_cpu_since = 0;            // end of the last on-CPU interval
-    std::optional<uint64_t> picked_at;     // pick time of the switch-in to come
+    uint64_t off_cpu_since = 0;         // end of the last on-CPU interval
+    std::optional<uint64_t> picked_at;  // pick time of the switch-in to come
     // The open on-CPU stretch began at a switch-in or a tick: a timer was armed at its start.
     bool stretch_bounded = false;
     uint32_t stretch_cpu = kUnknownCpu;  // where the open stretch runs, once a record said

@@ -52,7 +52,6 @@ struct ProcAccess {
 // source of CFI (`unwind::ModuleCfiSource::module_cfi`, asked once per path).
 class HostFiles : public unwind::ModuleCfiSource {
  public:
-
   // A mapped binary's ELF identity (build-id, load segments): the profile's lib and the
   // mapping's bias. An error means the binary is not available (deleted, unreadable, or not the
   // file that was recorded); the mapping then has no lib and no CFI.

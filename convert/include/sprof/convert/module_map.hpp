@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "sprof/unwind/unwinder.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::convert {
 

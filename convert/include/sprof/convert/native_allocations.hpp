@@ -39,8 +39,8 @@
 #include <vector>
 
 #include "sprof/convert/allocation_bucket.hpp"
-#include "sprof/perf/records.hpp"
 #include "sprof/convert/stats.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
@@ -58,8 +58,7 @@ class NativeAllocations {
  public:
   // `sample_interval_bytes` as the interposer was configured; 0: every allocation is recorded.
   // The counts go into `stats` (the converter's), which must outlive this.
-  NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats,
-                    FoldingOptions folding = {});
+  NativeAllocations(uint64_t sample_interval_bytes, HeapStats& stats, FoldingOptions folding = {});
 
   // The bytes an allocation of `size` bytes stands for.
   int64_t weight(uint64_t size) const;
@@ -121,7 +120,7 @@ class NativeAllocations {
   FoldingOptions folding_;
   uint64_t rows_written_ = 0;
   AllocationBucket bucket_;
-  uint64_t bucket_serial_ = 0;  // of the open bucket (0: none yet)
+  uint64_t bucket_serial_ = 0;                 // of the open bucket (0: none yet)
   std::unordered_map<uint32_t, Blocks> live_;  // by pid; a process without blocks has no entry
   std::map<size_t, CounterState> counters_;    // by image
   int64_t live_bytes_ = 0;                     // over every process

@@ -34,14 +34,14 @@
 #include "sprof/convert/native_allocations.hpp"
 #include "sprof/convert/off_cpu.hpp"
 #include "sprof/convert/per_cpu_tracks.hpp"
-#include "sprof/perf/records.hpp"
 #include "sprof/convert/process_name.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/convert/stats.hpp"
-#include "sprof/unwind/stack_stitcher.hpp"
-#include "sprof/unwind/unwinder.hpp"
+#include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 #include "sprof/profile/sample_spill.hpp"
+#include "sprof/unwind/stack_stitcher.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::convert {
 
@@ -60,7 +60,7 @@ struct ConverterOptions {
   double interval_ms = 1;
   std::string product = "sprof";
   uint32_t root_pid = 0;
-  bool period_is_cpu_ns = true;      // cpu-clock: a sample's period is the thread's CPU ns
+  bool period_is_cpu_ns = true;  // cpu-clock: a sample's period is the thread's CPU ns
   // PERF_RECORD_SWITCH is recorded: CPU deltas come from switch-in/out times (cpu_accounting.hpp),
   // the period being the fallback for threads whose start is unknown.
   bool switch_records = false;
@@ -81,8 +81,8 @@ struct ConverterOptions {
   bool per_cpu_threads = false;
   bool cswitch_markers = false;
   std::optional<profile::Library> kernel_lib;  // appended to every process's libs
-  ProcAccess proc;  // /proc of the recorded machine (host.hpp)
-  std::optional<HeapOptions> heap;  // set when the records include allocations
+  ProcAccess proc;                             // /proc of the recorded machine (host.hpp)
+  std::optional<HeapOptions> heap;             // set when the records include allocations
   // Where the threads' full blocks of samples wait for the profile to be written, so memory
   // stays flat in long recordings (null: in memory). The caller opens it: convert makes no
   // system calls.
@@ -103,7 +103,9 @@ class ProfileConverter {
   profile::Profile finish(uint64_t end_ns);
   // The "[kernel.kallsyms]" lib appended to every process's libs at `finish` (it may be
   // computed while recording runs).
-  void set_kernel_library(std::optional<profile::Library> lib) { options_.kernel_lib = std::move(lib); }
+  void set_kernel_library(std::optional<profile::Library> lib) {
+    options_.kernel_lib = std::move(lib);
+  }
   // How the root process ended, when the caller knows (it launched it); call before `finish`.
   void set_root_exit_status(const ExitStatus& s) { lifecycle_.set_root_status(s); }
   RecordingStats& stats() { return stats_; }
@@ -221,9 +223,9 @@ class ProfileConverter {
   LifecycleMarkers lifecycle_;
   MarkerFiles marker_files_;
   JitLibraries jit_;
-  std::vector<uint64_t> off_cpu_times_;  // scratch
+  std::vector<uint64_t> off_cpu_times_;    // scratch
   std::optional<NativeAllocations> heap_;  // with options_.heap
-  std::optional<PerCpuTracks> per_cpu_;   // --per-cpu-threads
+  std::optional<PerCpuTracks> per_cpu_;    // --per-cpu-threads
 };
 
 }  // namespace sprof::convert

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/perf/event_table.hpp"
 #include "sprof/convert/profile_converter.hpp"
 #include "sprof/convert/stats.hpp"
-#include "sprof/unwind/unwinder.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/profile/profile.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::convert {
 

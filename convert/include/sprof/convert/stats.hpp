@@ -16,11 +16,11 @@ inline constexpr size_t kUnwindStopKinds = 8;  // = unwind::kUnwindStopCount
 
 // Bytes still allocated when a process image ended, from one allocation stack.
 struct RetainedSite {
-  size_t image = 0;                // index into Profile::processes
-  size_t thread = 0;               // index into that process's threads
-  std::optional<uint32_t> stack;   // in that thread's stack table
-  int64_t bytes = 0;               // what the sampled blocks stand for
-  uint64_t blocks = 0;             // sampled blocks
+  size_t image = 0;               // index into Profile::processes
+  size_t thread = 0;              // index into that process's threads
+  std::optional<uint32_t> stack;  // in that thread's stack table
+  int64_t bytes = 0;              // what the sampled blocks stand for
+  uint64_t blocks = 0;            // sampled blocks
 };
 
 // Allocation recording (`sprof record --heap`), when on.
@@ -32,25 +32,25 @@ struct HeapStats {
   uint64_t calls = 0;
   uint64_t call_bytes = 0;
   uint64_t attached_processes = 0;
-  uint64_t dropped_records = 0;     // records the interposers did not write, for any cause:
-  uint64_t dropped_contended = 0;   //   sampled mode gave up on a contended ring
-  uint64_t dropped_reader_gone = 0; //   record-all mode: sprof had stopped reading the ring
-                                    //   (the rest: sampled mode found the ring full)
-  uint64_t dropped_attaches = 0;    // of the dropped records, attach records
-  uint64_t untracked_samples = 0;   // sampled, but their frees cannot be recorded
-  uint64_t ring_malformed = 0;      // records the reader rejected
+  uint64_t dropped_records = 0;      // records the interposers did not write, for any cause:
+  uint64_t dropped_contended = 0;    //   sampled mode gave up on a contended ring
+  uint64_t dropped_reader_gone = 0;  //   record-all mode: sprof had stopped reading the ring
+                                     //   (the rest: sampled mode found the ring full)
+  uint64_t dropped_attaches = 0;     // of the dropped records, attach records
+  uint64_t untracked_samples = 0;    // sampled, but their frees cannot be recorded
+  uint64_t ring_malformed = 0;       // records the reader rejected
   // From the records.
-  uint64_t allocations = 0;         // allocation records
-  int64_t estimated_bytes = 0;      // bytes they stand for
-  uint64_t frees = 0;               // frees of recorded blocks
-  uint64_t unmatched_frees = 0;     // frees of blocks not recorded here (inherited at fork, ...)
-  uint64_t lost_frees = 0;          // a block's address was allocated again: its free was lost
-  int64_t peak_live_bytes = 0;      // over every process
+  uint64_t allocations = 0;      // allocation records
+  int64_t estimated_bytes = 0;   // bytes they stand for
+  uint64_t frees = 0;            // frees of recorded blocks
+  uint64_t unmatched_frees = 0;  // frees of blocks not recorded here (inherited at fork, ...)
+  uint64_t lost_frees = 0;       // a block's address was allocated again: its free was lost
+  int64_t peak_live_bytes = 0;   // over every process
   double peak_time_ms = 0;
-  int64_t live_at_exit_bytes = 0;   // still allocated when their process image ended
+  int64_t live_at_exit_bytes = 0;  // still allocated when their process image ended
   uint64_t live_at_exit_blocks = 0;
-  std::vector<RetainedSite> retained;  // by bytes, largest first
-  uint64_t programs = 0;            // program images started by exec while recording
+  std::vector<RetainedSite> retained;          // by bytes, largest first
+  uint64_t programs = 0;                       // program images started by exec while recording
   std::vector<std::string> unhooked_programs;  // of those, the ones that never loaded it
   std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
   // Long runs (native_allocations.hpp, FoldingOptions): blocks allocated and freed within one
@@ -62,12 +62,12 @@ struct HeapStats {
 };
 
 struct RecordingStats {
-  std::string event_name;         // "cycles" or "cpu-clock"
-  uint64_t samples = 0;           // samples written to the profile
-  uint64_t off_cpu_samples = 0;   // of which off-CPU (blocked thread, Idle leaf, 0 CPU)
-  uint64_t lost_records = 0;      // PERF_RECORD_LOST: records the kernel dropped (ring full)
-  uint64_t lost_samples = 0;      // PERF_RECORD_LOST_SAMPLES
-  uint64_t throttle_events = 0;   // PERF_RECORD_THROTTLE: the kernel lowered the rate
+  std::string event_name;        // "cycles" or "cpu-clock"
+  uint64_t samples = 0;          // samples written to the profile
+  uint64_t off_cpu_samples = 0;  // of which off-CPU (blocked thread, Idle leaf, 0 CPU)
+  uint64_t lost_records = 0;     // PERF_RECORD_LOST: records the kernel dropped (ring full)
+  uint64_t lost_samples = 0;     // PERF_RECORD_LOST_SAMPLES
+  uint64_t throttle_events = 0;  // PERF_RECORD_THROTTLE: the kernel lowered the rate
   // Stretches on CPU longer than a clock timer allows (a VM's stalled CPU, or a timer the host
   // delivered late: cpu_accounting.hpp), and the time left out of the CPU deltas for them.
   uint64_t cpu_stalls = 0;
@@ -79,10 +79,10 @@ struct RecordingStats {
   uint64_t cpu_counts = 0;
   uint64_t cpu_count_removed_ns = 0;
   uint64_t cpu_count_added_ns = 0;
-  uint64_t malformed_records = 0; // records that failed to parse (skipped)
-  uint64_t unknown_records = 0;   // record types sprof does not use (skipped)
-  uint64_t processes = 0;         // distinct pids seen
-  uint64_t threads = 0;           // distinct tids seen
+  uint64_t malformed_records = 0;  // records that failed to parse (skipped)
+  uint64_t unknown_records = 0;    // record types sprof does not use (skipped)
+  uint64_t processes = 0;          // distinct pids seen
+  uint64_t threads = 0;            // distinct tids seen
   uint64_t unreadable_modules = 0;
   // Unwinding (dwarf mode): samples whose user stack stopped for each reason; index is
   // unwind::UnwindStop. kComplete counts stacks that reached the thread's entry.

@@ -52,7 +52,9 @@ struct FrameAddress {
   Kind kind = Kind::kInstructionPointer;
 
   static constexpr FrameAddress ip(uint64_t a) { return {Avma{a}, Kind::kInstructionPointer}; }
-  static constexpr FrameAddress return_address(uint64_t a) { return {Avma{a}, Kind::kReturnAddress}; }
+  static constexpr FrameAddress return_address(uint64_t a) {
+    return {Avma{a}, Kind::kReturnAddress};
+  }
   constexpr uint64_t lookup_address() const { return sprof::lookup_address(address.value, kind); }
   constexpr bool operator==(const FrameAddress&) const = default;
 };

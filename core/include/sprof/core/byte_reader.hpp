@@ -31,10 +31,26 @@ class ByteReader {
     return true;
   }
 
-  uint64_t u64() { uint64_t v = 0; read(v); return v; }
-  uint32_t u32() { uint32_t v = 0; read(v); return v; }
-  uint16_t u16() { uint16_t v = 0; read(v); return v; }
-  uint8_t u8() { uint8_t v = 0; read(v); return v; }
+  uint64_t u64() {
+    uint64_t v = 0;
+    read(v);
+    return v;
+  }
+  uint32_t u32() {
+    uint32_t v = 0;
+    read(v);
+    return v;
+  }
+  uint16_t u16() {
+    uint16_t v = 0;
+    read(v);
+    return v;
+  }
+  uint8_t u8() {
+    uint8_t v = 0;
+    read(v);
+    return v;
+  }
 
   // LEB128 (DWARF 5 section 7.6). A value that does not fit 64 bits fails the reader, so a run of
   // continuation bytes cannot make a parser loop or shift past the width.

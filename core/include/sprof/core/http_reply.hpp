@@ -23,8 +23,8 @@ using BodyProducer = std::function<bool(std::string& out)>;
 struct HttpReply {
   unsigned status = 200;
   std::string content_type = "application/json";  // empty means application/json
-  std::string body;             // the body, unless `body_producer` is set
-  BodyProducer body_producer;   // when set, the body is what it produces; `body` is unused
+  std::string body;                               // the body, unless `body_producer` is set
+  BodyProducer body_producer;  // when set, the body is what it produces; `body` is unused
 
   // A reply whose body is known whole.
   static HttpReply whole(unsigned status, std::string content_type, std::string body) {

@@ -16,9 +16,17 @@ Level level();
 bool enabled(Level level);
 void write(Level level, std::string_view message);
 
-inline void debug(std::string_view m) { if (enabled(Level::kDebug)) write(Level::kDebug, m); }
-inline void info(std::string_view m) { if (enabled(Level::kInfo)) write(Level::kInfo, m); }
-inline void warn(std::string_view m) { if (enabled(Level::kWarn)) write(Level::kWarn, m); }
-inline void error(std::string_view m) { if (enabled(Level::kError)) write(Level::kError, m); }
+inline void debug(std::string_view m) {
+  if (enabled(Level::kDebug)) write(Level::kDebug, m);
+}
+inline void info(std::string_view m) {
+  if (enabled(Level::kInfo)) write(Level::kInfo, m);
+}
+inline void warn(std::string_view m) {
+  if (enabled(Level::kWarn)) write(Level::kWarn, m);
+}
+inline void error(std::string_view m) {
+  if (enabled(Level::kError)) write(Level::kError, m);
+}
 
 }  // namespace sprof::log

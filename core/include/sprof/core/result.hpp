@@ -53,9 +53,9 @@ inline Unexpected fail(Errc code, std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(implicit)
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}         // NOLINT(implicit)
   Result(Unexpected u) : v_(std::in_place_index<1>, std::move(u.error)) {}  // NOLINT(implicit)
-  Result(Error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT(implicit)
+  Result(Error e) : v_(std::in_place_index<1>, std::move(e)) {}             // NOLINT(implicit)
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -86,7 +86,7 @@ class [[nodiscard]] Result<void> {
  public:
   Result() = default;
   Result(Unexpected u) : error_(std::move(u.error)), ok_(false) {}  // NOLINT(implicit)
-  Result(Error e) : error_(std::move(e)), ok_(false) {}  // NOLINT(implicit)
+  Result(Error e) : error_(std::move(e)), ok_(false) {}             // NOLINT(implicit)
 
   bool has_value() const { return ok_; }
   explicit operator bool() const { return ok_; }
@@ -108,16 +108,16 @@ inline Result<void> ok() { return {}; }
 
 // SPROF_TRY(auto x, expr): evaluates `expr` (a Result<T>); on error returns the error from the
 // enclosing function, otherwise declares `x` holding the moved value.
-#define SPROF_TRY(decl, expr)                                             \
-  auto SPROF_CONCAT_(sprof_try_, __LINE__) = (expr);                      \
-  if (!SPROF_CONCAT_(sprof_try_, __LINE__).has_value())                   \
+#define SPROF_TRY(decl, expr)                                                           \
+  auto SPROF_CONCAT_(sprof_try_, __LINE__) = (expr);                                    \
+  if (!SPROF_CONCAT_(sprof_try_, __LINE__).has_value())                                 \
     return ::sprof::unexpected(std::move(SPROF_CONCAT_(sprof_try_, __LINE__)).error()); \
   decl = std::move(*SPROF_CONCAT_(sprof_try_, __LINE__))
 
 // SPROF_TRY_VOID(expr): for Result<void>.
-#define SPROF_TRY_VOID(expr)                                              \
-  do {                                                                    \
-    auto sprof_try_void_ = (expr);                                        \
-    if (!sprof_try_void_.has_value())                                     \
-      return ::sprof::unexpected(std::move(sprof_try_void_).error());     \
+#define SPROF_TRY_VOID(expr)                                          \
+  do {                                                                \
+    auto sprof_try_void_ = (expr);                                    \
+    if (!sprof_try_void_.has_value())                                 \
+      return ::sprof::unexpected(std::move(sprof_try_void_).error()); \
   } while (false)

@@ -29,8 +29,8 @@ namespace sprof {
 enum class Symlinks { kRefuse, kFollow };
 
 struct UntrustedFile {
-  UniqueFd fd;               // O_RDONLY | O_CLOEXEC (| O_NONBLOCK, which a regular file ignores)
-  uint64_t size_bytes = 0;   // st_size when opened; 0 for /proc files, which have no size
+  UniqueFd fd;                  // O_RDONLY | O_CLOEXEC (| O_NONBLOCK, which a regular file ignores)
+  uint64_t size_bytes = 0;      // st_size when opened; 0 for /proc files, which have no size
   double modified_wall_ms = 0;  // st_mtim when opened, in ms since the Unix epoch
 };
 

@@ -28,15 +28,42 @@ inline constexpr size_t kDwarfRegCount = arch::x86_64::kDwarfRegCount;
 // section 7.7.1). Anything else makes the rule `kUnsupported`.
 enum class CfiOpcode : uint8_t {
   kDeref = 0x06,
-  kConst1u = 0x08, kConst1s = 0x09, kConst2u = 0x0a, kConst2s = 0x0b,
-  kConst4u = 0x0c, kConst4s = 0x0d, kConst8u = 0x0e, kConst8s = 0x0f,
-  kConstu = 0x10, kConsts = 0x11,
-  kDup = 0x12, kDrop = 0x13, kOver = 0x14, kSwap = 0x16,
-  kAnd = 0x1a, kMinus = 0x1c, kMul = 0x1e, kNeg = 0x1f, kNot = 0x20, kOr = 0x21,
-  kPlus = 0x22, kPlusUconst = 0x23, kShl = 0x24, kShr = 0x25, kShra = 0x26, kXor = 0x27,
-  kEq = 0x29, kGe = 0x2a, kGt = 0x2b, kLe = 0x2c, kLt = 0x2d, kNe = 0x2e,
-  kLit0 = 0x30, kLit31 = 0x4f,
-  kBreg0 = 0x70, kBreg31 = 0x8f,
+  kConst1u = 0x08,
+  kConst1s = 0x09,
+  kConst2u = 0x0a,
+  kConst2s = 0x0b,
+  kConst4u = 0x0c,
+  kConst4s = 0x0d,
+  kConst8u = 0x0e,
+  kConst8s = 0x0f,
+  kConstu = 0x10,
+  kConsts = 0x11,
+  kDup = 0x12,
+  kDrop = 0x13,
+  kOver = 0x14,
+  kSwap = 0x16,
+  kAnd = 0x1a,
+  kMinus = 0x1c,
+  kMul = 0x1e,
+  kNeg = 0x1f,
+  kNot = 0x20,
+  kOr = 0x21,
+  kPlus = 0x22,
+  kPlusUconst = 0x23,
+  kShl = 0x24,
+  kShr = 0x25,
+  kShra = 0x26,
+  kXor = 0x27,
+  kEq = 0x29,
+  kGe = 0x2a,
+  kGt = 0x2b,
+  kLe = 0x2c,
+  kLt = 0x2d,
+  kNe = 0x2e,
+  kLit0 = 0x30,
+  kLit31 = 0x4f,
+  kBreg0 = 0x70,
+  kBreg31 = 0x8f,
   kBregx = 0x92,
   kNop = 0x96,
   kCallFrameCfa = 0x9c,
@@ -82,8 +109,8 @@ struct FrameRule {
   uint64_t pc_end = 0;
 
   enum class CfaKind : uint8_t {
-    kRegOffset,    // CFA = register `cfa_reg` + `cfa_offset`
-    kExpression,   // CFA = value of `cfa_expr`
+    kRegOffset,   // CFA = register `cfa_reg` + `cfa_offset`
+    kExpression,  // CFA = value of `cfa_expr`
     kUnsupported,
   };
   CfaKind cfa_kind = CfaKind::kUnsupported;

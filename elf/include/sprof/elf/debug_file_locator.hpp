@@ -37,9 +37,9 @@ using LocatorTrace =
     std::function<void(std::string_view module, std::string_view path, std::string_view verdict)>;
 
 struct LocatorOptions {
-  std::vector<std::string> symbol_dirs;                  // searched before the system roots
+  std::vector<std::string> symbol_dirs;  // searched before the system roots
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
-  LocatorTrace trace;                                    // optional
+  LocatorTrace trace;  // optional
 };
 
 // A file a search accepted, and the handle it was opened through (null when none was found).
@@ -49,10 +49,10 @@ struct LocatedFile {
 };
 
 struct LocatedModule {
-  std::string binary_path;       // empty when only a debug file was found
-  std::string debug_path;        // a file with .debug_info; empty when there is none
-  std::string symbols_path;      // the file whose .symtab/.dynsym to read
-  ModuleIdentity identity;       // of the binary if found, else of the debug file
+  std::string binary_path;   // empty when only a debug file was found
+  std::string debug_path;    // a file with .debug_info; empty when there is none
+  std::string symbols_path;  // the file whose .symtab/.dynsym to read
+  ModuleIdentity identity;   // of the binary if found, else of the debug file
   // The files above as the search opened them (null where the path is empty); `symbols` is
   // one of the other two.
   SharedElfFile binary;

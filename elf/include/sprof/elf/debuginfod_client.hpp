@@ -41,9 +41,9 @@ struct DebuginfodOptions {
 enum class DebuginfodArtifact { kDebugInfo, kExecutable };
 
 struct DebuginfodProgress {
-  uint64_t bytes = 0;   // received so far
-  uint64_t total = 0;   // 0 while unknown
-  std::string url;      // the server being downloaded from, once one answered
+  uint64_t bytes = 0;  // received so far
+  uint64_t total = 0;  // 0 while unknown
+  std::string url;     // the server being downloaded from, once one answered
 };
 using DebuginfodProgressFn = std::function<void(const DebuginfodProgress&)>;
 

@@ -25,9 +25,9 @@ inline constexpr uint64_t kKernelPageSize = 4096;
 
 struct KernelSymbol {
   uint64_t address = 0;
-  char type = '?';      // nm-style: 'T'/'t' text, 'W'/'w' weak, 'D' data, ...
+  char type = '?';  // nm-style: 'T'/'t' text, 'W'/'w' weak, 'D' data, ...
   std::string name;
-  std::string module;   // "" for the core kernel, else the name inside "[...]"
+  std::string module;  // "" for the core kernel, else the name inside "[...]"
 
   bool is_text() const { return type == 'T' || type == 't' || type == 'W' || type == 'w'; }
   bool is_global() const { return type >= 'A' && type <= 'Z'; }

@@ -30,13 +30,13 @@ struct LoadSegment {
 };
 
 struct ModuleIdentity {
-  BuildId build_id;             // NT_GNU_BUILD_ID, or the .text fold when there is none
+  BuildId build_id;  // NT_GNU_BUILD_ID, or the .text fold when there is none
   bool has_gnu_build_id = false;
   bool little_endian = true;
-  uint16_t machine = 0;         // e_machine
-  uint64_t base_vaddr = 0;      // v0: p_vaddr of the first PT_LOAD
+  uint16_t machine = 0;     // e_machine
+  uint64_t base_vaddr = 0;  // v0: p_vaddr of the first PT_LOAD
   std::vector<LoadSegment> loads;
-  std::string debuglink;        // .gnu_debuglink file name, empty if none
+  std::string debuglink;  // .gnu_debuglink file name, empty if none
   uint32_t debuglink_crc = 0;
   bool has_debug_info = false;  // a .debug_info section with contents (not SHT_NOBITS)
   bool has_symtab = false;      // a .symtab section with contents

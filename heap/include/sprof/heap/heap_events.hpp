@@ -21,7 +21,7 @@ struct HeapAlloc : Allocation {
   uint32_t pid = 0;
   uint32_t tid = 0;
   bool is_realloc = false;
-  uint64_t stack_end = 0;    // end of the stack mapping; 0 when unknown
+  uint64_t stack_end = 0;          // end of the stack mapping; 0 when unknown
   std::span<const uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
 };
 

@@ -27,7 +27,7 @@ namespace sprof::heap {
 
 struct HeapRingOptions {
   uint64_t sample_interval_bytes = 512 * 1024;  // 0: record every allocation
-  uint32_t stack_copy_bytes = 32 * 1024;  // docs/heap.md, "Stack copy size"
+  uint32_t stack_copy_bytes = 32 * 1024;        // docs/heap.md, "Stack copy size"
   // Small on purpose: a writer takes a page fault per ring page on its first lap (4-11 us each
   // here), docs/heap.md "Ring size".
   uint64_t data_bytes = 8ULL << 20;
@@ -52,7 +52,8 @@ class MappedHeapRing {
   std::string path_for_children() const;
 
  private:
-  MappedHeapRing(UniqueFd fd, void* area, size_t size) : fd_(std::move(fd)), area_(area), size_(size) {}
+  MappedHeapRing(UniqueFd fd, void* area, size_t size)
+      : fd_(std::move(fd)), area_(area), size_(size) {}
 
   UniqueFd fd_;
   void* area_ = nullptr;

@@ -50,11 +50,11 @@ inline constexpr const char* kRingEnvVar = "SPROF_HEAP_RING";
 struct RingConfig {
   uint64_t magic;
   uint32_t version;
-  uint32_t header_bytes;          // == kRingHeaderBytes: the data area starts here
-  uint64_t data_bytes;            // power of two in [kMinDataBytes, kMaxDataBytes]
-  uint64_t sample_interval_bytes; // mean bytes between sampled allocations; 0 = record all
-  uint32_t stack_copy_bytes;      // most stack bytes copied per allocation; multiple of 8
-  uint32_t tracked_capacity_log2; // slots in each process's set of sampled live addresses
+  uint32_t header_bytes;           // == kRingHeaderBytes: the data area starts here
+  uint64_t data_bytes;             // power of two in [kMinDataBytes, kMaxDataBytes]
+  uint64_t sample_interval_bytes;  // mean bytes between sampled allocations; 0 = record all
+  uint32_t stack_copy_bytes;       // most stack bytes copied per allocation; multiple of 8
+  uint32_t tracked_capacity_log2;  // slots in each process's set of sampled live addresses
   uint64_t creator_pid;
   uint64_t reserved[2];
 };
@@ -87,11 +87,11 @@ struct RingCounters {
 static_assert(sizeof(RingCounters) == 128);
 
 struct RingHeader {
-  RingConfig config;                  // offset 0
-  alignas(64) uint64_t write_head;    // offset 64: writers CAS it
-  alignas(64) uint64_t read_tail;     // offset 128: the reader stores it
-  alignas(64) RingCounters counters;  // offset 192
-  alignas(64) uint64_t reader_closed; // offset 320: the reader stores 1 when it reads no more
+  RingConfig config;                   // offset 0
+  alignas(64) uint64_t write_head;     // offset 64: writers CAS it
+  alignas(64) uint64_t read_tail;      // offset 128: the reader stores it
+  alignas(64) RingCounters counters;   // offset 192
+  alignas(64) uint64_t reader_closed;  // offset 320: the reader stores 1 when it reads no more
   uint8_t reserved[kRingHeaderBytes - 384];
 };
 static_assert(sizeof(RingHeader) == kRingHeaderBytes);
@@ -158,8 +158,16 @@ static_assert(sizeof(CapturedRegs) == 64);
 
 // Which API made the allocation (display only; `kind` carries the semantics).
 enum class AllocFunction : uint16_t {
-  kMalloc = 0, kCalloc, kRealloc, kReallocArray, kPosixMemalign, kAlignedAlloc, kMemalign,
-  kValloc, kPvalloc, kCount
+  kMalloc = 0,
+  kCalloc,
+  kRealloc,
+  kReallocArray,
+  kPosixMemalign,
+  kAlignedAlloc,
+  kMemalign,
+  kValloc,
+  kPvalloc,
+  kCount
 };
 
 // Followed by `stack_bytes` bytes: the memory at [regs.sp, regs.sp + stack_bytes), then zero
@@ -171,7 +179,7 @@ struct AllocFields {
   uint64_t old_address;  // kRealloc: the block passed to realloc (0 for realloc(NULL, n))
   uint64_t alignment;    // requested alignment; 0 when the API takes none
   CapturedRegs regs;
-  uint64_t stack_end;    // end of the mapping holding regs.sp (0 when unknown)
+  uint64_t stack_end;  // end of the mapping holding regs.sp (0 when unknown)
   uint32_t stack_bytes;
   AllocFunction function;
   uint16_t reserved;
@@ -199,13 +207,17 @@ struct AttachFields {
 static_assert(sizeof(AttachFields) == 24);
 
 inline constexpr uint32_t kRecordAlign = 8;
-inline constexpr uint32_t align_record(uint32_t n) { return (n + kRecordAlign - 1) & ~(kRecordAlign - 1); }
+inline constexpr uint32_t align_record(uint32_t n) {
+  return (n + kRecordAlign - 1) & ~(kRecordAlign - 1);
+}
 inline constexpr uint32_t kFreeRecordBytes = sizeof(RecordHeader) + sizeof(FreeFields);
 inline constexpr uint32_t alloc_record_bytes(uint32_t stack_bytes) {
-  return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AllocFields)) + align_record(stack_bytes);
+  return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AllocFields)) +
+         align_record(stack_bytes);
 }
 inline constexpr uint32_t attach_record_bytes(uint32_t exe_bytes) {
-  return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AttachFields)) + align_record(exe_bytes);
+  return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AttachFields)) +
+         align_record(exe_bytes);
 }
 // No valid record is larger than this; a reader rejects bigger sizes without looking further.
 inline constexpr uint32_t kMaxRecordBytes = alloc_record_bytes(kMaxStackCopyBytes);

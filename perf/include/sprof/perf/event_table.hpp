@@ -20,9 +20,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/core/result.hpp"
 #include "sprof/perf/record_parser.hpp"
 #include "sprof/perf/sample_layout.hpp"
-#include "sprof/core/result.hpp"
 
 namespace sprof::perf {
 

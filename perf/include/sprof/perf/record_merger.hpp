@@ -65,9 +65,9 @@ class RecordMerger {
   std::vector<Record> slots_;
   std::vector<uint32_t> free_slots_;
   uint64_t next_sequence_ = 0;
-  uint64_t round_max_time_ = 0;     // newest timestamp added in the current round
+  uint64_t round_max_time_ = 0;      // newest timestamp added in the current round
   uint64_t previous_round_max_ = 0;  // ... in the round before
-  uint64_t emitted_up_to_ = 0;      // timestamp of the newest record emitted so far
+  uint64_t emitted_up_to_ = 0;       // timestamp of the newest record emitted so far
   bool emitted_any_ = false;
   uint64_t late_records_ = 0;
 };

@@ -16,9 +16,9 @@
 #include <cstring>
 #include <span>
 
+#include "sprof/core/result.hpp"
 #include "sprof/perf/records.hpp"
 #include "sprof/perf/sample_layout.hpp"
-#include "sprof/core/result.hpp"
 
 namespace sprof::perf {
 

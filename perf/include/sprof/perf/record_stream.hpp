@@ -21,11 +21,11 @@ namespace sprof::perf {
 class RecordStream {
  public:
   struct Stats {
-    uint64_t records = 0;            // decoded records handed to the merger
-    uint64_t malformed_records = 0;  // parse_record said Errc::kMalformed; skipped
-    uint64_t skipped_records = 0;    // record types sprof does not decode
+    uint64_t records = 0;              // decoded records handed to the merger
+    uint64_t malformed_records = 0;    // parse_record said Errc::kMalformed; skipped
+    uint64_t skipped_records = 0;      // record types sprof does not decode
     uint64_t other_event_samples = 0;  // samples of EventRole::kOther events; skipped
-    uint64_t late_records = 0;       // emitted after newer records (see RecordMerger)
+    uint64_t late_records = 0;         // emitted after newer records (see RecordMerger)
   };
 
   explicit RecordStream(EventTable events);
@@ -55,8 +55,8 @@ class RecordStream {
 
  private:
   // A side-band CPU-wide switch record that can matter: a switch-out from or to a task of a
-  // process that has records of its own (ProfileConverter::note_cpu_wide_switch_out). The others, most of them on a
-  // busy machine, are dropped before the merge; they are not losses.
+  // process that has records of its own (ProfileConverter::note_cpu_wide_switch_out). The others,
+  // most of them on a busy machine, are dropped before the merge; they are not losses.
   bool wanted_side_band_switch(const SwitchRecord& r) const;
 
   EventTable events_;

@@ -18,9 +18,9 @@
 #include <variant>
 #include <vector>
 
-#include "sprof/perf/stack_bytes.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/heap/allocation.hpp"
+#include "sprof/perf/stack_bytes.hpp"
 
 namespace sprof::perf {
 
@@ -36,8 +36,8 @@ struct SampleRecord {
   SampleId id;
   uint64_t ip = 0;
   uint64_t period = 0;
-  bool kernel_mode = false;            // PERF_RECORD_MISC_KERNEL in header.misc
-  std::vector<uint64_t> callchain;     // raw, including PERF_CONTEXT_* markers
+  bool kernel_mode = false;         // PERF_RECORD_MISC_KERNEL in header.misc
+  std::vector<uint64_t> callchain;  // raw, including PERF_CONTEXT_* markers
   // PERF_SAMPLE_REGS_USER: `regs_user_abi` is PERF_SAMPLE_REGS_ABI_*; `regs_user` holds one value
   // per bit set in `sample_regs_user` (the event's attr.sample_regs_user, copied from its
   // layout), in bit order. Empty when abi is NONE (kernel thread).

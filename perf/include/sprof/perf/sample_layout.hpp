@@ -28,9 +28,8 @@ class SampleLayout {
       PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |
       PERF_SAMPLE_WEIGHT_STRUCT;
   static constexpr uint64_t kSupportedReadFormat = PERF_FORMAT_TOTAL_TIME_ENABLED |
-                                                   PERF_FORMAT_TOTAL_TIME_RUNNING |
-                                                   PERF_FORMAT_ID | PERF_FORMAT_GROUP |
-                                                   PERF_FORMAT_LOST;
+                                                   PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
+                                                   PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
 
   // Derives the layout from the attr passed to perf_event_open. Fails for unknown sample_type or
   // read_format bits and for PERF_SAMPLE_WEIGHT together with PERF_SAMPLE_WEIGHT_STRUCT (the

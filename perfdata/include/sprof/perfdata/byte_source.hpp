@@ -64,7 +64,8 @@ class FileBytes final : public ByteSource {
   std::string name() const override { return path_; }
 
  private:
-  FileBytes(UntrustedFile file, std::string path) : file_(std::move(file)), path_(std::move(path)) {}
+  FileBytes(UntrustedFile file, std::string path)
+      : file_(std::move(file)), path_(std::move(path)) {}
   UntrustedFile file_;
   std::string path_;
 };

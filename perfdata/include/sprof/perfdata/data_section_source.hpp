@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "sprof/perf/record_stream.hpp"
 #include "sprof/convert/record_source.hpp"
+#include "sprof/perf/record_stream.hpp"
 #include "sprof/perfdata/byte_source.hpp"
 #include "sprof/perfdata/file_header.hpp"
 #include "sprof/perfdata/recorded_build_ids.hpp"

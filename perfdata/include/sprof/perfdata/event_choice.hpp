@@ -11,15 +11,15 @@
 #include <cstddef>
 #include <vector>
 
-#include "sprof/perf/event_table.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/perf/event_table.hpp"
 #include "sprof/perfdata/file_events.hpp"
 
 namespace sprof::perfdata {
 
 struct ChosenEvents {
   std::vector<sprof::perf::EventSpec> specs;  // [0] is the sampling event
-  std::vector<size_t> file_index_to_event;      // file's event i is specs[map[i]]
+  std::vector<size_t> file_index_to_event;    // file's event i is specs[map[i]]
 };
 
 // Errc::kUnsupported when the file has no event that samples (only side-band events).

@@ -20,9 +20,9 @@
 namespace sprof::perfdata {
 
 struct ClockReference {
-  int32_t clockid = 0;         // the clock of the records' times (CLOCK_MONOTONIC is 1)
-  uint64_t wall_ns = 0;        // the wall clock (ns since the epoch) ...
-  uint64_t clock_ns = 0;       // ... and that clock, read at the same moment
+  int32_t clockid = 0;    // the clock of the records' times (CLOCK_MONOTONIC is 1)
+  uint64_t wall_ns = 0;   // the wall clock (ns since the epoch) ...
+  uint64_t clock_ns = 0;  // ... and that clock, read at the same moment
 };
 
 struct FileFeatures {
@@ -36,8 +36,8 @@ struct FileFeatures {
   std::vector<std::string> command_line;  // perf's argv
   std::vector<std::string> event_names;   // per attrs entry, from HEADER_EVENT_DESC
   std::optional<uint64_t> first_sample_ns, last_sample_ns;  // HEADER_SAMPLE_TIME
-  std::optional<ClockReference> clock;  // HEADER_CLOCK_DATA
-  bool compressed = false;              // HEADER_COMPRESSED: records are zstd-compressed
+  std::optional<ClockReference> clock;                      // HEADER_CLOCK_DATA
+  bool compressed = false;  // HEADER_COMPRESSED: records are zstd-compressed
   std::vector<RecordedBuildId> build_ids;
   std::vector<std::string> unreadable;  // "HEADER_CMDLINE: ...", features skipped
 };

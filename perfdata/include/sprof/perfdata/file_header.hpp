@@ -26,7 +26,7 @@ struct FileSection {
 };
 
 struct FileHeader {
-  bool pipe_mode = false;  // attrs, features: none here, they are records in `data`
+  bool pipe_mode = false;         // attrs, features: none here, they are records in `data`
   uint64_t attr_entry_bytes = 0;  // one attrs entry: perf_event_attr + ids section
   FileSection attrs;
   // The records, clamped to the file: a recording that was cut short (perf killed, a copy that

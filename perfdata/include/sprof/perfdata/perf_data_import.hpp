@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "sprof/convert/host.hpp"
-#include "sprof/perf/record_stream.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/perf/record_stream.hpp"
 #include "sprof/perfdata/build_id_checked_files.hpp"
 #include "sprof/perfdata/byte_source.hpp"
 #include "sprof/perfdata/data_section_source.hpp"

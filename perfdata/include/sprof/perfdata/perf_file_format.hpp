@@ -103,11 +103,25 @@ enum : uint32_t {
 
 // "FINISHED_INIT" for kFinishedInit; nullptr for a type perf does not define.
 inline const char* user_record_name(uint32_t type) {
-  static constexpr const char* kNames[] = {
-      "HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
-      "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP",
-      "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV",
-      "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT"};
+  static constexpr const char* kNames[] = {"HEADER_ATTR",
+                                           "HEADER_EVENT_TYPE",
+                                           "HEADER_TRACING_DATA",
+                                           "HEADER_BUILD_ID",
+                                           "FINISHED_ROUND",
+                                           "ID_INDEX",
+                                           "AUXTRACE_INFO",
+                                           "AUXTRACE",
+                                           "AUXTRACE_ERROR",
+                                           "THREAD_MAP",
+                                           "CPU_MAP",
+                                           "STAT_CONFIG",
+                                           "STAT",
+                                           "STAT_ROUND",
+                                           "EVENT_UPDATE",
+                                           "TIME_CONV",
+                                           "HEADER_FEATURE",
+                                           "COMPRESSED",
+                                           "FINISHED_INIT"};
   if (type < record::kHeaderAttr || type > record::kFinishedInit) return nullptr;
   return kNames[type - record::kHeaderAttr];
 }

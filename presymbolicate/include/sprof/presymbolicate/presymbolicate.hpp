@@ -25,8 +25,8 @@ namespace sprof::presymbolicate {
 struct ModuleOutcome {
   profile::ModuleKey module;
   uint64_t addresses = 0;
-  uint64_t named = 0;  // addresses with a function name
-  std::string error;   // why the module has no symbols; empty when it was found
+  uint64_t named = 0;     // addresses with a function name
+  std::string error;      // why the module has no symbols; empty when it was found
   double elapsed_ms = 0;  // finding and indexing its debug info (unless already built) + lookups
 };
 

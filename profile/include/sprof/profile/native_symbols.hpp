@@ -32,11 +32,11 @@ struct InlinedCall {
 
 // What symbolication says about one address, in the terms of the /symbolicate/v5 answer.
 struct AddressSymbol {
-  std::string function;  // demangled; empty: no function covers the address
+  std::string function;         // demangled; empty: no function covers the address
   uint64_t function_start = 0;  // relative address of the function's first byte
   std::optional<uint64_t> function_size;
-  std::string file;    // of the outermost function at this address; empty if unknown
-  uint32_t line = 0;   // 0 if unknown
+  std::string file;                  // of the outermost function at this address; empty if unknown
+  uint32_t line = 0;                 // 0 if unknown
   std::vector<InlinedCall> inlines;  // innermost first
   bool operator==(const AddressSymbol&) const = default;
 

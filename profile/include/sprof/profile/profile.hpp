@@ -42,12 +42,12 @@ std::vector<CategoryInfo> default_categories();
 
 // One executable mapping of a module in a process (docs/firefox-profiler-format.md, "libs").
 struct Library {
-  uint64_t start = 0;   // first AVMA, inclusive
-  uint64_t end = 0;     // exclusive
-  uint64_t offset = 0;  // relative address of `start`: relative = avma - (start - offset)
-  std::string name;         // basename shown in the UI
-  std::string path;         // full path on disk
-  std::string debug_name;   // sent to the symbol server; no '/'
+  uint64_t start = 0;      // first AVMA, inclusive
+  uint64_t end = 0;        // exclusive
+  uint64_t offset = 0;     // relative address of `start`: relative = avma - (start - offset)
+  std::string name;        // basename shown in the UI
+  std::string path;        // full path on disk
+  std::string debug_name;  // sent to the symbol server; no '/'
   std::string debug_path;
   std::string breakpad_id;  // 33 uppercase hex characters
   std::string code_id;      // full build-id, lowercase hex (may be empty)
@@ -66,7 +66,12 @@ struct MarkerField {
   FieldValue value;
 };
 
-enum class MarkerPhase : uint8_t { kInstant = 0, kInterval = 1, kIntervalStart = 2, kIntervalEnd = 3 };
+enum class MarkerPhase : uint8_t {
+  kInstant = 0,
+  kInterval = 1,
+  kIntervalStart = 2,
+  kIntervalEnd = 3
+};
 
 struct Marker {
   std::string name;
@@ -81,7 +86,7 @@ struct Marker {
 
 // A field of a marker schema: dynamic ({key, label, format}) or static ({label, value}).
 struct MarkerSchemaField {
-  std::string key;     // empty for a static field
+  std::string key;  // empty for a static field
   std::string label;
   std::string format;  // dynamic fields only
   std::string value;   // static fields only
@@ -117,8 +122,8 @@ struct CounterSample {
 };
 
 struct Counter {
-  std::string name;         // "malloc"
-  std::string category;     // "Memory" makes the front end draw a memory track
+  std::string name;      // "malloc"
+  std::string category;  // "Memory" makes the front end draw a memory track
   std::string description;
   std::vector<CounterSample> samples;  // in time order
 };

@@ -79,8 +79,8 @@ class SampleList {
   static constexpr size_t kBlockSize = size_t{1} << kBlockShift;
 
   struct Block {
-    std::vector<Packed> packed;            // empty once spilled
-    std::optional<uint64_t> spilled_at;    // offset in spill_
+    std::vector<Packed> packed;          // empty once spilled
+    std::optional<uint64_t> spilled_at;  // offset in spill_
   };
   const Packed& packed_at(size_t i) const;
   // The packed samples of a spilled block, read into this reading thread's cache.

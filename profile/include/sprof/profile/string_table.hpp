@@ -28,7 +28,9 @@ class StringTable {
   // Transparent, so lookups by `std::string_view` don't allocate.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
 
   std::vector<std::string> strings_;

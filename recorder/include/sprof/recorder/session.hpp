@@ -80,7 +80,8 @@ struct Recording {
 
 class Session {
  public:
-  // Errc::kExecFailed with "cannot execute ..." when the command cannot be executed (the CLI exits 127 then, and writes no profile).
+  // Errc::kExecFailed with "cannot execute ..." when the command cannot be executed (the CLI exits
+  // 127 then, and writes no profile).
   static Result<std::unique_ptr<Session>> launch(const RecordOptions& options);
   // Records running processes (options.attach_pids) or, with options.system_wide, every process
   // (CPU-wide events; the profile's top-level process is then pid 0, the kernel's idle task,

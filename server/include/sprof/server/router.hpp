@@ -75,7 +75,7 @@ struct Response {
 };
 
 struct RouterConfig {
-  std::string token;         // path prefix without slashes
+  std::string token;  // path prefix without slashes
   // The address the server listens on: besides loopback names, the only Host it answers (any
   // IP literal when this is a wildcard address); see handle_request.
   std::string bind_address = "127.0.0.1";

@@ -28,16 +28,16 @@ namespace sprof::server {
 
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
-  std::string port = "0";     // "N", or "N+" to try N..N+99; "0" = ephemeral (see port_spec.hpp)
-  std::string profile_path;   // served as /TOKEN/profile.json (raw bytes; .json or .json.gz)
-  ApiHandler api;             // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
-  AssetProvider assets;       // the page template "index.html" and its files
-  PageInfo page;              // cli-computed placeholder values (COMMAND, DURATION, ...)
+  std::string port = "0";    // "N", or "N+" to try N..N+99; "0" = ephemeral (see port_spec.hpp)
+  std::string profile_path;  // served as /TOKEN/profile.json (raw bytes; .json or .json.gz)
+  ApiHandler api;            // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
+  AssetProvider assets;      // the page template "index.html" and its files
+  PageInfo page;             // cli-computed placeholder values (COMMAND, DURATION, ...)
   std::string profiler_base = std::string(kDefaultProfilerBase);
   // How the browser reaches this server, when not by the address it listens on
   // (parse_public_url; empty: http://<bind address>:<port>).
   std::string public_url;
-  std::string token;          // empty: generate a random one (set only in tests)
+  std::string token;  // empty: generate a random one (set only in tests)
   std::uint64_t body_limit_bytes = kDefaultBodyLimitBytes;
   std::chrono::seconds read_timeout{30};    // per read of a request
   std::chrono::seconds write_timeout{300};  // per response (a large profile on a slow reader)

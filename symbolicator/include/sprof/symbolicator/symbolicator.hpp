@@ -40,10 +40,10 @@ struct InlineFrame {
 };
 
 struct SymbolInfo {
-  std::string function;            // demangled
-  uint64_t function_start = 0;     // relative address of the function's first byte
-  uint64_t function_size = 0;      // 0 if unknown
-  std::string file;                // of the outer function at this address; empty if unknown
+  std::string function;         // demangled
+  uint64_t function_start = 0;  // relative address of the function's first byte
+  uint64_t function_size = 0;   // 0 if unknown
+  std::string file;             // of the outer function at this address; empty if unknown
   uint32_t line = 0;
   // Innermost first (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").
   std::vector<InlineFrame> inlines;
@@ -105,7 +105,7 @@ struct DebuginfodEvent {
 };
 
 struct DebuginfodOptions {
-  std::vector<std::string> urls;  // servers; empty: debuginfod is never contacted
+  std::vector<std::string> urls;     // servers; empty: debuginfod is never contacted
   std::chrono::seconds timeout{90};  // the longest one download may take
   // How long `Symbolicator::module` waits for a download it needs before answering with the
   // local files; the download continues either way. It never waits for a download queued

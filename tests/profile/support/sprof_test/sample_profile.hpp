@@ -36,8 +36,12 @@ struct SampleProfileFacts {
   static constexpr uint64_t kKernelEndUnaligned = 0xffffffff81e00123ULL;
   static constexpr uint64_t kKernelEndRounded = 0xffffffff81e01000ULL;
   // "work\xff\xfeer": invalid bytes, each written as U+FFFD.
-  static constexpr const char* kWorkerRawName = "work\xff\xfe" "er";
-  static constexpr const char* kWorkerWrittenName = "work\xEF\xBF\xBD\xEF\xBF\xBD" "er";
+  static constexpr const char* kWorkerRawName =
+      "work\xff\xfe"
+      "er";
+  static constexpr const char* kWorkerWrittenName =
+      "work\xEF\xBF\xBD\xEF\xBF\xBD"
+      "er";
   // The root's "demo" mapping, and its main thread's user leaf (a sample leaf only), and the
   // kernel frame that is both a sample leaf and the caller of the idle stack.
   static constexpr uint64_t kDemoStart = 0x555555554000ULL;

@@ -18,17 +18,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/elf/cfi_module.hpp"
 #include "sprof/unwind/module_cfi_source.hpp"
 #include "sprof/unwind/rule_source.hpp"
-#include "sprof/elf/cfi_module.hpp"
 
 namespace sprof::unwind {
 
 struct CfiCacheStats {
   uint64_t lookups = 0;
-  uint64_t pc_hits = 0;       // answered from the per-PC map
-  uint64_t range_hits = 0;    // answered from a cached CFI row range
-  uint64_t cfi_queries = 0;   // libdw queries (CfiModule::find_rule)
+  uint64_t pc_hits = 0;      // answered from the per-PC map
+  uint64_t range_hits = 0;   // answered from a cached CFI row range
+  uint64_t cfi_queries = 0;  // libdw queries (CfiModule::find_rule)
   uint64_t modules_opened = 0;
   uint64_t modules_failed = 0;  // files that could not be opened (then: no CFI for them)
 };

@@ -5,8 +5,8 @@
 // (DWARF 5 section 6.4). Pure: no file access, no caches; all memory comes from `StackMemory`.
 #pragma once
 
-#include "sprof/unwind/frame_registers.hpp"
 #include "sprof/elf/cfi_rule.hpp"
+#include "sprof/unwind/frame_registers.hpp"
 
 namespace sprof::unwind {
 

@@ -15,8 +15,8 @@
 
 #include <memory>
 
-#include "sprof/unwind/module_cfi_source.hpp"
 #include "sprof/unwind/frame_registers.hpp"
+#include "sprof/unwind/module_cfi_source.hpp"
 #include "sprof/unwind/rule_source.hpp"
 #include "sprof/unwind/unwinder.hpp"
 

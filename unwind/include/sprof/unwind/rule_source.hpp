@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "sprof/unwind/unwinder.hpp"
 #include "sprof/elf/cfi_rule.hpp"
+#include "sprof/unwind/unwinder.hpp"
 
 namespace sprof::unwind {
 

@@ -55,9 +55,9 @@ class StackStitcher {
     }
   };
   struct Caller {
-    FrameAddress frame;   // the caller's PC (a return address, or an interrupted PC)
-    uint64_t cfa = 0;     // the caller's CFA; 0 when unknown
-    bool is_root = false; // the frame had no caller: the thread's entry
+    FrameAddress frame;    // the caller's PC (a return address, or an interrupted PC)
+    uint64_t cfa = 0;      // the caller's CFA; 0 when unknown
+    bool is_root = false;  // the frame had no caller: the thread's entry
   };
 
   void learn(const UnwindResult& result);

@@ -62,7 +62,7 @@ struct MappedFile {
   uint64_t bias = 0;
 
   Svma to_svma(Avma avma) const { return Svma{avma.value - bias}; }
-  std::string path;     // file to read CFI from (may be "[vdso]" for the vdso, see vdso_image)
+  std::string path;  // file to read CFI from (may be "[vdso]" for the vdso, see vdso_image)
   std::shared_ptr<const std::vector<uint8_t>> vdso_image;  // set for the vdso only
 };
 
@@ -76,13 +76,13 @@ class AddressSpace {
 // Why an unwind stopped. `kComplete` means it reached the thread's entry (no caller).
 enum class UnwindStop : uint8_t {
   kComplete,
-  kStackTruncated,      // the next frame's data lies beyond the copied stack
-  kNoModule,            // pc in no known mapping (JIT, anonymous memory) and no frame pointer
-  kNoCfi,               // module has no CFI for pc and frame-pointer fallback failed
-  kBadCfi,              // CFI rule we cannot evaluate, or it produced an invalid result
-  kNoProgress,          // the unwinder would loop (sp did not grow)
+  kStackTruncated,  // the next frame's data lies beyond the copied stack
+  kNoModule,        // pc in no known mapping (JIT, anonymous memory) and no frame pointer
+  kNoCfi,           // module has no CFI for pc and frame-pointer fallback failed
+  kBadCfi,          // CFI rule we cannot evaluate, or it produced an invalid result
+  kNoProgress,      // the unwinder would loop (sp did not grow)
   kMaxDepth,
-  kNoRegisters,         // sample had no user registers (kernel thread)
+  kNoRegisters,  // sample had no user registers (kernel thread)
 };
 const char* unwind_stop_name(UnwindStop s);
 inline constexpr size_t kUnwindStopCount = 8;
