@@ -42,6 +42,10 @@ struct RecordCommandOptions {
   bool save_only = false;
   // Embed symbols so the file opens anywhere (--no-presymbolicate turns it off).
   bool presymbolicate = true;
+  // --rotate: one profile per interval into `output_dir` (rotating_output.hpp); 0: off.
+  double rotate_s = 0;
+  std::string output_dir;
+  int max_files = 0;  // 0: keep every file
   ServeOptions serve;
   Verbosity verbosity = Verbosity::kNormal;
 };

@@ -11,6 +11,7 @@
 #include "console.hpp"
 #include "exit_codes.hpp"
 #include "heap_summary.hpp"
+#include "rotating_output.hpp"
 #include "self_contained.hpp"
 #include "serve.hpp"
 #include "signals.hpp"
@@ -118,16 +119,53 @@ class SecondInterruptHint {
   bool done_ = false;
 };
 
+void print_rotation_summary(const RotationTotals& t, const std::string& dir) {
+  if (quiet()) return;
+  std::fprintf(stderr,
+               "sprof: %d profiles written to %s (%d removed by --max-files, %d failed); %s "
+               "samples, %s lost; longest write %.0f ms, longest wait for a write %.0f ms\n",
+               t.files_written, dir.c_str(), t.files_removed, t.files_failed,
+               grouped(t.samples).c_str(), grouped(t.lost).c_str(), t.longest_write_ms,
+               t.longest_wait_ms);
+}
+
+// The exit status of a recording that was saved: the command's, or 128 + the signal that
+// stopped it.
+int record_exit_code(const recorder::Recording& recording, const RecordCommandOptions& options,
+                     int stop_signal) {
+  // Signalled twice: the user stopped it, and a shell reports that as 128 + the signal (130 for
+  // Ctrl-C, 143 for SIGTERM).
+  if (!options.record.command.empty() &&
+      recording.stop_cause == recorder::StopCause::kStopRequested) {
+    return kExitSignalled + stop_signal;
+  }
+  return recording.status.shell_code();
+}
+
 }  // namespace
 
 int run_record_command(const RecordCommandOptions& options) {
+  std::optional<RotatingOutput> rotation;
+  if (options.rotate_s > 0) {
+    auto opened = RotatingOutput::open(options);
+    if (!opened.has_value()) {
+      std::fprintf(stderr, "sprof: cannot write profiles to %s (%s); nothing was recorded\n",
+                   options.output_dir.c_str(), opened.error().message.c_str());
+      return run_error_exit_code(opened.error());
+    }
+    rotation.emplace(std::move(*opened));
+  }
   // A recording that cannot be saved is lost: find out before it starts, and hold the file
   // open, since a recording may use up every descriptor the limit (ulimit -n) allows.
-  auto output = ReplacingFile::reserve(options.output);
-  if (!output.has_value()) {
-    std::fprintf(stderr, "sprof: cannot write the profile to %s (%s); nothing was recorded\n",
-                 options.output.c_str(), output.error().message.c_str());
-    return run_error_exit_code(output.error());
+  std::optional<ReplacingFile> output;
+  if (!rotation) {
+    auto reserved = ReplacingFile::reserve(options.output);
+    if (!reserved.has_value()) {
+      std::fprintf(stderr, "sprof: cannot write the profile to %s (%s); nothing was recorded\n",
+                   options.output.c_str(), reserved.error().message.c_str());
+      return run_error_exit_code(reserved.error());
+    }
+    output.emplace(std::move(*reserved));
   }
   recorder::RecordOptions record = options.record;
   record.symbol_dirs = options.serve.symbols.symbol_dirs;  // for the unwinder's debug files too
@@ -151,6 +189,13 @@ int run_record_command(const RecordCommandOptions& options) {
       if (!options.record.command.empty()) hint.update(signals, status, progress.elapsed_s);
       status.update(progress);
     };
+    if (rotation) {
+      control.rotate_interval =
+          std::chrono::milliseconds(static_cast<int64_t>(options.rotate_s * 1000));
+      control.on_interval = [&rotation](recorder::Recording&& interval) {
+        rotation->submit(std::move(interval));
+      };
+    }
     auto result = (*session)->run(control);
     status.clear();
     if (!result.has_value()) {
@@ -159,6 +204,16 @@ int run_record_command(const RecordCommandOptions& options) {
     }
     recording = std::move(*result);
     stop_signal = signals.last_signal();
+  }
+  if (rotation) {
+    // The last, partial interval; Ctrl-C lets its write finish, a second one abandons it.
+    const WriteSignalGuard signals;
+    if (!quiet()) print_stop_notes(recording, options.record, stop_signal);
+    const int code = record_exit_code(recording, options, stop_signal);
+    rotation->submit(std::move(recording));
+    rotation->finish();
+    print_rotation_summary(rotation->totals(), options.output_dir);
+    return code;
   }
 
   auto written = [&] {
@@ -206,13 +261,7 @@ int run_record_command(const RecordCommandOptions& options) {
       save_and_serve(recording.profile, options.output, *written, options.save_only,
                      options.presymbolicate, options.serve, facts, symbolicator.get());
   if (serve_code != kExitOk) return serve_code;
-  // Signalled twice: the user stopped it, and a shell reports that as 128 + the signal (130 for
-  // Ctrl-C, 143 for SIGTERM).
-  if (!options.record.command.empty() &&
-      recording.stop_cause == recorder::StopCause::kStopRequested) {
-    return kExitSignalled + stop_signal;
-  }
-  return recording.status.shell_code();
+  return record_exit_code(recording, options, stop_signal);
 }
 
 }  // namespace sprof::cli

@@ -91,6 +91,27 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
                   "Stop recording after SECS seconds; a launched command keeps running")
       ->check(CLI::PositiveNumber)
       ->type_name("SECS");
+  const std::map<std::string, double> seconds_units = {
+      {"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  auto* rotate =
+      cmd->add_option("--rotate", options.rotate_s,
+                      "Write one profile per interval (as 60s, 5m) into --output-dir, named "
+                      "sprof-<UTC start>-<seq>.json.gz; no server")
+          ->transform(CLI::AsNumberWithUnit(seconds_units, CLI::AsNumberWithUnit::CASE_SENSITIVE)
+                          .description(""))
+          ->check(CLI::PositiveNumber)
+          ->type_name("INTERVAL");
+  auto* output_dir = cmd->add_option("--output-dir", options.output_dir,
+                                     "With --rotate: the directory of the profiles (made when "
+                                     "missing)")
+                         ->type_name("DIR");
+  rotate->needs(output_dir)->excludes("--output");
+  output_dir->needs(rotate);
+  cmd->add_option("--max-files", options.max_files,
+                  "With --rotate: keep at most N profiles in --output-dir, removing the oldest")
+      ->check(CLI::Range(1, 1000000))
+      ->type_name("N")
+      ->needs(rotate);
   cmd->add_flag("--kill-on-stop", record.kill_on_stop,
                 "With -d: terminate the launched command when the recording stops");
   cmd->add_option("--iteration-count", record.iteration_count,

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <future>
 #include <thread>
+#include <utility>
 
 #include "attach/attach_targets.hpp"
 #include "drain_loop.hpp"
@@ -121,6 +122,13 @@ struct Session::Impl {
   // sprof's nice value before raise_reader_priority: later iterations' commands are forked by
   // the raised reader thread and are put back to it (see spawn_iteration).
   int command_nice = 0;
+  // The converter of the profile being built; --rotate replaces it every interval.
+  std::unique_ptr<convert::ProfileConverter> converter;
+  // The kernel lib, computed beside the recording (see run); kept for every interval's profile.
+  std::future<std::optional<profile::Library>> kernel_lib_pending;
+  std::optional<profile::Library> kernel_lib;
+  uint64_t current_start_ns = 0;  // when the profile being built starts (CLOCK_MONOTONIC)
+  uint64_t next_cut_ns = 0;       // --rotate: when the current interval ends
 
   void set_origin() {
     origin_ns = clock_ns(CLOCK_MONOTONIC);
@@ -130,22 +138,29 @@ struct Session::Impl {
   Result<void> spawn_iteration();
   // The converter keeps some samples past consume (OffCpuState::pending); their stack bytes
   // borrow the rings', so it copies them before the rings' space is reused.
-  void lend_ring_bytes(convert::ProfileConverter& converter) {
-    events->set_before_release([&converter] { converter.own_kept_stacks(); });
+  void lend_ring_bytes() {
+    events->set_before_release([this] { converter->own_kept_stacks(); });
   }
-  // How this recording's records are made, for the converter's options and the profile's meta.
-  convert::SourceDescription describe() const;
+  // How this recording's records are made, for the converter's options and the profile's meta;
+  // the profile's time origin is `start_ns` (the recording's origin unless it is an interval).
+  convert::SourceDescription describe(uint64_t start_ns) const;
+  // A converter for the profile of what is recorded from `start_ns` on, told of the targets that
+  // run now (the top-level process first).
+  std::unique_ptr<convert::ProfileConverter> new_converter(uint64_t start_ns);
+  // Ends `c`'s profile at `end_ns` and describes it in its meta.
+  void finish_profile(convert::ProfileConverter& c, uint64_t end_ns, Recording& out);
+  // --rotate: when the interval is over, hands its profile to control.on_interval and goes on
+  // into a fresh converter. Processes and threads are learnt again from /proc; the modules'
+  // files stay parsed in `modules`, shared by every converter.
+  void cut_interval_if_due(const RunControl& control);
   // /proc of this machine; system-wide, with the snapshot for processes that are gone.
   convert::ProcAccess proc_access() const;
   // The profile's name: --profile-name, else what was recorded.
   std::string profile_name() const;
   // The drain loop's limits for `control`; `stop_at` stop requests end the recording.
-  DrainLimits drain_limits(const RunControl& control, convert::ProfileConverter& converter,
-                           int stop_at) const;
-  Result<Recording> run_attached(convert::ProfileConverter& converter,
-                                 const sprof::perf::RecordSink& sink, const RunControl& control);
-  Result<Recording> run_launched(convert::ProfileConverter& converter,
-                                 const sprof::perf::RecordSink& sink, const RunControl& control);
+  DrainLimits drain_limits(const RunControl& control, int stop_at);
+  Result<Recording> run_attached(const sprof::perf::RecordSink& sink, const RunControl& control);
+  Result<Recording> run_launched(const sprof::perf::RecordSink& sink, const RunControl& control);
   uint64_t deadline_ns() const {
     return options.duration_s > 0 ? origin_ns + static_cast<uint64_t>(options.duration_s * 1e9) : 0;
   }
@@ -240,11 +255,11 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
-convert::SourceDescription Session::Impl::describe() const {
+convert::SourceDescription Session::Impl::describe(uint64_t start_ns) const {
   convert::SourceDescription d;
   d.events = events->event_specs();
-  d.origin_monotonic_ns = origin_ns;
-  d.origin_wall_ms = origin_wall_ms;
+  d.origin_monotonic_ns = start_ns;
+  d.origin_wall_ms = origin_wall_ms + static_cast<double>(start_ns - origin_ns) / 1e6;
   d.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
   if (heap) d.heap = heap->description();
   utsname uts{};
@@ -279,27 +294,26 @@ std::string Session::Impl::profile_name() const {
   return comm.has_value() ? *comm + " (" + numbered + ")" : numbered;
 }
 
-DrainLimits Session::Impl::drain_limits(const RunControl& control,
-                                        convert::ProfileConverter& converter, int stop_at) const {
+DrainLimits Session::Impl::drain_limits(const RunControl& control, int stop_at) {
   DrainLimits limits;
   limits.stop_requests = control.stop_requests;
   limits.stop_at = stop_at;
   limits.deadline_ns = deadline_ns();
   limits.max_poll_interval_ms = poll_interval_ms(options);
-  if (control.on_progress) {
-    const auto interval_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(control.progress_interval).count());
-    limits.after_round = [&control, &converter, interval_ns, origin = origin_ns,
-                          next_ns = origin_ns + interval_ns]() mutable {
-      const uint64_t now = clock_ns(CLOCK_MONOTONIC);
-      if (now < next_ns) return;
-      next_ns = now + interval_ns;
-      const convert::RecordingStats& stats = converter.stats();
-      control.on_progress(Progress{static_cast<double>(now - origin) / 1e9, stats.samples,
-                                   stats.lost_records + stats.lost_samples, stats.processes,
-                                   stats.threads});
-    };
-  }
+  const auto interval_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(control.progress_interval).count());
+  limits.after_round = [this, &control, interval_ns, next_ns = origin_ns + interval_ns]() mutable {
+    cut_interval_if_due(control);
+    if (!control.on_progress) return;
+    const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (now < next_ns) return;
+    next_ns = now + interval_ns;
+    // With --rotate: the current interval's counts.
+    const convert::RecordingStats& stats = converter->stats();
+    control.on_progress(Progress{static_cast<double>(now - origin_ns) / 1e9, stats.samples,
+                                 stats.lost_records + stats.lost_samples, stats.processes,
+                                 stats.threads});
+  };
   return limits;
 }
 
@@ -308,26 +322,79 @@ convert::ProcAccess Session::Impl::proc_access() const {
   return live_proc_access();
 }
 
-Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& converter,
-                                              const sprof::perf::RecordSink& sink,
-                                              const RunControl& control) {
+std::unique_ptr<convert::ProfileConverter> Session::Impl::new_converter(uint64_t start_ns) {
+  const convert::SourceDescription source = describe(start_ns);
+  if (!unwinder) unwinder = convert::make_unwinder(source, files);
+  convert::ConverterOptions converter_options =
+      convert::converter_options(source, proc_access(), unwinder.get());
+  converter_options.process_name_args = options.process_name_args;
+  converter_options.per_cpu_threads = options.per_cpu_threads;
+  converter_options.cswitch_markers = options.cswitch_markers;
+  // One spill file per profile: each interval's goes away with its profile once written.
+  converter_options.sample_spill = profile::SampleSpill::open_temporary();
+  auto c = std::make_unique<convert::ProfileConverter>(std::move(converter_options), modules);
   if (options.system_wide) {
-    converter.seed_process(0, {0});  // first, so it is the top-level process
+    c->seed_process(0, {0});  // first, so it is the top-level process
   }
   for (const auto& target : attached) {
     std::vector<uint32_t> tids(target.tids.begin(), target.tids.end());
-    converter.seed_process(static_cast<uint32_t>(target.pid), tids);
+    c->seed_process(static_cast<uint32_t>(target.pid), tids);
   }
+  // A launched command is learnt from its exec at the start; an interval starts with it running.
+  if (child && start_ns != origin_ns) {
+    const auto pid = static_cast<uint32_t>(child->pid());
+    c->seed_process(pid, {pid});
+  }
+  return c;
+}
+
+void Session::Impl::finish_profile(convert::ProfileConverter& c, uint64_t end_ns, Recording& out) {
+  if (kernel_lib_pending.valid() &&
+      kernel_lib_pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    kernel_lib = kernel_lib_pending.get();
+  }
+  c.set_kernel_library(kernel_lib);
+  const uint64_t start_ns = out.interval_start_monotonic_ns;
+  out.profile = c.finish(end_ns);
+  out.stats = c.stats();  // after finish(), which counts unreadable modules
+  convert::describe_recording(out.profile.meta, describe(start_ns), out.stats);
+}
+
+void Session::Impl::cut_interval_if_due(const RunControl& control) {
+  if (control.rotate_interval.count() <= 0 || !control.on_interval) return;
+  const auto interval_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(control.rotate_interval).count());
+  if (next_cut_ns == 0) next_cut_ns = origin_ns + interval_ns;
+  const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+  if (now < next_cut_ns) return;
+  // Records of the merger's unflushed round that are older than `now` go to the next interval
+  // (clamped to its start): a few ms at most, and none is lost.
+  Recording interval;
+  interval.interval_start_monotonic_ns = current_start_ns;
+  interval.child_exit_monotonic_ns = now;
+  interval.duration_s = static_cast<double>(now - current_start_ns) / 1e9;
+  std::unique_ptr<convert::ProfileConverter> ended = std::exchange(converter, new_converter(now));
+  current_start_ns = now;
+  // On the schedule, so that intervals do not drift by a round each; a late cut (a long round)
+  // shortens the next interval rather than shifting every later one.
+  next_cut_ns += interval_ns;
+  if (next_cut_ns <= now) next_cut_ns = now + interval_ns;
+  finish_profile(*ended, now, interval);
+  control.on_interval(std::move(interval));
+}
+
+Result<Recording> Session::Impl::run_attached(const sprof::perf::RecordSink& sink,
+                                              const RunControl& control) {
   // Nothing of ours gets the user's signal: the first request stops the recording.
-  const DrainLimits limits = drain_limits(control, converter, 1);
-  lend_ring_bytes(converter);
+  const DrainLimits limits = drain_limits(control, 1);
+  lend_ring_bytes();
   // Without a TargetsEnded check the events' hang-up ends the recording: every attached thread
   // and all it created exited. System-wide events never hang up.
   SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, {}));
   const uint64_t end_ns = clock_ns(CLOCK_MONOTONIC);
   (void)events->disable();
   events->flush_all(sink);
-  add_reader_stats(converter.stats(), *events);
+  add_reader_stats(converter->stats(), *events);
 
   Recording recording;
   recording.stop_cause = cause;
@@ -337,12 +404,11 @@ Result<Recording> Session::Impl::run_attached(convert::ProfileConverter& convert
   return recording;
 }
 
-Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& converter,
-                                              const sprof::perf::RecordSink& sink,
+Result<Recording> Session::Impl::run_launched(const sprof::perf::RecordSink& sink,
                                               const RunControl& control) {
   // The command gets the user's first request (the terminal sends it the signal too, and
   // pending_signal forwards one sent to sprof alone); a second one means it ignores it.
-  DrainLimits limits = drain_limits(control, converter, 2);
+  DrainLimits limits = drain_limits(control, 2);
   Recording recording;
   recording.iterations = 0;
   uint64_t end_ns = 0;
@@ -363,7 +429,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
       return status.has_value();
     };
     limits.exit_fd = child->exit_fd();
-    lend_ring_bytes(converter);  // each iteration has events of its own
+    lend_ring_bytes();  // each iteration has events of its own
     SPROF_TRY(StopCause cause, drain_until(*events, sink, limits, child_ended));
     end_ns = clock_ns(CLOCK_MONOTONIC);
     // The command is gone (or -d is over): stop sampling what is left and drain the buffers.
@@ -371,7 +437,7 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
     if (heap) heap->set_final(cause == StopCause::kTargetsEnded);
     events->flush_all(sink);
     if (heap) heap->set_final(false);
-    add_reader_stats(converter.stats(), *events);
+    add_reader_stats(converter->stats(), *events);
     ++recording.iterations;
     recording.stop_cause = cause;
 
@@ -400,33 +466,27 @@ Result<Recording> Session::Impl::run_launched(convert::ProfileConverter& convert
 
 Result<Recording> Session::run(const RunControl& control) {
   Impl& s = *impl_;
-  const convert::SourceDescription source = s.describe();
-  s.unwinder = convert::make_unwinder(source, s.files);
-  convert::ConverterOptions converter_options =
-      convert::converter_options(source, s.proc_access(), s.unwinder.get());
-  converter_options.process_name_args = s.options.process_name_args;
-  converter_options.per_cpu_threads = s.options.per_cpu_threads;
-  converter_options.cswitch_markers = s.options.cswitch_markers;
-  converter_options.sample_spill = profile::SampleSpill::open_temporary();
-  convert::ProfileConverter converter(std::move(converter_options), s.modules);
-  const auto sink = [&converter](sprof::perf::Record&& r) { converter.consume(r); };
+  s.current_start_ns = s.origin_ns;
+  s.converter = s.new_converter(s.origin_ns);
+  // The converter may be replaced between rounds (--rotate): the sink looks it up each time.
+  const auto sink = [&s](sprof::perf::Record&& r) { s.converter->consume(r); };
 
   // Describing the kernel lib means reading all of /proc/kallsyms (~30-40 ms of kernel time
   // here) in the first recording of a boot (kernel_image_cache.hpp); do it beside the recording
   // instead of delaying the first ring read by that much.
   // Without CPU samples (--no-cpu) there are no kernel frames, and reading kallsyms would only
   // take CPU from the program being recorded.
-  std::future<std::optional<profile::Library>> kernel_lib;
   if (!s.events->kernel_excluded() && s.options.sample_cpu) {
-    kernel_lib = std::async(std::launch::async, kernel_library);
+    s.kernel_lib_pending = std::async(std::launch::async, kernel_library);
   }
 
   const uint64_t reader_cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  auto recorded = is_attach_mode(s.options) ? s.run_attached(converter, sink, control)
-                                            : s.run_launched(converter, sink, control);
+  auto recorded =
+      is_attach_mode(s.options) ? s.run_attached(sink, control) : s.run_launched(sink, control);
   lower_reader_priority();
   if (!recorded.has_value()) return recorded;
   Recording& recording = *recorded;
+  convert::ProfileConverter& converter = *s.converter;
   converter.stats().reader_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - reader_cpu_start;
   if (s.heap) s.heap->add_stats(converter.stats().heap);
   if (!is_attach_mode(s.options) && recording.iterations == 1 &&
@@ -434,10 +494,9 @@ Result<Recording> Session::run(const RunControl& control) {
     // The root process's exit marker carries the status only sprof's waitpid knows.
     converter.set_root_exit_status(recording.status);
   }
-  if (kernel_lib.valid()) converter.set_kernel_library(kernel_lib.get());
-  recording.profile = converter.finish(recording.child_exit_monotonic_ns);
-  recording.stats = converter.stats();  // after finish(), which counts unreadable modules
-  convert::describe_recording(recording.profile.meta, source, recording.stats);
+  if (s.kernel_lib_pending.valid()) s.kernel_lib = s.kernel_lib_pending.get();
+  recording.interval_start_monotonic_ns = s.current_start_ns;
+  s.finish_profile(converter, recording.child_exit_monotonic_ns, recording);
   return recorded;
 }
 

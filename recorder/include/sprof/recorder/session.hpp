@@ -47,6 +47,8 @@ struct Progress {
   uint64_t threads = 0;
 };
 
+struct Recording;
+
 // The caller's hold on a running recording.
 struct RunControl {
   // Signals to forward to a launched command (nonzero: send it, then reset to 0).
@@ -59,6 +61,11 @@ struct RunControl {
   // Called on the recording thread about every `progress_interval` while recording.
   std::function<void(const Progress&)> on_progress;
   std::chrono::milliseconds progress_interval{500};
+  // --rotate: when positive, every `rotate_interval` the profile of the interval that ended is
+  // handed to `on_interval` (on the recording thread, which drains no ring meanwhile: it should
+  // return soon) and a new profile starts; `run` returns the last, partial one.
+  std::chrono::milliseconds rotate_interval{0};
+  std::function<void(Recording&& interval)> on_interval;
 };
 
 struct Recording {
@@ -76,6 +83,8 @@ struct Recording {
   int terminated_pid = 0;
   std::optional<convert::ExitStatus> terminated_status;
   int iterations = 1;  // launches recorded
+  // When the profile starts (its time origin): the recording's start, or its interval's.
+  uint64_t interval_start_monotonic_ns = 0;
 };
 
 class Session {

@@ -1,0 +1,122 @@
+#include "rotating_output.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "console.hpp"
+#include "self_contained.hpp"
+#include "sprof/core/clock.hpp"
+#include "sprof/core/replacing_file.hpp"
+#include "sprof/presymbolicate/presymbolicate.hpp"
+#include "sprof/profile/gecko_writer.hpp"
+
+namespace sprof::cli {
+
+namespace {
+
+constexpr const char* kPrefix = "sprof-";
+constexpr const char* kSuffix = ".json.gz";
+
+bool is_rotated_file(const std::string& name) {
+  const std::string suffix = kSuffix;
+  return name.rfind(kPrefix, 0) == 0 && name.size() > suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+double ms_since(uint64_t start_ns) {
+  return static_cast<double>(clock_ns(CLOCK_MONOTONIC) - start_ns) / 1e6;
+}
+
+}  // namespace
+
+std::string RotatingOutput::file_name(double start_wall_ms, uint64_t sequence) {
+  const auto ms = static_cast<int64_t>(start_wall_ms);
+  const time_t seconds = static_cast<time_t>(ms / 1000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
+  char name[96];
+  std::snprintf(name, sizeof name, "%s%s.%03dZ-%06llu%s", kPrefix, stamp,
+                static_cast<int>(ms % 1000), static_cast<unsigned long long>(sequence), kSuffix);
+  return name;
+}
+
+RotatingOutput::RotatingOutput(const RecordCommandOptions& options)
+    : dir_(options.output_dir),
+      max_files_(options.max_files),
+      presymbolicate_(options.presymbolicate),
+      symbols_(options.serve.symbols) {}
+
+RotatingOutput::~RotatingOutput() { finish(); }
+
+Result<RotatingOutput> RotatingOutput::open(const RecordCommandOptions& options) {
+  if (::mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return fail(Errc::kIo, "mkdir " + options.output_dir + ": " + std::strerror(errno));
+  }
+  SPROF_TRY_VOID(ReplacingFile::check_target(options.output_dir + "/" + file_name(0, 0)));
+  return RotatingOutput(options);
+}
+
+void RotatingOutput::submit(recorder::Recording&& interval) {
+  const uint64_t wait_start = clock_ns(CLOCK_MONOTONIC);
+  finish();
+  totals_.longest_wait_ms = std::max(totals_.longest_wait_ms, ms_since(wait_start));
+  const std::string path = dir_ + "/" + file_name(interval.profile.meta.start_time_ms, sequence_++);
+  in_flight_ = std::async(std::launch::async, [this, path, recording = std::move(interval)] {
+    write(recording, path);
+  });
+}
+
+void RotatingOutput::finish() {
+  if (in_flight_.valid()) in_flight_.get();
+}
+
+void RotatingOutput::write(const recorder::Recording& interval, const std::string& path) {
+  const uint64_t start = clock_ns(CLOCK_MONOTONIC);
+  Result<void> written = ok();
+  if (presymbolicate_) {
+    auto symbolicator = symbolicator_for(interval.profile, symbols_);
+    auto report = presymbolicate::save_self_contained(interval.profile, *symbolicator, path);
+    if (!report) written = unexpected(std::move(report).error());
+  } else {
+    auto bytes = profile::write_gecko_file(interval.profile, path);
+    if (!bytes) written = unexpected(std::move(bytes).error());
+  }
+  totals_.samples += interval.stats.samples;
+  totals_.lost += interval.stats.lost_records + interval.stats.lost_samples;
+  if (!written) {
+    ++totals_.files_failed;
+    std::fprintf(stderr, "sprof: cannot write %s: %s\n", path.c_str(),
+                 written.error().message.c_str());
+    return;
+  }
+  ++totals_.files_written;
+  totals_.longest_write_ms = std::max(totals_.longest_write_ms, ms_since(start));
+  if (max_files_ > 0) remove_oldest();
+}
+
+void RotatingOutput::remove_oldest() {
+  DIR* dir = ::opendir(dir_.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (is_rotated_file(entry->d_name)) names.emplace_back(entry->d_name);
+  }
+  ::closedir(dir);
+  if (names.size() <= static_cast<size_t>(max_files_)) return;
+  std::sort(names.begin(), names.end());
+  const size_t excess = names.size() - static_cast<size_t>(max_files_);
+  for (size_t i = 0; i < excess; ++i) {
+    if (::unlink((dir_ + "/" + names[i]).c_str()) == 0) ++totals_.files_removed;
+  }
+}
+
+}  // namespace sprof::cli
