@@ -55,6 +55,14 @@ RotatingOutput::RotatingOutput(const RecordCommandOptions& options)
       presymbolicate_(options.presymbolicate),
       symbols_(options.serve.symbols) {}
 
+RotatingOutput::RotatingOutput(RotatingOutput&& other) noexcept
+    : dir_(std::move(other.dir_)),
+      max_files_(other.max_files_),
+      presymbolicate_(other.presymbolicate_),
+      symbols_(std::move(other.symbols_)),
+      sequence_(other.sequence_),
+      totals_(other.totals_) {}
+
 RotatingOutput::~RotatingOutput() { finish(); }
 
 Result<RotatingOutput> RotatingOutput::open(const RecordCommandOptions& options) {
@@ -66,17 +74,41 @@ Result<RotatingOutput> RotatingOutput::open(const RecordCommandOptions& options)
 }
 
 void RotatingOutput::submit(recorder::Recording&& interval) {
+  std::string path = dir_ + "/" + file_name(interval.profile.meta.start_time_ms, sequence_++);
   const uint64_t wait_start = clock_ns(CLOCK_MONOTONIC);
-  finish();
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return queue_.size() < kMaxQueued; });
+    queue_.emplace_back(std::move(interval), std::move(path));
+  }
   totals_.longest_wait_ms = std::max(totals_.longest_wait_ms, ms_since(wait_start));
-  const std::string path = dir_ + "/" + file_name(interval.profile.meta.start_time_ms, sequence_++);
-  in_flight_ = std::async(std::launch::async, [this, path, recording = std::move(interval)] {
-    write(recording, path);
-  });
+  changed_.notify_all();
+  if (!writer_.joinable()) writer_ = std::thread([this] { write_queued(); });
 }
 
 void RotatingOutput::finish() {
-  if (in_flight_.valid()) in_flight_.get();
+  {
+    const std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  changed_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+void RotatingOutput::write_queued() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // closing, and all written
+    // Written while still queued, so that the queue's bound counts the profile being written;
+    // only this thread pops, so the front stays put meanwhile.
+    const auto& [interval, path] = queue_.front();
+    lock.unlock();
+    write(interval, path);
+    lock.lock();
+    queue_.pop_front();
+    changed_.notify_all();
+  }
 }
 
 void RotatingOutput::write(const recorder::Recording& interval, const std::string& path) {

@@ -4,13 +4,18 @@
 // sprof-<UTC start>-<seq>.json.gz, so that names sort by time, each file atomically (a reader
 // sees a whole file or none) and self-contained unless --no-presymbolicate, and keeps at most
 // --max-files of them (the oldest by name go). Files are written on a thread of their own, so the
-// recording thread goes on draining the rings; a write still running when the next interval ends
-// is waited for (at most one write in flight bounds memory).
+// recording thread goes on draining the rings while one is written: it waits only when
+// kMaxQueued profiles already wait for the writer (writes slower than the intervals), which
+// bounds memory.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
-#include <future>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "options.hpp"
 #include "sprof/core/result.hpp"
@@ -26,7 +31,8 @@ struct RotationTotals {
   uint64_t samples = 0;
   uint64_t lost = 0;  // records and samples the kernel dropped
   double longest_write_ms = 0;
-  // How long the recording thread waited for the previous write before handing on the next.
+  // How long the recording thread waited for room in the writer's queue (0 unless writes fall
+  // behind the intervals).
   double longest_wait_ms = 0;
 };
 
@@ -34,13 +40,13 @@ class RotatingOutput {
  public:
   // Creates `options.output_dir` (one level) when missing; fails when no file can be made in it.
   static Result<RotatingOutput> open(const RecordCommandOptions& options);
-  RotatingOutput(RotatingOutput&&) noexcept = default;
-  RotatingOutput& operator=(RotatingOutput&&) noexcept = default;
+  // Movable until the first `submit` (which starts the writer thread).
+  RotatingOutput(RotatingOutput&& other) noexcept;
   ~RotatingOutput();
 
-  // Starts writing `interval`'s profile, after the previous write has finished.
+  // Queues `interval`'s profile for the writer; waits while kMaxQueued are queued.
   void submit(recorder::Recording&& interval);
-  // Waits for the write in flight.
+  // Writes what is queued and stops the writer.
   void finish();
   const RotationTotals& totals() const { return totals_; }
 
@@ -49,18 +55,26 @@ class RotatingOutput {
   static std::string file_name(double start_wall_ms, uint64_t sequence);
 
  private:
+  static constexpr size_t kMaxQueued = 2;
+
   explicit RotatingOutput(const RecordCommandOptions& options);
   // Writes one file and prunes the directory; runs on the writer thread.
   void write(const recorder::Recording& interval, const std::string& path);
   void remove_oldest();
+  void write_queued();  // the writer thread
 
   std::string dir_;
   int max_files_ = 0;  // 0: keep all
   bool presymbolicate_ = true;
   SymbolSources symbols_;
   uint64_t sequence_ = 0;
-  RotationTotals totals_;  // written by the writer thread only between submit and its wait
-  std::future<void> in_flight_;
+  RotationTotals totals_;  // longest_wait_ms: the submitter's; the rest: the writer's
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::pair<recorder::Recording, std::string>> queue_;  // profile, path
+  bool closing_ = false;
+  std::thread writer_;
 };
 
 }  // namespace sprof::cli

@@ -380,7 +380,12 @@ void Session::Impl::cut_interval_if_due(const RunControl& control) {
   next_cut_ns += interval_ns;
   if (next_cut_ns <= now) next_cut_ns = now + interval_ns;
   finish_profile(*ended, now, interval);
+  ended.reset();
   control.on_interval(std::move(interval));
+  // The rings are not read meanwhile (each holds ~0.25 s of samples, perf_event.hpp's
+  // ring_pages): -v says for how long.
+  log::info("interval cut: the recording thread paused " +
+            std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
 }
 
 Result<Recording> Session::Impl::run_attached(const sprof::perf::RecordSink& sink,
