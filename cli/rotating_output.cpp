@@ -16,6 +16,7 @@
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
+#include "symbol_hints.hpp"
 
 namespace sprof::cli {
 
@@ -115,8 +116,10 @@ void RotatingOutput::write(const recorder::Recording& interval, const std::strin
   const uint64_t start = clock_ns(CLOCK_MONOTONIC);
   Result<void> written = ok();
   if (presymbolicate_) {
-    auto symbolicator = symbolicator_for(interval.profile, symbols_);
-    auto report = presymbolicate::save_self_contained(interval.profile, *symbolicator, path);
+    // Debuginfod downloads this file's pass starts are not waited for: the next files have
+    // the names they bring.
+    auto report = presymbolicate::save_self_contained(
+        interval.profile, symbolicator_for_interval(interval.profile), path);
     if (!report) written = unexpected(std::move(report).error());
   } else {
     auto bytes = profile::write_gecko_file(interval.profile, path);
@@ -133,6 +136,22 @@ void RotatingOutput::write(const recorder::Recording& interval, const std::strin
   ++totals_.files_written;
   totals_.longest_write_ms = std::max(totals_.longest_write_ms, ms_since(start));
   if (max_files_ > 0) remove_oldest();
+}
+
+symbolicator::Symbolicator& RotatingOutput::symbolicator_for_interval(
+    const profile::Profile& profile) {
+  std::vector<symbolicator::ModuleHint> fresh;
+  for (auto& hint : presymbolicate::module_hints(profile)) {
+    if (hinted_.emplace(hint.debug_name, hint.breakpad_id).second) {
+      fresh.push_back(std::move(hint));
+    }
+  }
+  if (!symbolicator_) {
+    symbolicator_ = make_symbolicator(std::move(fresh), symbols_);
+  } else if (!fresh.empty()) {
+    add_hints(*symbolicator_, std::move(fresh));
+  }
+  return *symbolicator_;
 }
 
 void RotatingOutput::remove_oldest() {

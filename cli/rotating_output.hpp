@@ -12,7 +12,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -20,6 +22,7 @@
 #include "options.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/recorder/session.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
 
 namespace sprof::cli {
 
@@ -61,6 +64,9 @@ class RotatingOutput {
   // Writes one file and prunes the directory; runs on the writer thread.
   void write(const recorder::Recording& interval, const std::string& path);
   void remove_oldest();
+  // The symbolicator for `profile`: one for every file, so that each module's symbols are read
+  // once per recording, not once per interval; told of the modules new in `profile`.
+  symbolicator::Symbolicator& symbolicator_for_interval(const profile::Profile& profile);
   void write_queued();  // the writer thread
 
   std::string dir_;
@@ -68,6 +74,8 @@ class RotatingOutput {
   bool presymbolicate_ = true;
   SymbolSources symbols_;
   uint64_t sequence_ = 0;
+  std::unique_ptr<symbolicator::Symbolicator> symbolicator_;  // the writer thread's
+  std::set<std::pair<std::string, std::string>> hinted_;      // debug name, breakpad id
   RotationTotals totals_;  // longest_wait_ms: the submitter's; the rest: the writer's
 
   std::mutex mutex_;

@@ -43,4 +43,10 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
   return std::make_unique<symbolicator::Symbolicator>(std::move(options));
 }
 
+void add_hints(symbolicator::Symbolicator& symbolicator,
+               std::vector<symbolicator::ModuleHint> hints) {
+  add_vdso_hint(hints);
+  for (auto& hint : hints) symbolicator.add_hint(std::move(hint));
+}
+
 }  // namespace sprof::cli

@@ -17,5 +17,8 @@ namespace sprof::cli {
 
 std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
     std::vector<symbolicator::ModuleHint> hints, const SymbolSources& sources);
+// Tells `symbolicator` where more modules' files are, as make_symbolicator does its first hints.
+void add_hints(symbolicator::Symbolicator& symbolicator,
+               std::vector<symbolicator::ModuleHint> hints);
 
 }  // namespace sprof::cli
