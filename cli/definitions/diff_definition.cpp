@@ -22,17 +22,7 @@ CLI::App* define_diff(CLI::App& app, DiffCommandOptions& options) {
   cmd->add_option("-o,--output", options.output,
                   "Also write NEW's flame graph coloured by change (red grew, blue shrank) as SVG")
       ->type_name("FILE");
-  cmd->add_option("--width", options.width,
-                  "Fit lines in N columns (default: the terminal's, else $COLUMNS, else 80)")
-      ->check(CLI::Range(40, 1000))
-      ->type_name("N");
-  cmd->add_option("--color", options.colour, "Colours: auto (on a terminal), always, never")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ColourChoice>{{"auto", ColourChoice::kAuto},
-                                              {"always", ColourChoice::kAlways},
-                                              {"never", ColourChoice::kNever}},
-          CLI::ignore_case))
-      ->type_name("WHEN");
+  add_terminal_options(*cmd, options.width, options.colour);
   add_verbosity_options(*cmd, options.verbosity);
   return cmd;
 }

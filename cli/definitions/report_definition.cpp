@@ -20,6 +20,20 @@ void add_thread_selection_options(CLI::App& cmd, ProfileSelection& selection) {
   add_symbol_options(cmd, selection.symbols);
 }
 
+void add_terminal_options(CLI::App& cmd, size_t& width, ColourChoice& colour) {
+  cmd.add_option("--width", width,
+                 "Fit lines in N columns (default: the terminal's, else $COLUMNS, else 80)")
+      ->check(CLI::Range(40, 1000))
+      ->type_name("N");
+  cmd.add_option("--color", colour, "Colours: auto (on a terminal), always, never")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, ColourChoice>{{"auto", ColourChoice::kAuto},
+                                              {"always", ColourChoice::kAlways},
+                                              {"never", ColourChoice::kNever}},
+          CLI::ignore_case))
+      ->type_name("WHEN");
+}
+
 CLI::App* define_report(CLI::App& app, ReportCommandOptions& options) {
   auto* cmd = app.add_subcommand(
       "report", "Print a profile's hottest functions or call tree on the terminal (or as JSON)");
@@ -43,17 +57,7 @@ CLI::App* define_report(CLI::App& app, ReportCommandOptions& options) {
       ->type_name("N");
   cmd->add_flag("--per-thread", options.per_thread, "One report per thread instead of merged");
   cmd->add_flag("--json", options.json, "Print JSON for scripts (a stable shape)");
-  cmd->add_option("--width", options.width,
-                  "Fit lines in N columns (default: the terminal's, else $COLUMNS, else 80)")
-      ->check(CLI::Range(40, 1000))
-      ->type_name("N");
-  cmd->add_option("--color", options.colour, "Colours: auto (on a terminal), always, never")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ColourChoice>{{"auto", ColourChoice::kAuto},
-                                              {"always", ColourChoice::kAlways},
-                                              {"never", ColourChoice::kNever}},
-          CLI::ignore_case))
-      ->type_name("WHEN");
+  add_terminal_options(*cmd, options.width, options.colour);
   add_verbosity_options(*cmd, options.verbosity);
   return cmd;
 }
