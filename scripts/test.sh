@@ -46,7 +46,7 @@ declare -A build_dir=([plain]=build [sanitize]=build-asan [fuzz]=build-fuzz)
 
 # CI keeps only the end of what a run prints, and a failure in the first stage scrolls away
 # behind the next two: the end of the run repeats, for each failed stage, the failed tests and
-# the end of each one's output (from ctest's own log), or the end of the build's output when
+# the start and end of each one's output (from ctest's own log), or the end of the build's output when
 # no test ran.
 recap_stage() {
   local dir=${build_dir[$1]} log=$2
@@ -55,17 +55,17 @@ recap_stage() {
   if [ -s "$failed_list" ] && [ "$failed_list" -nt "$log.started" ]; then
     echo "--- $1: failed tests"
     sed 's/^[0-9]*:/  /' "$failed_list"
-    awk -v keep=30 '
+    awk -v head=12 -v keep=18 '
       /^[0-9]+\/[0-9]+ Test: / { name = substr($0, index($0, ": ") + 2); n = 0; inside = 0; next }
-      /^Output:/ { inside = 1; next }
+      /^Output:/ { inside = 1; getline; next }  # and the line of dashes under it
       /^<end of output>/ { inside = 0; next }
-      inside { lines[n++ % keep] = $0; total = n }
-      /^Test Failed\.|^Test Passed\./ {
-        if ($0 ~ /Failed/) {
-          print "--- " name " (last lines)"
-          start = total > keep ? total - keep : 0
-          for (i = start; i < total; i++) print "  " lines[i % keep]
-        }
+      inside { if (n < head) first[n] = $0; else lines[n % keep] = $0; n++ }
+      /^Test Failed\./ {
+        print "--- " name " (first and last lines of its output)"
+        for (i = 0; i < n && i < head; i++) print "  " first[i]
+        if (n > head + keep) print "  ..."
+        start = n - keep > head ? n - keep : head
+        for (i = start; i < n; i++) print "  " lines[i % keep]
       }' "$dir/Testing/Temporary/LastTest.log" 2>/dev/null | head -150
   else
     echo "--- $1: no test ran; the end of its output"
