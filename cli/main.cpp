@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_command.hpp"
 #include "console.hpp"
 #include "definitions/command_tail.hpp"
 #include "definitions/definitions.hpp"
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
   if (sprof.diff->parsed()) {
     set_verbosity(commands.diff.verbosity);
     return run_diff_command(commands.diff);
+  }
+  if (sprof.compare->parsed()) {
+    set_verbosity(commands.compare.verbosity);
+    return run_compare_command(commands.compare);
   }
   set_verbosity(commands.load.verbosity);
   return run_load_command(commands.load);

@@ -1,6 +1,6 @@
 // cli/report_options.hpp: parsed options of `sprof report`, `sprof export`, `sprof flamegraph` and
-// `sprof diff` (filled by definitions/report_definition.cpp, export_definition.cpp,
-// flamegraph_definition.cpp and diff_definition.cpp).
+// `sprof diff`, `sprof compare` (filled by definitions/report_definition.cpp,
+// export_definition.cpp, flamegraph_definition.cpp and diff_definition.cpp).
 #pragma once
 
 #include <cstddef>
@@ -66,6 +66,16 @@ struct DiffCommandOptions {
   std::string output;                // -o: the differential flame graph (SVG)
   size_t width = 0;                  // as ReportCommandOptions
   ColourChoice colour = ColourChoice::kAuto;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+// `sprof compare BASE NEW`: both served, opened in the Firefox Profiler's compare view.
+struct CompareCommandOptions {
+  std::string base;
+  std::string next;
+  std::string process;  // --process: the same selection in both profiles
+  std::string thread;   // --thread: by default the busiest thread of each
+  ServeOptions serve;   // its symbol sources name Gecko and perf.data inputs too
   Verbosity verbosity = Verbosity::kNormal;
 };
 

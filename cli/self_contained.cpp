@@ -17,10 +17,12 @@ void print_report(const presymbolicate::SaveReport& report, const std::string& p
   if (quiet()) return;
   const auto& symbols = report.symbols;
   const auto missing = symbols.missing();
+  // A copy made beside the original (sprof compare) replaces nothing.
+  const std::string was = previous_bytes > 0 ? ", was " + human_bytes(previous_bytes) : "";
   std::fprintf(stderr,
-               "sprof: %s is self-contained (%s, was %s): %s of %s addresses named in %zu of %zu "
+               "sprof: %s is self-contained (%s%s): %s of %s addresses named in %zu of %zu "
                "modules; embedded in %.0f ms\n",
-               path.c_str(), human_bytes(report.bytes).c_str(), human_bytes(previous_bytes).c_str(),
+               path.c_str(), human_bytes(report.bytes).c_str(), was.c_str(),
                grouped(symbols.named).c_str(), grouped(symbols.addresses).c_str(),
                symbols.modules.size() - missing.size(), symbols.modules.size(),
                symbols.elapsed_ms + report.write_ms);

@@ -105,12 +105,16 @@ class BackgroundTask {
 // before returning.
 int run_server(const std::string& profile_path, const ServeOptions& options,
                const RecordingFacts& facts, api::ModuleSource& modules,
-               symbolicator::Symbolicator& symbolicator, const std::function<void()>& background) {
+               symbolicator::Symbolicator& symbolicator, const std::function<void()>& background,
+               std::optional<server::ComparedProfile> compare = std::nullopt) {
   api::SymbolicationApi symbolication(modules);
   server::ServerOptions server_options;
   server_options.bind_address = options.address;
   server_options.port = options.port;
   server_options.profile_path = profile_path;
+  const std::string served =
+      compare ? profile_path + " and " + compare->path : profile_path;  // for the message below
+  server_options.compare = std::move(compare);
   server_options.profiler_base = profiler_base(options);
   server_options.public_url = server_url(options);
   server_options.page = page_info(facts);
@@ -137,7 +141,7 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
   }
   if (!quiet()) {
     std::fprintf(stderr, "sprof: serving %s and symbols at %s (page: %s); Ctrl-C stops\n",
-                 profile_path.c_str(), (*server)->base_url().c_str(), page.c_str());
+                 served.c_str(), (*server)->base_url().c_str(), page.c_str());
   }
   BackgroundTask task(background);
   (*server)->run();
@@ -196,6 +200,37 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   // A self-contained file answers from its own symbols for modules whose files are gone.
   presymbolicate::EmbeddedFallbackModuleSource modules(*symbolicator, profile_path);
   return run_server(profile_path, options, *facts, modules, *symbolicator, {});
+}
+
+int serve_compared_profiles(const std::string& base_path, server::ComparedProfile compared,
+                            const ServeOptions& options) {
+  // Both files name their modules; the symbolicator knows where both found them.
+  std::vector<symbolicator::ModuleHint> hints;
+  std::optional<RecordingFacts> facts;
+  for (const std::string* path : {&base_path, static_cast<const std::string*>(&compared.path)}) {
+    auto bytes = profile::read_profile_json(*path);
+    if (!bytes.has_value()) {
+      std::fprintf(stderr, "sprof: cannot load %s: %s\n", path->c_str(),
+                   bytes.error().message.c_str());
+      return kExitFailure;
+    }
+    auto overview = profile::read_profile_overview(*bytes);
+    if (!overview.has_value()) {
+      std::fprintf(stderr, "sprof: cannot load %s: %s\n", path->c_str(),
+                   overview.error().message.c_str());
+      return kExitFailure;
+    }
+    if (!facts) facts = facts_from_summary(base_path, *overview);
+    for (profile::LibraryLocation& lib : overview->libraries) {
+      hints.push_back({std::move(lib.debug_name), std::move(lib.breakpad_id), std::move(lib.path),
+                       std::move(lib.code_id)});
+    }
+  }
+  const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);
+  // Both files are self-contained (compare_command.cpp makes them so): the front end finds their
+  // names inside and asks the server only for sources and assembly, which need the binaries.
+  api::SymbolicatorModuleSource modules(*symbolicator);
+  return run_server(base_path, options, *facts, modules, *symbolicator, {}, std::move(compared));
 }
 
 int serve_recorded_profile(const std::string& profile_path, const ServeOptions& options,

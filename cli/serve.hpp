@@ -11,6 +11,7 @@
 #include <string>
 
 #include "options.hpp"
+#include "sprof/server/server.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "summary.hpp"
 
@@ -20,6 +21,11 @@ namespace sprof::cli {
 // what the profile itself says about its recording.
 int serve_profile(const std::string& profile_path, const ServeOptions& options,
                   std::optional<RecordingFacts> facts);
+
+// For `compare`: serves two self-contained profiles and opens the compare view of the threads
+// `compared` names.
+int serve_compared_profiles(const std::string& base_path, server::ComparedProfile compared,
+                            const ServeOptions& options);
 
 // For `record`: serves with a symbolicator the caller shares (maps built once for the server and
 // for presymbolication). `background` starts once the URL is printed, on its own thread, and is

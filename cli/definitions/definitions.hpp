@@ -24,6 +24,7 @@ struct Commands {
   ExportCommandOptions export_;
   FlameGraphCommandOptions flamegraph;
   DiffCommandOptions diff;
+  CompareCommandOptions compare;
 };
 
 struct SprofApp {
@@ -37,6 +38,7 @@ struct SprofApp {
   CLI::App* export_ = nullptr;
   CLI::App* flamegraph = nullptr;
   CLI::App* diff = nullptr;
+  CLI::App* compare = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -57,6 +59,7 @@ CLI::App* define_report(CLI::App& app, ReportCommandOptions& options);
 CLI::App* define_export(CLI::App& app, ExportCommandOptions& options);
 CLI::App* define_flamegraph(CLI::App& app, FlameGraphCommandOptions& options);
 CLI::App* define_diff(CLI::App& app, DiffCommandOptions& options);
+CLI::App* define_compare(CLI::App& app, CompareCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);

@@ -27,6 +27,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.export_ = define_export(app, into.export_);
   sprof.flamegraph = define_flamegraph(app, into.flamegraph);
   sprof.diff = define_diff(app, into.diff);
+  sprof.compare = define_compare(app, into.compare);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

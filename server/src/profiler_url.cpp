@@ -50,6 +50,23 @@ std::string profiler_url(std::string_view profiler_base, std::string_view profil
   return url;
 }
 
+std::string compare_url(std::string_view profiler_base, ThreadView base, ThreadView compared,
+                        std::string_view symbol_server_url) {
+  while (!profiler_base.empty() && profiler_base.back() == '/') profiler_base.remove_suffix(1);
+  const auto view = [&](const ThreadView& v) {
+    return std::string(profiler_base) + "/from-url/" + encode_uri_component(v.profile_url) +
+           "/calltree/?thread=" + std::to_string(v.thread) + "&v=10";
+  };
+  std::string url(profiler_base);
+  url += "/compare/calltree/?profiles[]=";
+  url += encode_uri_component(view(base));
+  url += "&profiles[]=";
+  url += encode_uri_component(view(compared));
+  url += "&symbolServer=";
+  url += encode_uri_component(symbol_server_url);
+  return url;
+}
+
 Result<PublicUrl> parse_public_url(std::string_view url) {
   auto invalid = [&](const char* why) {
     return fail(Errc::kInvalidArgument,

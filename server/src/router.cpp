@@ -69,10 +69,10 @@ Response preflight(const Request& request) {
 // gunzips itself (verified with the profiler CLI; docs/firefox-profiler-format.md, "Serving the
 // profile"), which works for every client whatever its Accept-Encoding. So neither the name nor the
 // bytes need inspecting.
-Response serve_profile(const RouterConfig& config) {
-  if (config.profile_path.empty()) return text_response(404, "no profile is being served");
+Response serve_profile(const std::string& path) {
+  if (path.empty()) return text_response(404, "no profile is being served");
   // Replaced by a FIFO since it was written, the profile must not block the io thread.
-  auto file = open_untrusted_file(config.profile_path, Symlinks::kFollow);
+  auto file = open_untrusted_file(path, Symlinks::kFollow);
   if (!file) {
     return text_response(file.error().code == Errc::kNotFound ? 404 : 500,
                          "cannot read the profile: " + file.error().message);
@@ -138,12 +138,13 @@ Response route_under_token(const Request& request, std::string_view path,
   }
   if (method == "POST") {
     // Known read-only routes say so; anything else simply does not exist.
-    const bool known =
-        path.empty() || path == "/" || path == "/index.html" || path == "/profile.json";
+    const bool known = path.empty() || path == "/" || path == "/index.html" ||
+                       path == "/profile.json" || path == "/compared-profile.json";
     return known ? method_not_allowed("GET, OPTIONS") : text_response(404, "not found");
   }
   if (path.empty() || path == "/" || path == "/index.html") return serve_page(config);
-  if (path == "/profile.json") return serve_profile(config);
+  if (path == "/profile.json") return serve_profile(config.profile_path);
+  if (path == "/compared-profile.json") return serve_profile(config.compared_profile_path);
   return serve_asset(path, config);
 }
 

@@ -206,13 +206,21 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
   const std::string_view profiler_base = options.profiler_base.empty()
                                              ? kDefaultProfilerBase
                                              : std::string_view(options.profiler_base);
-  impl->profiler_url = server::profiler_url(profiler_base, impl->profile_url, impl->base_url);
+  if (options.compare) {
+    const std::string compared_url = impl->base_url + "/compared-profile.json";
+    impl->profiler_url =
+        compare_url(profiler_base, {impl->profile_url, options.compare->base_thread},
+                    {compared_url, options.compare->compared_thread}, impl->base_url);
+  } else {
+    impl->profiler_url = server::profiler_url(profiler_base, impl->profile_url, impl->base_url);
+  }
 
   RouterConfig& config = impl->config;
   config.token = std::move(token);
   config.bind_address = options.bind_address;
   if (public_url) config.public_host = public_url->host;
   config.profile_path = std::move(options.profile_path);
+  if (options.compare) config.compared_profile_path = std::move(options.compare->path);
   config.api = std::move(options.api);
   config.assets = std::move(options.assets);
   config.body_limit_bytes = options.body_limit_bytes;

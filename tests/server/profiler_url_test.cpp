@@ -2,6 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+
+using sprof::server::compare_url;
 using sprof::server::encode_uri_component;
 using sprof::server::profiler_url;
 
@@ -48,4 +52,26 @@ TEST_CASE("a server URL given for port forwarding keeps its origin and names its
     REQUIRE_FALSE(parsed.has_value());
     CHECK(parsed.error().message.find("server URL") != std::string::npos);
   }
+}
+
+TEST_CASE("compare url: two single-thread views, encoded once, with the symbol server outside") {
+  // The form the issue records as checked with a local build of the front end: each view is a
+  // from-url URL selecting one thread, and only the outer symbolServer is read.
+  const std::string url = compare_url(
+      "https://profiler.firefox.com/", {"http://127.0.0.1:3000/tok/profile.json", 2},
+      {"http://127.0.0.1:3000/tok/compared-profile.json", 0}, "http://127.0.0.1:3000/tok");
+  const std::string base_view =
+      "https://profiler.firefox.com/from-url/"
+      "http%3A%2F%2F127.0.0.1%3A3000%2Ftok%2Fprofile.json/calltree/?thread=2&v=10";
+  const std::string compared_view =
+      "https://profiler.firefox.com/from-url/"
+      "http%3A%2F%2F127.0.0.1%3A3000%2Ftok%2Fcompared-profile.json/calltree/?thread=0&v=10";
+  CHECK(url == "https://profiler.firefox.com/compare/calltree/?profiles[]=" +
+                   encode_uri_component(base_view) +
+                   "&profiles[]=" + encode_uri_component(compared_view) +
+                   "&symbolServer=http%3A%2F%2F127.0.0.1%3A3000%2Ftok");
+  // The outer query has exactly three parameters: '&' and '=' of the views are encoded.
+  const std::string query = url.substr(url.find('?') + 1);
+  CHECK(std::count(query.begin(), query.end(), '&') == 2);
+  CHECK(std::count(query.begin(), query.end(), '=') == 3);
 }

@@ -239,6 +239,25 @@ TEST_CASE("the profile is served as stored gzip bytes with a json type and no co
   CHECK(read_all(res.body_file.get()) == kGzipBytes);
 }
 
+TEST_CASE("sprof compare's second profile is served beside the first, and only when there is one") {
+  Fixture f;
+  REQUIRE(f.dir.valid());
+  CHECK(f.send("GET", under_token("/compared-profile.json")).status == 404);
+  const std::string second("{\"meta\":{\"version\":1}}");
+  f.config.compared_profile_path = f.dir.write_file("second.json", second);
+  Response res = f.send("GET", under_token("/compared-profile.json"));
+  CHECK(res.status == 200);
+  CHECK(res.header("Content-Type") == "application/json");
+  REQUIRE(res.body_file.valid());
+  CHECK(read_all(res.body_file.get()) == second);
+  // The first profile is still the first; neither is reachable without the token.
+  res = f.send("GET", under_token("/profile.json"));
+  REQUIRE(res.body_file.valid());
+  CHECK(read_all(res.body_file.get()) == kGzipBytes);
+  CHECK(f.send("GET", "/compared-profile.json").status == 404);
+  CHECK(f.send("POST", under_token("/compared-profile.json"), "{}").status == 405);
+}
+
 TEST_CASE("a missing profile file is a 404 under the token") {
   Fixture f;
   f.config.profile_path = (f.dir.path() / "gone.json").string();

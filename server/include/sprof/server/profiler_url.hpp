@@ -7,6 +7,7 @@
 // profile URL must be percent-encoded; full encodeURIComponent is the safe choice.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,18 @@ std::string encode_uri_component(std::string_view text);
 // `profiler_base` may end in '/'; `symbol_server_url` is the server base (no trailing API path).
 std::string profiler_url(std::string_view profiler_base, std::string_view profile_url,
                          std::string_view symbol_server_url);
+
+// The Firefox Profiler's compare view of one thread of each of two profiles:
+//   <base>/compare/calltree/?profiles[]=<enc(view 1)>&profiles[]=<enc(view 2)>&symbolServer=<enc>
+// where each view is <base>/from-url/<enc(profile url)>/calltree/?thread=N&v=10. Each view must
+// select exactly one thread, and the front end ignores a symbolServer inside a view: only the
+// outer one is used (docs/firefox-profiler-format.md, "Comparing two profiles").
+struct ThreadView {
+  std::string_view profile_url;
+  std::uint32_t thread = 0;  // index into the profile's threads
+};
+std::string compare_url(std::string_view profiler_base, ThreadView base, ThreadView compared,
+                        std::string_view symbol_server_url);
 
 // The address a browser reaches sprof's server by when that is not the address it listens on
 // (--server-url: recording on a remote machine, viewed through `ssh -L 3000:localhost:3000`).

@@ -82,9 +82,11 @@ struct RouterConfig {
   // The host of --server-url, answered too (empty: none).
   std::string public_host;
   std::string profile_path;  // file served as /TOKEN/profile.json
-  ApiHandler api;            // may be empty: API routes then answer 503
-  AssetProvider assets;      // may be empty: only the API and the profile are served
-  PageInfo page;             // placeholder values for index.html
+  // `sprof compare`'s second profile, served as /TOKEN/compared-profile.json (empty: none).
+  std::string compared_profile_path;
+  ApiHandler api;        // may be empty: API routes then answer 503
+  AssetProvider assets;  // may be empty: only the API and the profile are served
+  PageInfo page;         // placeholder values for index.html
   std::uint64_t body_limit_bytes = kDefaultBodyLimitBytes;
 };
 

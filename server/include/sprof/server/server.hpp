@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "sprof/core/result.hpp"
@@ -26,13 +27,24 @@
 
 namespace sprof::server {
 
+// `sprof compare`: a second profile beside `profile_path`, and the thread of each that the Firefox
+// Profiler's compare view puts side by side (the view takes exactly one thread per profile, by its
+// index in the file's `threads`).
+struct ComparedProfile {
+  std::string path;  // served as /TOKEN/compared-profile.json
+  std::uint32_t base_thread = 0;
+  std::uint32_t compared_thread = 0;
+};
+
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
   std::string port = "0";    // "N", or "N+" to try N..N+99; "0" = ephemeral (see port_spec.hpp)
   std::string profile_path;  // served as /TOKEN/profile.json (raw bytes; .json or .json.gz)
-  ApiHandler api;            // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
-  AssetProvider assets;      // the page template "index.html" and its files
-  PageInfo page;             // cli-computed placeholder values (COMMAND, DURATION, ...)
+  // When set, profiler_url() opens the compare view of profile_path and this one.
+  std::optional<ComparedProfile> compare;
+  ApiHandler api;        // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
+  AssetProvider assets;  // the page template "index.html" and its files
+  PageInfo page;         // cli-computed placeholder values (COMMAND, DURATION, ...)
   std::string profiler_base = std::string(kDefaultProfilerBase);
   // How the browser reaches this server, when not by the address it listens on
   // (parse_public_url; empty: http://<bind address>:<port>).
@@ -62,7 +74,8 @@ class Server {
   const std::string& base_url() const;
   // base_url() + "/profile.json".
   const std::string& profile_url() const;
-  // The Firefox Profiler URL loading this profile with this server as symbol server.
+  // The Firefox Profiler URL loading this profile with this server as symbol server (with
+  // `ServerOptions::compare`: the compare view of both profiles).
   const std::string& profiler_url() const;
 
   // Serves until stop() or a handled signal, then returns after the bounded graceful shutdown.
