@@ -7,6 +7,7 @@
 
 #include "console.hpp"
 #include "exit_codes.hpp"
+#include "profile_views.hpp"
 #include "sprof/api/module_source.hpp"
 #include "sprof/api/symbolication_api.hpp"
 #include "sprof/presymbolicate/embedded_symbols.hpp"
@@ -123,6 +124,14 @@ int run_server(const std::string& profile_path, const ServeOptions& options,
   server_options.api = [&symbolication](std::string_view path, std::string_view body) {
     return symbolication.handle(path, body);
   };
+  // The report and flame graph the page offers offline; of one profile only, so not for compare.
+  std::optional<ProfileViews> views;
+  if (server_options.compare) {
+    server_options.page.insert_or_assign("OFFLINE_VIEWS", "hidden");
+  } else {
+    views.emplace(profile_path, options.symbols);
+    server_options.views = [&views](std::string_view name) { return views->view(name); };
+  }
 
   auto server = server::Server::start(std::move(server_options));
   if (!server.has_value()) {

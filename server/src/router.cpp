@@ -30,6 +30,9 @@ bool is_api_path(std::string_view path) {
   return std::find(kApiPaths.begin(), kApiPaths.end(), path) != kApiPaths.end();
 }
 
+// GET /TOKEN/view/NAME: a page made from the profile (ViewHandler).
+constexpr std::string_view kViewPrefix = "/view/";
+
 bool is_read_method(std::string_view method) { return method == "GET" || method == "HEAD"; }
 
 Response text_response(unsigned status, std::string text) {
@@ -105,15 +108,26 @@ Response serve_asset(std::string_view path, const RouterConfig& config) {
   return res;
 }
 
-Response call_api(std::string_view path, const Request& request, const RouterConfig& config) {
-  if (!config.api) return text_response(503, "this server has no symbolication service");
-  HttpReply reply = config.api(path, request.body);
+Response reply_response(HttpReply reply) {
   Response res;
   res.status = reply.status;
   res.set_header("Content-Type",
                  reply.content_type.empty() ? "application/json" : std::move(reply.content_type));
   res.body = std::move(reply.body);
   res.body_producer = std::move(reply.body_producer);
+  return res;
+}
+
+Response call_api(std::string_view path, const Request& request, const RouterConfig& config) {
+  if (!config.api) return text_response(503, "this server has no symbolication service");
+  return reply_response(config.api(path, request.body));
+}
+
+Response show_view(std::string_view name, const RouterConfig& config) {
+  std::optional<HttpReply> reply = config.views ? config.views(name) : std::nullopt;
+  if (!reply) return text_response(404, "not found");
+  Response res = reply_response(std::move(*reply));
+  res.set_header("Cache-Control", "no-store");
   return res;
 }
 
@@ -144,6 +158,7 @@ Response route_under_token(const Request& request, std::string_view path,
   }
   if (path.empty() || path == "/" || path == "/index.html") return serve_page(config);
   if (path == "/profile.json") return serve_profile(config.profile_path);
+  if (path.starts_with(kViewPrefix)) return show_view(path.substr(kViewPrefix.size()), config);
   if (path == "/compared-profile.json") return serve_profile(config.compared_profile_path);
   return serve_asset(path, config);
 }
@@ -168,7 +183,12 @@ void Response::set_header(std::string name, std::string value) {
   headers.push_back({std::move(name), std::move(value)});
 }
 
-bool may_call_api(const Request& request) { return request.method == "POST"; }
+bool may_call_api(const Request& request, const RouterConfig& config) {
+  if (request.method == "POST") return true;
+  if (!is_read_method(request.method)) return false;
+  const std::optional<std::string> path = path_under_token(request.target, config.token);
+  return path && path->starts_with(kViewPrefix);
+}
 
 std::optional<std::string> path_under_token(std::string_view target, std::string_view token) {
   target = target.substr(0, target.find_first_of("?#"));

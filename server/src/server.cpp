@@ -222,6 +222,7 @@ Result<std::unique_ptr<Server>> Server::start(ServerOptions options) {
   config.profile_path = std::move(options.profile_path);
   if (options.compare) config.compared_profile_path = std::move(options.compare->path);
   config.api = std::move(options.api);
+  config.views = std::move(options.views);
   config.assets = std::move(options.assets);
   config.body_limit_bytes = options.body_limit_bytes;
   config.page = std::move(options.page);

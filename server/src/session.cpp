@@ -307,7 +307,7 @@ asio::awaitable<void> serve_connection(asio::ip::tcp::socket socket,
     // Plain statements rather than `cond ? co_await ... : ...`: GCC 12 miscompiles co_await
     // inside conditional expressions and on temporaries of the enclosing full-expression.
     Response response;
-    if (may_call_api(incoming->request)) {
+    if (may_call_api(incoming->request, context.config)) {
       response = co_await route_on_pool(incoming->request, context);
     } else {
       response = handle_request(incoming->request, context.config);

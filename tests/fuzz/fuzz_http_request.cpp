@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)server::detail::is_allowed_host(*host, config.bind_address, config.public_host);
   }
   (void)server::path_under_token(request.target, config.token);
-  (void)server::may_call_api(request);
+  (void)server::may_call_api(request, config);
   (void)server::handle_request(request, config);
   return 0;
 }

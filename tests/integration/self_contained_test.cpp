@@ -14,7 +14,7 @@
 #include <optional>
 #include <set>
 
-#include "http_test_client.hpp"
+#include "loaded_file.hpp"
 #include "profiler_cli.hpp"
 #include "profiler_cli_queries.hpp"
 #include "recorded_profile.hpp"
@@ -154,38 +154,6 @@ bool same_tree(const CallNode& a, const CallNode& b) {
   }
   return true;
 }
-
-// `sprof load --no-open -P 0 FILE`, serving until destroyed, with an HTTP client on its port
-// that posts to its API paths below the token.
-class LoadedFile {
- public:
-  LoadedFile(const std::string& file, const std::string& dir)
-      : loader_({kSprofExe, "load", "--no-open", "-P", "0", file}, dir + "/load.log") {
-    const std::string log = loader_.wait_for_log("sprof: serving ", 30s);
-    INFO("sprof load:\n" << loader_.log());
-    REQUIRE_FALSE(log.empty());
-    // "... and symbols at http://127.0.0.1:PORT/TOKEN (page: ...)"
-    const std::string base = log_value_after(log, "and symbols at ");
-    const size_t colon = base.rfind(':');
-    const size_t slash = base.find('/', colon);
-    REQUIRE(colon != std::string::npos);
-    REQUIRE(slash != std::string::npos);
-    token_path_ = base.substr(slash);
-    http_.emplace(static_cast<uint16_t>(std::stoi(base.substr(colon + 1, slash - colon - 1))));
-  }
-  ~LoadedFile() { loader_.stop(SIGTERM, 10s); }
-
-  // POST <token><path> with a JSON body; the reply's JSON.
-  HttpResult post(const std::string& path, const std::string& body) {
-    return http_->request("POST", token_path_ + path, body);
-  }
-  int stop() { return loader_.stop(SIGTERM, 10s); }
-
- private:
-  BackgroundProcess loader_;
-  std::string token_path_;
-  std::optional<HttpTestClient> http_;
-};
 
 // `"debugName": ..., "debugId": ...` of the target's module, for source/v1 and asm/v1 requests.
 std::string module_fields(const std::string& id) {

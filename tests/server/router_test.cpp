@@ -295,12 +295,43 @@ TEST_CASE("head requests are routed like get") {
   CHECK(res.body_file_size == kGzipBytes.size());
 }
 
-TEST_CASE("only post requests may call the api handler") {
+TEST_CASE("post requests and reads of views go to the worker pool, nothing else") {
+  Fixture f;
   Request request;
   request.method = "POST";
-  CHECK(may_call_api(request));
+  request.target = under_token("/symbolicate/v5");
+  CHECK(may_call_api(request, f.config));
   request.method = "GET";
-  CHECK_FALSE(may_call_api(request));
+  CHECK_FALSE(may_call_api(request, f.config));
+  request.target = under_token("/view/report.txt");
+  CHECK(may_call_api(request, f.config));
+  request.method = "HEAD";
+  CHECK(may_call_api(request, f.config));
+  request.method = "GET";
+  request.target = "/view/report.txt";  // outside the token
+  CHECK_FALSE(may_call_api(request, f.config));
+  request.target = under_token("/profile.json");
+  CHECK_FALSE(may_call_api(request, f.config));
+}
+
+TEST_CASE("views of the profile: what the view handler makes, 404 for what it does not") {
+  Fixture f;
+  std::vector<std::string> asked;
+  f.config.views = [&asked](std::string_view name) -> std::optional<HttpReply> {
+    asked.emplace_back(name);
+    if (name != "report.txt") return std::nullopt;
+    return HttpReply::whole(200, "text/plain; charset=utf-8", "a report");
+  };
+  Response res = f.send("GET", under_token("/view/report.txt"));
+  CHECK(res.status == 200);
+  CHECK(res.header("Content-Type") == "text/plain; charset=utf-8");
+  CHECK(res.header("Cache-Control") == "no-store");
+  CHECK(res.body == "a report");
+  CHECK(f.send("GET", under_token("/view/other.svg")).status == 404);
+  CHECK(f.send("GET", "/view/report.txt").status == 404);  // outside the token: never asked
+  CHECK(asked == std::vector<std::string>{"report.txt", "other.svg"});
+  f.config.views = nullptr;
+  CHECK(f.send("GET", under_token("/view/report.txt")).status == 404);
 }
 
 TEST_CASE("a request addressed to another host name is refused before routing (DNS rebinding)") {

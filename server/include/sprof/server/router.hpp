@@ -85,6 +85,7 @@ struct RouterConfig {
   // `sprof compare`'s second profile, served as /TOKEN/compared-profile.json (empty: none).
   std::string compared_profile_path;
   ApiHandler api;        // may be empty: API routes then answer 503
+  ViewHandler views;     // may be empty: /view/ routes then answer 404
   AssetProvider assets;  // may be empty: only the API and the profile are served
   PageInfo page;         // placeholder values for index.html
   std::uint64_t body_limit_bytes = kDefaultBodyLimitBytes;
@@ -93,7 +94,8 @@ struct RouterConfig {
 Response handle_request(const Request& request, const RouterConfig& config);
 
 // True when `handle_request` may call the (possibly slow) ApiHandler for this request.
-bool may_call_api(const Request& request);
+// POST requests (the APIs) and reads of /TOKEN/view/NAME (views of the profile).
+bool may_call_api(const Request& request, const RouterConfig& config);
 
 // The path below the token with repeated slashes collapsed ("" for "/TOKEN"), or nullopt when
 // `target` is not under "/TOKEN". Query and fragment are dropped.

@@ -43,6 +43,7 @@ struct ServerOptions {
   // When set, profiler_url() opens the compare view of profile_path and this one.
   std::optional<ComparedProfile> compare;
   ApiHandler api;        // POST /TOKEN/{symbolicate/v5,source/v1,asm/v1}
+  ViewHandler views;     // GET /TOKEN/view/NAME
   AssetProvider assets;  // the page template "index.html" and its files
   PageInfo page;         // cli-computed placeholder values (COMMAND, DURATION, ...)
   std::string profiler_base = std::string(kDefaultProfilerBase);
