@@ -13,13 +13,15 @@ char hex_digit(unsigned value, HexCase letters) {
 
 }  // namespace
 
+void append_hex_byte(std::string& out, uint8_t byte, HexCase letters) {
+  out.push_back(hex_digit(byte >> 4, letters));
+  out.push_back(hex_digit(byte, letters));
+}
+
 std::string to_hex(std::span<const uint8_t> bytes, HexCase letters) {
   std::string out;
   out.reserve(bytes.size() * 2);
-  for (const uint8_t b : bytes) {
-    out.push_back(hex_digit(b >> 4, letters));
-    out.push_back(hex_digit(b, letters));
-  }
+  for (const uint8_t b : bytes) append_hex_byte(out, b, letters);
   return out;
 }
 

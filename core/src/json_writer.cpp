@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "sprof/core/hex.hpp"
+
 namespace sprof {
 
 namespace {
@@ -40,7 +42,6 @@ size_t valid_utf8_length(std::string_view s, size_t i) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   size_t i = 0;
   while (i < s.size()) {
@@ -78,8 +79,7 @@ void append_json_string(std::string& out, std::string_view s) {
       default:
         if (c < 0x20 || c == 0x7F) {
           out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
+          append_hex_byte(out, c);
         } else {
           out.push_back(static_cast<char>(c));
         }

@@ -1,5 +1,7 @@
 #include "sprof/server/profiler_url.hpp"
 
+#include "sprof/core/hex.hpp"
+
 namespace sprof::server {
 namespace {
 
@@ -23,7 +25,6 @@ bool is_uri_unreserved(unsigned char c) {
 }  // namespace
 
 std::string encode_uri_component(std::string_view text) {
-  constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size() * 3);
   for (char ch : text) {
@@ -32,8 +33,7 @@ std::string encode_uri_component(std::string_view text) {
       out += ch;
     } else {
       out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      append_hex_byte(out, c, HexCase::kUpper);
     }
   }
   return out;

@@ -12,6 +12,8 @@ namespace sprof {
 
 enum class HexCase { kLower, kUpper };
 
+// Appends the two digits of `byte` (JSON's \u00XX escapes, URL percent-encoding).
+void append_hex_byte(std::string& out, uint8_t byte, HexCase letters = HexCase::kLower);
 // Two digits per byte, in order.
 std::string to_hex(std::span<const uint8_t> bytes, HexCase letters = HexCase::kLower);
 // "0x" and the lowercase digits of `value`, without leading zeros ("0x0" for zero).
