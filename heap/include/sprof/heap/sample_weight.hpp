@@ -19,4 +19,32 @@ inline double estimated_bytes(uint64_t size, uint64_t sample_interval_bytes) {
   return p > 0 ? s / p : static_cast<double>(sample_interval_bytes);
 }
 
+// How many calls one sampled allocation of `size` bytes stands for: 1 / p, the same estimator
+// counting calls instead of bytes (unbiased; the variance of a sum of such estimates is about the
+// sum of c^2 - c over its samples, c = 1 / p each: docs/heap.md, "Heap analysis").
+inline double estimated_calls(uint64_t size, uint64_t sample_interval_bytes) {
+  if (sample_interval_bytes == 0 || size == 0) return 1;
+  return estimated_bytes(size, sample_interval_bytes) / static_cast<double>(size);
+}
+
+// The size whose `estimated_bytes` is `bytes` (rounded, as a profile's rows hold it): the
+// estimate grows with the size, so a bisection finds it. A profile keeps only the estimate, so a
+// report gets the sizes back from it; below about T the estimate is within a byte of T + s / 2,
+// so small sizes come back within about two bytes.
+inline uint64_t size_from_estimated_bytes(int64_t bytes, uint64_t sample_interval_bytes) {
+  if (bytes <= 0) return 0;
+  const uint64_t target = static_cast<uint64_t>(bytes);
+  if (sample_interval_bytes == 0) return target;
+  uint64_t low = 0, high = target;  // estimated_bytes(s) >= s, so the size is at most `bytes`
+  while (low < high) {
+    const uint64_t mid = low + (high - low) / 2;
+    if (std::llround(estimated_bytes(mid, sample_interval_bytes)) < bytes) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
 }  // namespace sprof::heap
