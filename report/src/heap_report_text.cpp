@@ -11,7 +11,7 @@ namespace {
 // "1.5 MiB", "512 B".
 std::string human_bytes(int64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes < 0 ? -bytes : bytes);
+  double value = std::abs(static_cast<double>(bytes));
   size_t unit = 0;
   while (value >= 1024 && unit + 1 < std::size(kUnits)) {
     value /= 1024;

@@ -2,6 +2,16 @@
 
 namespace sprof::heap {
 
+namespace {
+
+// Byte sums of a profile's rows, which a report reads from files it did not write: wrapping,
+// not undefined, when forged weights overflow (a recording's sizes are below 2^57).
+void add_bytes(int64_t& sum, int64_t bytes) {
+  sum = static_cast<int64_t>(static_cast<uint64_t>(sum) + static_cast<uint64_t>(bytes));
+}
+
+}  // namespace
+
 SiteStats& HeapAnalysis::site(uint32_t id) {
   if (id >= sites_.size()) {
     sites_.resize(size_t{id} + 1);
@@ -19,10 +29,10 @@ void HeapAnalysis::allocate(const AllocationEvent& e) {
   }
   SiteStats& s = site(e.site);
   for (SiteStats* stats : {&s, &totals_.all}) {
-    stats->bytes += e.bytes;
+    add_bytes(stats->bytes, e.bytes);
     if (e.folded) {
       ++stats->folded_rows;
-      stats->folded_bytes += e.bytes;
+      add_bytes(stats->folded_bytes, e.bytes);
     } else {
       stats->calls += e.calls;
       stats->calls_variance += e.calls * e.calls - e.calls;
@@ -70,7 +80,7 @@ void HeapAnalysis::free(const FreeEvent& e) {
     }
   }
   take_peak_snapshot();
-  change_live(b.site, -b.bytes);
+  change_live(b.site, -b.bytes);  // a block's bytes are never negative
 }
 
 void HeapAnalysis::end_space(uint64_t space) {
@@ -92,17 +102,17 @@ void HeapAnalysis::leak(Blocks& blocks) {
   for (const auto& [address, b] : blocks) {
     SiteStats& s = site(b.site);
     for (SiteStats* stats : {&s, &totals_.all}) {
-      stats->leaked_bytes += b.bytes;
+      add_bytes(stats->leaked_bytes, b.bytes);
       ++stats->leaked_blocks;
     }
     // The address space is gone: its memory no longer counts as live.
-    change_live(b.site, -b.bytes);
+    change_live(b.site, -b.bytes);  // a block's bytes are never negative
   }
 }
 
 void HeapAnalysis::change_live(uint32_t id, int64_t delta) {
-  site(id).live_bytes += delta;
-  totals_.all.live_bytes += delta;
+  add_bytes(site(id).live_bytes, delta);
+  add_bytes(totals_.all.live_bytes, delta);
   if (!site_changed_[id]) {
     site_changed_[id] = true;
     changed_sites_.push_back(id);
