@@ -9,6 +9,7 @@
 
 #include "report_profile_builder.hpp"
 #include "sprof/heap/heap_analysis.hpp"
+#include "sprof/heap/sample_weight.hpp"
 #include "sprof/report/heap_report_json.hpp"
 #include "sprof/report/heap_report_text.hpp"
 #include "sprof/report/report_view.hpp"
@@ -161,6 +162,31 @@ TEST_CASE("heap report: the recording's totals from meta, unless some threads ar
   CHECK_FALSE(worker->totals.from_recording);
   CHECK(worker->totals.calls == 1);
   CHECK(worker->totals.peak_bytes == 30);
+}
+
+TEST_CASE("heap report of a sampled profile: sizes from the estimates, calls estimated") {
+  constexpr uint64_t kInterval = 512 * 1024;
+  profile::Profile p = test::make_report_profile();
+  p.meta.extra.emplace_back("heap", std::string("sampled"));
+  p.meta.extra.emplace_back("heapIntervalBytes", static_cast<int64_t>(kInterval));
+  profile::Thread& main = p.processes[0].threads[0];
+  const uint32_t stack = main.intern_stack(
+      std::nullopt, main.intern_address_frame(0x401010, profile::Category::kUser));
+  const int64_t small = std::llround(heap::estimated_bytes(64, kInterval));
+  const int64_t large = std::llround(heap::estimated_bytes(4 << 20, kInterval));
+  main.add_native_allocation({1, small, stack, 0x10, 100});
+  main.add_native_allocation({2, large, stack, 0x20, 100});
+  const ReportProfile read = read_back(p);
+  auto r = build_heap_report(read, all_threads(read));
+  REQUIRE(r.has_value());
+  CHECK(r->sampled);
+  CHECK(r->interval_bytes == kInterval);
+  REQUIRE(r->sites.size() == 1);
+  const double expected = heap::estimated_calls(64, kInterval) +
+                          heap::estimated_calls(4 << 20, kInterval);  // about 8,193
+  CHECK(r->sites[0].stats.calls == doctest::Approx(expected).epsilon(0.02));
+  CHECK(r->totals.sizes[heap::size_bucket(64)] > 8000);
+  CHECK(r->totals.sizes[heap::size_bucket(4 << 20)] == doctest::Approx(1).epsilon(0.01));
 }
 
 TEST_CASE("heap report: a profile without allocations is an error saying how to get them") {

@@ -29,22 +29,23 @@ inline double estimated_calls(uint64_t size, uint64_t sample_interval_bytes) {
 
 // The size whose `estimated_bytes` is `bytes` (rounded, as a profile's rows hold it): the
 // estimate grows with the size, so a bisection finds it. A profile keeps only the estimate, so a
-// report gets the sizes back from it; below about T the estimate is within a byte of T + s / 2,
-// so small sizes come back within about two bytes.
+// report gets the sizes back from it. Below about T the estimate is T + s / 2, so two sizes share
+// one rounded estimate; the larger is returned, which keeps powers of two (the sizes programs ask
+// for most) in their own histogram bucket. Above T the size comes back exactly.
 inline uint64_t size_from_estimated_bytes(int64_t bytes, uint64_t sample_interval_bytes) {
   if (bytes <= 0) return 0;
-  const uint64_t target = static_cast<uint64_t>(bytes);
-  if (sample_interval_bytes == 0) return target;
-  uint64_t low = 0, high = target;  // estimated_bytes(s) >= s, so the size is at most `bytes`
+  if (sample_interval_bytes == 0) return static_cast<uint64_t>(bytes);
+  // The first size whose estimate rounds above `bytes`; estimated_bytes(s) >= s bounds it.
+  uint64_t low = 0, high = static_cast<uint64_t>(bytes) + 1;
   while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
-    if (std::llround(estimated_bytes(mid, sample_interval_bytes)) < bytes) {
-      low = mid + 1;
-    } else {
+    if (std::llround(estimated_bytes(mid, sample_interval_bytes)) > bytes) {
       high = mid;
+    } else {
+      low = mid + 1;
     }
   }
-  return low;
+  return low > 0 ? low - 1 : 0;
 }
 
 }  // namespace sprof::heap
