@@ -1,9 +1,11 @@
 #include "heap_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
+#include "sprof/heap/heap_analysis.hpp"
 #include "sprof/presymbolicate/stack_names.hpp"
 #include "summary.hpp"
 
@@ -79,6 +81,42 @@ std::string dropped_records_line(const convert::HeapStats& heap) {
          " records were dropped, allocations and frees are missing: " + causes;
 }
 
+std::string percent_of(double part, double whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f %%", whole > 0 ? 100 * part / whole : 0.0);
+  return text;
+}
+
+// "16-31 B": the sizes of a histogram bucket.
+std::string bucket_sizes(size_t bucket) {
+  const uint64_t low = heap::bucket_lower_bound(bucket);
+  if (bucket <= 1) return std::to_string(low) + " B";
+  const uint64_t high = 2 * low - 1;
+  return low < 1024 ? std::to_string(low) + "-" + std::to_string(high) + " B"
+                    : human_bytes(low) + "-" + human_bytes(high + 1);
+}
+
+// heaptrack's and DHAT's totals in one line: temporary and short-lived blocks, lifetimes and the
+// most common size (docs/heap.md, "Heap analysis").
+std::string analysis_line(const convert::HeapStats& heap, uint64_t calls) {
+  double counted = 0;
+  size_t common = 0;
+  for (size_t b = 0; b < heap.sizes.size(); ++b) {
+    counted += heap.sizes[b];
+    if (heap.sizes[b] > heap.sizes[common]) common = b;
+  }
+  const auto whole = static_cast<double>(calls);
+  const auto round = [](double n) { return grouped(static_cast<uint64_t>(std::llround(n))); };
+  char lifetime[32];
+  std::snprintf(lifetime, sizeof lifetime, "%.3g ms", heap.mean_lifetime_ms);
+  return "sprof: heap: " + std::string(heap.sample_interval_bytes == 0 ? "" : "about ") +
+         round(heap.temporary) + " temporary allocations (" + percent_of(heap.temporary, whole) +
+         "), " + round(heap.short_lived) + " blocks freed within " +
+         std::to_string(static_cast<int>(heap::kShortLivedMs)) + " ms, mean lifetime " + lifetime +
+         "; most often " + bucket_sizes(common) + " (" + percent_of(heap.sizes[common], counted) +
+         ")";
+}
+
 }  // namespace
 
 std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
@@ -112,6 +150,7 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     lines.push_back("sprof: heap:   " + signed_bytes(p.bytes) + " in " + grouped(p.blocks) +
                     (p.blocks == 1 ? " block" : " blocks") + " from " + p.path);
   }
+  if (heap.allocations > 0) lines.push_back(analysis_line(heap, calls));
   if (heap.dropped_records > 0) lines.push_back(dropped_records_line(heap));
   if (heap.folding_from_ms >= 0) {
     char from[32];

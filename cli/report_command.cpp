@@ -5,6 +5,8 @@
 
 #include "exit_codes.hpp"
 #include "report_input.hpp"
+#include "sprof/report/heap_report_json.hpp"
+#include "sprof/report/heap_report_text.hpp"
 #include "sprof/report/json_report.hpp"
 #include "sprof/report/text_report.hpp"
 #include "terminal_style.hpp"
@@ -32,9 +34,33 @@ report::ViewOptions view_options(const ReportCommandOptions& options) {
   return view;
 }
 
+// `--heap`: the allocation sites of the selected threads (heap_report.hpp).
+int run_heap_report(const ReportCommandOptions& options) {
+  ProfileSelection selection = options.selection;
+  selection.allocations = true;
+  auto opened = open_profile(selection);
+  if (!opened) return report_open_error(selection, opened.error());
+  const report::ReportProfile& profile = (*opened)->profile;
+  auto heap = report::build_heap_report(profile, (*opened)->threads);
+  if (!heap) return report_open_error(selection, heap.error());
+  std::string out;
+  if (options.json) {
+    out = report::heap_report_json(profile, report::summarize(profile, (*opened)->threads), *heap,
+                                   options.limit);
+  } else {
+    const report::TextStyle style = terminal_style(options.width, options.colour);
+    out = report::header_text(report::summarize(profile, (*opened)->threads), selection.input,
+                              style) +
+          report::heap_report_text(profile, *heap, options.limit, style);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int run_report_command(const ReportCommandOptions& options) {
+  if (options.heap) return run_heap_report(options);
   auto opened = open_profile(options.selection);
   if (!opened) return report_open_error(options.selection, opened.error());
   const report::ReportProfile& profile = (*opened)->profile;

@@ -49,6 +49,8 @@ Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& sele
     return fail(Errc::kInvalidArgument, "the profile has no threads");
   SPROF_TRY(opened->threads,
             report::select_threads(opened->profile, {selection.process, selection.thread}));
+  // A heap report needs allocation rows (report::build_heap_report says when there are none).
+  if (selection.allocations) return opened;
   uint64_t with_stacks = 0;
   for (const report::ReportThread* t : opened->threads)
     with_stacks += t->samples - t->samples_without_stack;

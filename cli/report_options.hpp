@@ -18,6 +18,7 @@ struct ProfileSelection {
   std::string thread;         // --thread NAME|TID
   SymbolSources symbols;      // for a file without embedded symbols
   bool include_idle = false;  // --include-idle: off-CPU samples count too
+  bool allocations = false;   // the report reads allocation rows, not samples (report --heap)
 };
 
 enum class ColourChoice { kAuto, kAlways, kNever };
@@ -25,6 +26,7 @@ enum class ColourChoice { kAuto, kAlways, kNever };
 struct ReportCommandOptions {
   ProfileSelection selection;
   bool tree = false;
+  bool heap = false;    // --heap: allocation sites (heap_report.hpp)
   std::string callers;  // --callers FUNC
   std::string sort = "total";
   size_t limit = 0;

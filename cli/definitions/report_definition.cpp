@@ -39,10 +39,16 @@ CLI::App* define_report(CLI::App& app, ReportCommandOptions& options) {
       "report", "Print a profile's hottest functions or call tree on the terminal (or as JSON)");
   add_profile_selection_options(*cmd, options.selection);
   auto* tree = cmd->add_flag("--tree", options.tree, "Print the call tree, top-down");
+  auto* heap =
+      cmd->add_flag("--heap", options.heap,
+                    "Print allocation sites (a `record --heap` profile): bytes, calls, temporary, "
+                    "live at the peak, leaked, lifetimes; and the size histogram")
+          ->excludes(tree);
   cmd->add_option("--callers", options.callers,
                   "Print who calls FUNC (bottom-up), with each caller's share")
       ->type_name("FUNC")
-      ->excludes(tree);
+      ->excludes(tree)
+      ->excludes(heap);
   cmd->add_option("--sort", options.sort, "Order functions by total or self weight (default total)")
       ->check(CLI::IsMember({"total", "self"}))
       ->type_name("self|total");

@@ -41,6 +41,18 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
                                  const perf::HeapAllocRecord& r, std::optional<uint32_t> stack,
                                  double time_ms) {
   advance_bucket(profile, time_ms);
+  heap::AllocationEvent event;
+  event.time_ms = time_ms;
+  event.space = r.id.pid;
+  event.thread = r.id.tid;
+  event.address = r.address;
+  event.size = r.size;
+  event.bytes = weight(r.size);
+  event.calls = heap::estimated_calls(r.size, sample_interval_bytes_);
+  analysis_.allocate(event);
+  // Only an allocation raises the peak: the stats keep it current between records.
+  stats_.peak_live_bytes = analysis_.totals().all.peak_bytes;
+  stats_.peak_time_ms = analysis_.totals().peak_time_ms;
   Blocks& blocks = live_[r.id.pid];
   if (auto it = blocks.find(r.address); it != blocks.end()) {
     // glibc handed the address out again, so the block was freed; its record was lost.
@@ -64,6 +76,7 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
 void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
                              double time_ms) {
   advance_bucket(profile, time_ms);
+  analysis_.free({time_ms, r.id.pid, r.id.tid, r.address});
   auto process = live_.find(r.id.pid);
   if (process == live_.end()) {
     ++stats_.unmatched_frees;
@@ -121,11 +134,6 @@ void NativeAllocations::flush_bucket(profile::Profile& profile) {
 
 void NativeAllocations::change_live(profile::Profile& profile, size_t image, int64_t delta,
                                     double time_ms) {
-  live_bytes_ += delta;
-  if (live_bytes_ > stats_.peak_live_bytes) {
-    stats_.peak_live_bytes = live_bytes_;
-    stats_.peak_time_ms = time_ms;
-  }
   auto [it, inserted] = counters_.try_emplace(image);
   CounterState& c = it->second;
   if (inserted) {
@@ -152,6 +160,7 @@ void NativeAllocations::flush_counter(profile::Profile& profile, size_t image, C
 
 void NativeAllocations::end_image(uint32_t pid, double time_ms) {
   (void)time_ms;  // the blocks stay allocated in the tables: that is what "retained" shows
+  analysis_.end_space(pid);
   auto process = live_.find(pid);
   if (process == live_.end()) return;
   for (const auto& [address, block] : process->second) retain(block);
@@ -169,7 +178,6 @@ void NativeAllocations::retain(const Block& b) {
   ++site.blocks;
   stats_.live_at_exit_bytes += b.bytes;
   ++stats_.live_at_exit_blocks;
-  live_bytes_ -= b.bytes;  // the image's memory is gone; its counter keeps its last value
 }
 
 void NativeAllocations::note_exec(uint32_t pid, size_t image, const std::string& name) {
@@ -192,6 +200,7 @@ void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
   }
   live_.clear();
   for (auto& [image, c] : counters_) flush_counter(profile, image, c);
+  complete_analysis();
 
   stats_.retained.clear();
   for (const auto& [key, site] : retained_) stats_.retained.push_back(site);
@@ -199,6 +208,16 @@ void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
                    [](const RetainedSite& a, const RetainedSite& b) { return a.bytes > b.bytes; });
   stats_.unhooked_programs.clear();
   for (const auto& [image, name] : unhooked_) stats_.unhooked_programs.push_back(name);
+}
+
+void NativeAllocations::complete_analysis() {
+  analysis_.finish();
+  const heap::HeapTotals& t = analysis_.totals();
+  stats_.temporary = t.all.temporary;
+  stats_.freed_blocks = t.all.freed;
+  stats_.mean_lifetime_ms = t.all.average_lifetime_ms();
+  stats_.short_lived = t.all.short_lived;
+  stats_.sizes = t.sizes;
 }
 
 }  // namespace sprof::convert

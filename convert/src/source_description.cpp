@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
+#include "sprof/heap/heap_analysis.hpp"
 #include "sprof/perf/event_attr.hpp"
 #include "sprof/unwind/cfi_unwinder.hpp"
 
@@ -36,6 +38,16 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   meta.extra.emplace_back("heapPeakLiveBytes", s.peak_live_bytes);
   meta.extra.emplace_back("heapPeakTimeMs", s.peak_time_ms);
   meta.extra.emplace_back("heapLiveAtExitBytes", s.live_at_exit_bytes);
+  // The analyses of every record, before rows were folded (docs/heap.md, "Heap analysis"):
+  // exact with --heap=all, estimates when sampled; `sprof report --heap` prefers them to what
+  // it can compute from the rows.
+  add("heapLiveAtExitBlocks", s.live_at_exit_blocks);
+  add("heapTemporary", static_cast<uint64_t>(std::llround(s.temporary)));
+  add("heapFreedBlocks", static_cast<uint64_t>(std::llround(s.freed_blocks)));
+  meta.extra.emplace_back("heapMeanLifetimeMs", s.mean_lifetime_ms);
+  add("heapShortLived", static_cast<uint64_t>(std::llround(s.short_lived)));
+  meta.extra.emplace_back("heapShortLivedMs", heap::kShortLivedMs);
+  meta.extra.emplace_back("heapSizeHistogram", heap::format_size_histogram(s.sizes));
   // Long record-everything runs fold short-lived blocks (native_allocations.hpp): how many, and
   // from when, so that a reader knows which rows stand for more than one block.
   add("heapFoldedBlocks", s.folded_blocks);

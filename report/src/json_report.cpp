@@ -10,16 +10,6 @@ double rounded(double percent_value) {
   return static_cast<double>(static_cast<int64_t>(percent_value * 100 + 0.5)) / 100;
 }
 
-void write_summary(JsonWriter& w, const ReportProfile& profile, const ReportSummary& s) {
-  w.key("profile").begin_object();
-  w.field("name", s.name).field("product", profile.meta.product);
-  w.key("durationMs").value(s.duration_ms, 3);
-  w.field("event", s.event).field("samples", s.samples).field("idleSamples", s.idle_samples);
-  w.key("lostSamples").value(s.lost_samples);
-  w.field("processes", s.processes).field("threads", s.threads);
-  w.end_object();
-}
-
 void write_function(JsonWriter& w, const Function& f) {
   w.field("name", f.name).field("module", f.module);
 }
@@ -74,11 +64,21 @@ const char* view_name(View view) {
 
 }  // namespace
 
+void write_report_summary(JsonWriter& w, const ReportProfile& profile, const ReportSummary& s) {
+  w.key("profile").begin_object();
+  w.field("name", s.name).field("product", profile.meta.product);
+  w.key("durationMs").value(s.duration_ms, 3);
+  w.field("event", s.event).field("samples", s.samples).field("idleSamples", s.idle_samples);
+  w.key("lostSamples").value(s.lost_samples);
+  w.field("processes", s.processes).field("threads", s.threads);
+  w.end_object();
+}
+
 std::string report_json(const ReportProfile& profile, const ReportSummary& summary,
                         const std::vector<Section>& sections, const ViewOptions& options) {
   JsonWriter w;
   w.begin_object();
-  write_summary(w, profile, summary);
+  write_report_summary(w, profile, summary);
   w.field("view", view_name(options.view));
   w.key("sections").begin_array();
   for (const Section& section : sections) {

@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "native_allocations_reader.hpp"
 #include "sprof/report/report_profile.hpp"
 
 namespace sprof::report {
@@ -130,6 +131,7 @@ class ThreadReader {
     SPROF_TRY_VOID(read_frames(funcs, out));
     SPROF_TRY_VOID(read_stacks(out));
     SPROF_TRY_VOID(read_samples(out));
+    SPROF_TRY(out.allocations, read_native_allocations(thread_, where_, out.stacks.size()));
     return out;
   }
 

@@ -87,16 +87,6 @@ std::string format(const char* fmt, double a) {
   return buf;
 }
 
-std::string thousands(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 class Painter {
  public:
   explicit Painter(bool colour) : colour_(colour) {}
@@ -221,6 +211,16 @@ class TreePrinter {
 };
 
 }  // namespace
+
+std::string thousands(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
 
 size_t display_width(std::string_view s) {
   return static_cast<size_t>(std::count_if(

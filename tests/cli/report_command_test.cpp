@@ -29,6 +29,18 @@ std::string self_contained_file(const TempDir& dir) {
 
 }  // namespace
 
+TEST_CASE("report --heap needs allocation rows, says how to get them, and takes no --tree") {
+  TempDir dir;
+  const std::string path = self_contained_file(dir);  // CPU samples only
+  const ProcessResult r = run_sprof({"report", "--heap", path});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("no allocations in the selected threads (record with --heap") !=
+        std::string::npos);
+  CHECK(run_sprof({"report", "--heap", "--tree", path}).exit_code == 1);
+}
+
 TEST_CASE("report lists the hottest functions of a self-contained file with its header") {
   TempDir dir;
   const std::string path = self_contained_file(dir);

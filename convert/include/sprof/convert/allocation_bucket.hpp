@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "sprof/heap/heap_analysis.hpp"
 #include "sprof/profile/profile.hpp"
 
 namespace sprof::convert {
@@ -32,7 +33,7 @@ struct AllocationOwner {
 class AllocationBucket {
  public:
   // Made-up addresses of folded pairs: above any user-space address, so never a real block's.
-  static constexpr uint64_t kFoldedAddressBase = uint64_t{1} << 63;
+  static constexpr uint64_t kFoldedAddressBase = heap::kFoldedAddressBase;
 
   // Starts a bucket for the records before `end_ms` (the bucket must be empty).
   void open(double end_ms);

@@ -9,7 +9,9 @@
 //     Profiler pairs frees with allocations by address within one table only; `thread_id` says
 //     which thread freed it;
 //   - every process image gets a "Memory" counter of its live bytes (the memory track);
-//   - totals for the summary and the meta: peak live bytes and when, what was still live when
+//   - totals for the summary and the meta: heaptrack's and DHAT's analyses of every record
+//     before any row is folded (heap/heap_analysis.hpp: calls, temporary and short-lived blocks,
+//     lifetimes, sizes, the peak of live bytes and when), what was still live when
 //     each image ended (by allocation stack: the leaks), which exec'd programs never loaded the
 //     interposer (static, setuid, a cleared environment).
 //
@@ -40,6 +42,7 @@
 
 #include "sprof/convert/allocation_bucket.hpp"
 #include "sprof/convert/stats.hpp"
+#include "sprof/heap/heap_analysis.hpp"
 #include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 
@@ -114,6 +117,7 @@ class NativeAllocations {
   void flush_bucket(profile::Profile& profile);
   void retain(const Block& block);
   void change_live(profile::Profile& profile, size_t image, int64_t delta, double time_ms);
+  void complete_analysis();
   void flush_counter(profile::Profile& profile, size_t image, CounterState& c);
 
   uint64_t sample_interval_bytes_;
@@ -123,7 +127,8 @@ class NativeAllocations {
   uint64_t bucket_serial_ = 0;                 // of the open bucket (0: none yet)
   std::unordered_map<uint32_t, Blocks> live_;  // by pid; a process without blocks has no entry
   std::map<size_t, CounterState> counters_;    // by image
-  int64_t live_bytes_ = 0;                     // over every process
+  // Sees every record as it comes, before folding; one site: the summary needs only totals.
+  heap::HeapAnalysis analysis_;
   // Retained bytes by allocation site: (image, thread, stack + 1 or 0) -> site.
   std::map<std::tuple<size_t, size_t, uint32_t>, RetainedSite> retained_;
   std::map<uint32_t, std::pair<size_t, std::string>> exec_images_;  // pid -> its current image

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sprof/heap/size_histogram.hpp"
+
 namespace sprof::convert {
 
 inline constexpr size_t kUnwindStopKinds = 8;  // = unwind::kUnwindStopCount
@@ -47,6 +49,13 @@ struct HeapStats {
   uint64_t lost_frees = 0;       // a block's address was allocated again: its free was lost
   int64_t peak_live_bytes = 0;   // over every process
   double peak_time_ms = 0;
+  // heaptrack's and DHAT's analyses of every record, before folding (heap/heap_analysis.hpp):
+  // counts of calls, estimated when sampled.
+  double temporary = 0;     // freed by their thread before it allocated or freed again
+  double freed_blocks = 0;  // blocks whose lifetime is known
+  double mean_lifetime_ms = 0;
+  double short_lived = 0;  // freed within heap::kShortLivedMs
+  heap::SizeHistogram sizes{};
   int64_t live_at_exit_bytes = 0;  // still allocated when their process image ended
   uint64_t live_at_exit_blocks = 0;
   std::vector<RetainedSite> retained;          // by bytes, largest first

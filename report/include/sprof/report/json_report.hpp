@@ -20,7 +20,14 @@
 
 #include "sprof/report/report_view.hpp"
 
+namespace sprof {
+class JsonWriter;
+}
+
 namespace sprof::report {
+
+// The "profile" member every report's JSON starts with.
+void write_report_summary(JsonWriter& w, const ReportProfile& profile, const ReportSummary& s);
 
 std::string report_json(const ReportProfile& profile, const ReportSummary& summary,
                         const std::vector<Section>& sections, const ViewOptions& options);

@@ -57,6 +57,16 @@ struct StackNode {
   uint32_t frame = 0;              // index into ReportThread::frames
 };
 
+// A row of a thread's native-allocations table (`sprof record --heap`): an allocation, or with
+// negative bytes the free of a block this thread allocated (docs/heap.md, "In the profile").
+struct AllocationRow {
+  double time_ms = 0;
+  int64_t bytes = 0;
+  std::optional<uint32_t> stack;  // allocations: index into ReportThread::stacks
+  uint64_t address = 0;           // folded rows: above user space (docs/heap.md)
+  int64_t thread_id = 0;          // the allocating thread, or for a free the freeing one
+};
+
 struct ReportThread {
   std::string name;
   std::string process_name;
@@ -71,6 +81,7 @@ struct ReportThread {
   uint64_t samples_without_stack = 0;
   uint64_t idle_samples = 0;  // left out of `stack_weight` (ReadOptions::include_idle)
   std::optional<double> first_sample_ms, last_sample_ms;
+  std::vector<AllocationRow> allocations;  // in row (time) order
 };
 
 // A value of the profile's `meta.sprof` object (sprof's own recording facts).

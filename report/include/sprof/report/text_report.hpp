@@ -24,6 +24,9 @@ struct TextStyle {
 // generic arguments "<…>", and only then the start is cut, behind an "…".
 std::string shorten_name(std::string_view name, size_t width);
 
+// "1,234,567".
+std::string thousands(uint64_t n);
+
 // Columns `s` takes on a terminal (UTF-8 code points; no wide characters in symbol names).
 size_t display_width(std::string_view s);
 

@@ -1,0 +1,47 @@
+// The allocation lines of the end-of-recording summary (cli/heap_summary.cpp): the heap
+// analysis's line after the totals and the retained paths.
+#include "heap_summary.hpp"
+
+#include <doctest/doctest.h>
+
+using sprof::cli::heap_summary_lines;
+using sprof::convert::HeapStats;
+
+namespace {
+
+HeapStats recorded_all() {
+  HeapStats h;
+  h.enabled = true;
+  h.attached_processes = 1;
+  h.calls = h.allocations = 1200;
+  h.call_bytes = 50'000;
+  h.temporary = 100;
+  h.short_lived = 130;
+  h.freed_blocks = 1000;
+  h.mean_lifetime_ms = 2.5;
+  h.sizes[sprof::heap::size_bucket(40)] = 250;
+  h.sizes[sprof::heap::size_bucket(1000)] = 950;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("the heap analysis line: temporaries, short-lived blocks, lifetime, common size") {
+  const auto lines = heap_summary_lines(recorded_all(), {{"leak_site < main", 333, 1}});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[1].find("from leak_site < main") != std::string::npos);
+  CHECK(lines[2] ==
+        "sprof: heap: 100 temporary allocations (8 %), 130 blocks freed within 1 ms, mean "
+        "lifetime 2.5 ms; most often 512-1023 B (79 %)");
+}
+
+TEST_CASE("the heap analysis line says 'about' for sampled estimates; none without records") {
+  HeapStats sampled = recorded_all();
+  sampled.sample_interval_bytes = 512 * 1024;
+  const auto lines = heap_summary_lines(sampled, {});
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1].rfind("sprof: heap: about 100 temporary allocations", 0) == 0);
+  HeapStats none = recorded_all();
+  none.allocations = 0;
+  CHECK(heap_summary_lines(none, {}).size() == 1);
+}
