@@ -16,7 +16,7 @@ int run_export_command(const ExportCommandOptions& options) {
     std::fprintf(stderr, "sprof: --format pprof writes a binary file: give it with -o FILE\n");
     return kExitUsage;
   }
-  auto opened = open_profile(options.selection);
+  auto opened = open_profile_stacks(options.selection, options.heap);
   if (!opened) return report_open_error(options.selection, opened.error());
   const report::ReportProfile& profile = (*opened)->profile;
   const report::ThreadSet& threads = (*opened)->threads;
@@ -25,7 +25,11 @@ int run_export_command(const ExportCommandOptions& options) {
         report::folded_stacks(profile, threads, {.thread_prefix = options.thread_prefix});
     return write_output(options.output, text) ? kExitOk : kExitFailure;
   }
-  auto pprof = report::pprof_gzip(profile, threads);
+  report::PprofOptions pprof_options;
+  pprof_options.memory = options.heap != HeapView::kNone;
+  if (options.heap == HeapView::kRetained)
+    pprof_options.default_type = report::HeapWeight::kRetained;
+  auto pprof = report::pprof_gzip(profile, threads, pprof_options);
   if (!pprof) {
     std::fprintf(stderr, "sprof: %s\n", pprof.error().message.c_str());
     return kExitFailure;

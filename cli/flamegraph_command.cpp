@@ -7,19 +7,26 @@
 #include "report_input.hpp"
 #include "sprof/report/flame_graph.hpp"
 #include "sprof/report/flame_graph_svg.hpp"
+#include "summary.hpp"
 
 namespace sprof::cli {
 
 int run_flamegraph_command(const FlameGraphCommandOptions& options) {
-  auto opened = open_profile(options.selection);
+  auto opened = open_profile_stacks(options.selection, options.heap);
   if (!opened) return report_open_error(options.selection, opened.error());
   const report::ReportProfile& profile = (*opened)->profile;
   const report::ThreadSet& threads = (*opened)->threads;
+  const bool memory = options.heap != HeapView::kNone;
+  const bool retained = options.heap == HeapView::kRetained;
   report::FlameGraphSvgOptions svg;
   svg.title = !options.title.empty() ? options.title
+              : memory               ? (retained ? "Retained Memory" : "Allocated Memory")
               : options.inverted     ? "Icicle Graph"
                                      : "Flame Graph";
-  svg.subtitle = report::describe_profile(profile, threads);
+  svg.subtitle = report::describe_profile(
+      profile, threads,
+      memory ? human_bytes((*opened)->heap_bytes) + (retained ? " retained" : " allocated") : "");
+  if (memory) svg.unit = "byte";
   svg.inverted = options.inverted;
   svg.width_px = options.width_px;
   svg.min_width_px = options.min_width_px;

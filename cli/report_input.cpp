@@ -7,6 +7,7 @@
 #include "self_contained.hpp"
 #include "sprof/profile/profile_file.hpp"
 #include "sprof/profile/profile_reader.hpp"
+#include "sprof/report/heap_weights.hpp"
 #include "sprof/report/load.hpp"
 
 namespace sprof::cli {
@@ -58,6 +59,17 @@ Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& sele
     return fail(Errc::kInvalidArgument,
                 "no samples with a stack in the selected threads (off-CPU ones: --include-idle)");
   }
+  return opened;
+}
+
+Result<std::unique_ptr<OpenedProfile>> open_profile_stacks(ProfileSelection selection,
+                                                           HeapView heap) {
+  if (heap == HeapView::kNone) return open_profile(selection);
+  selection.allocations = true;
+  SPROF_TRY(std::unique_ptr<OpenedProfile> opened, open_profile(selection));
+  const auto weight =
+      heap == HeapView::kRetained ? report::HeapWeight::kRetained : report::HeapWeight::kAllocated;
+  SPROF_TRY(opened->heap_bytes, report::use_heap_weights(opened->profile, opened->threads, weight));
   return opened;
 }
 

@@ -18,11 +18,17 @@ namespace sprof::cli {
 struct OpenedProfile {
   report::ReportProfile profile;
   report::ThreadSet threads;  // points into `profile`, hence the unique_ptr below
+  uint64_t heap_bytes = 0;    // open_profile_stacks with a heap view: the selected threads' bytes
 };
 
 // Errors name the file: not readable or not a profile (kNotFound, kMalformed, kUnsupported, ...),
 // no such process or thread (kNotFound), no samples in the selected threads (kInvalidArgument).
 Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& selection);
+
+// open_profile for the views of stacks (flamegraph, export): with `heap`, each stack weighs the
+// bytes it allocated or retains instead of its samples (report/heap_weights.hpp).
+Result<std::unique_ptr<OpenedProfile>> open_profile_stacks(ProfileSelection selection,
+                                                           HeapView heap);
 
 // Prints `error` as sprof's message about the profile and returns the exit code for it.
 int report_open_error(const ProfileSelection& selection, const Error& error);

@@ -41,11 +41,15 @@ struct ReportCommandOptions {
 
 enum class ExportFormat { kFolded, kPprof };
 
+// --heap allocated|retained: stacks weighed by the bytes they allocated, or still hold at the end.
+enum class HeapView { kNone, kAllocated, kRetained };
+
 struct ExportCommandOptions {
   ProfileSelection selection;
   ExportFormat format = ExportFormat::kFolded;
   std::string output;  // empty or "-": stdout
   bool thread_prefix = false;
+  HeapView heap = HeapView::kNone;
   Verbosity verbosity = Verbosity::kNormal;
 };
 
@@ -56,6 +60,7 @@ struct FlameGraphCommandOptions {
   bool inverted = false;
   double width_px = 1200;
   double min_width_px = 0.1;
+  HeapView heap = HeapView::kNone;
   Verbosity verbosity = Verbosity::kNormal;
 };
 

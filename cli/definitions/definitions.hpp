@@ -69,6 +69,8 @@ void add_serve_options(CLI::App& cmd, ServeOptions& serve);
 void add_profile_selection_options(CLI::App& cmd, ProfileSelection& selection);
 // The same without the profile, for commands that read more than one.
 void add_thread_selection_options(CLI::App& cmd, ProfileSelection& selection);
+// --heap allocated|retained of the commands that draw or export stacks (flamegraph, export).
+void add_heap_view_option(CLI::App& cmd, HeapView& heap);
 // --width and --color of the commands that print tables (report, diff).
 void add_terminal_options(CLI::App& cmd, size_t& width, ColourChoice& colour);
 

@@ -19,6 +19,7 @@ CLI::App* define_export(CLI::App& app, ExportCommandOptions& options) {
       ->type_name("FILE");
   cmd->add_flag("--thread-prefix", options.thread_prefix,
                 "Start each stack with a frame naming its process and thread");
+  add_heap_view_option(*cmd, options.heap);
   add_verbosity_options(*cmd, options.verbosity);
   return cmd;
 }

@@ -19,6 +19,7 @@ CLI::App* define_flamegraph(CLI::App& app, FlameGraphCommandOptions& options) {
                   "Leave out frames narrower than this, in pixels (default 0.1)")
       ->check(CLI::Range(0.0, 1000.0))
       ->type_name("PX");
+  add_heap_view_option(*cmd, options.heap);
   add_verbosity_options(*cmd, options.verbosity);
   return cmd;
 }

@@ -20,6 +20,17 @@ void add_thread_selection_options(CLI::App& cmd, ProfileSelection& selection) {
   add_symbol_options(cmd, selection.symbols);
 }
 
+void add_heap_view_option(CLI::App& cmd, HeapView& heap) {
+  cmd.add_option("--heap", heap,
+                 "Weigh stacks by memory (a --heap recording): allocated (bytes allocated) or "
+                 "retained (bytes not freed by the end)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, HeapView>{{"allocated", HeapView::kAllocated},
+                                          {"retained", HeapView::kRetained}},
+          CLI::ignore_case))
+      ->type_name("allocated|retained");
+}
+
 void add_terminal_options(CLI::App& cmd, size_t& width, ColourChoice& colour) {
   cmd.add_option("--width", width,
                  "Fit lines in N columns (default: the terminal's, else $COLUMNS, else 80)")

@@ -202,7 +202,9 @@ class SvgWriter {
     }
     out += '\n';
     append_number(out, node.total);
-    out += node.total == 1 ? " sample, " : " samples, ";
+    out += ' ';
+    svg::append_escaped(out, options_.unit);
+    out += node.total == 1 ? ", " : "s, ";
     out += percent_text(node.total, graph_.total());
     if (!options_.node_notes.empty()) {
       out += '\n';
@@ -258,7 +260,8 @@ std::string flame_graph_svg(const ReportProfile& profile, const FlameGraph& grap
   return SvgWriter(profile, graph, options).write();
 }
 
-std::string describe_profile(const ReportProfile& profile, const ThreadSet& threads) {
+std::string describe_profile(const ReportProfile& profile, const ThreadSet& threads,
+                             const std::string& weight) {
   const ReportSummary summary = summarize(profile, threads);
   uint64_t drawn = 0;  // the samples the graph draws: with a stack, on the CPU
   for (const ReportThread* t : threads)
@@ -268,7 +271,7 @@ std::string describe_profile(const ReportProfile& profile, const ThreadSet& thre
   constexpr double kLatestStartMs = 253402300799000.0;
   const double start_ms = profile.meta.start_time_ms;
   if (start_ms > 0 && start_ms <= kLatestStartMs) out += " \u00b7 " + utc_date(start_ms);
-  out += " \u00b7 " + std::to_string(drawn) + " samples";
+  out += " \u00b7 " + (weight.empty() ? std::to_string(drawn) + " samples" : weight);
   out += " \u00b7 " + std::to_string(summary.threads) +
          (summary.threads == 1 ? " thread" : " threads");
   return out;

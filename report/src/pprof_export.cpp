@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -57,21 +58,30 @@ struct LocationKey {
   auto operator<=>(const LocationKey&) const = default;
 };
 
+// What a profile's samples measure: their value types, in order, and which one pprof shows first;
+// the period (one sample's worth) in the last.
+struct SampleKinds {
+  std::vector<std::pair<const char*, const char*>> types;  // (type, unit)
+  const char* default_type = "";
+  std::pair<const char*, const char*> period_type;
+  int64_t period = 0;
+};
+
+// Per stack of a thread: its values, in the order of SampleKinds::types.
+using StackValues = std::function<std::vector<uint64_t>(size_t stack)>;
+
 class Builder {
  public:
   Builder(const ReportProfile& profile) : profile_(profile) {}
 
-  void add_thread(const ReportThread& thread) {
+  void add_thread(const ReportThread& thread, const StackValues& values_of) {
     // Per stack node that starts an inline chain (its innermost frame): its location, and the
     // node above the chain.
     std::vector<int64_t> location_of(thread.stacks.size(), -1);
     std::vector<std::optional<uint32_t>> above(thread.stacks.size());
-    bool has_cpu = false;
-    for (uint64_t ns : thread.stack_cpu_ns) has_cpu = has_cpu || ns != 0;
-    const auto interval_ns = static_cast<uint64_t>(profile_.meta.interval_ms * 1e6);
     for (size_t s = 0; s < thread.stacks.size(); ++s) {
-      const uint64_t weight = thread.stack_weight[s];
-      if (weight == 0) continue;
+      const std::vector<uint64_t> values = values_of(s);
+      if (std::all_of(values.begin(), values.end(), [](uint64_t v) { return v == 0; })) continue;
       std::vector<uint64_t> locations;
       for (std::optional<uint32_t> node = static_cast<uint32_t>(s); node; node = above[*node]) {
         if (location_of[*node] < 0) chain_at(thread, *node, location_of, above);
@@ -79,8 +89,7 @@ class Builder {
       }
       ProtobufWriter sample;
       sample.packed_field(field::kSampleLocationId, locations);
-      const uint64_t cpu_ns = has_cpu ? thread.stack_cpu_ns[s] : weight * interval_ns;
-      sample.packed_field(field::kSampleValue, std::vector<uint64_t>{weight, cpu_ns});
+      sample.packed_field(field::kSampleValue, values);
       add_label(sample, "thread", thread.name);
       add_label(sample, "tid", thread.tid);
       add_label(sample, "pid", thread.pid);
@@ -88,7 +97,7 @@ class Builder {
     }
   }
 
-  std::string finish(const ReportSummary& summary) {
+  std::string finish(const ReportSummary& summary, const SampleKinds& kinds) {
     ProtobufWriter head;
     const auto value_type = [&](uint32_t f, const char* type, const char* unit) {
       ProtobufWriter vt;
@@ -96,8 +105,7 @@ class Builder {
       vt.int64_field(field::kValueTypeUnit, strings_.index(unit));
       head.message_field(f, vt);
     };
-    value_type(field::kSampleType, "samples", "count");
-    value_type(field::kSampleType, "cpu", "nanoseconds");
+    for (const auto& [type, unit] : kinds.types) value_type(field::kSampleType, type, unit);
     ProtobufWriter tail;
     for (uint32_t lib = 0; lib < mapping_limit_.size(); ++lib) {
       if (mapping_limit_[lib] == 0) continue;
@@ -142,11 +150,11 @@ class Builder {
     tail.int64_field(field::kTimeNanos, static_cast<int64_t>(start_ms * 1e6));
     tail.int64_field(field::kDurationNanos, static_cast<int64_t>(summary.duration_ms * 1e6));
     ProtobufWriter period_type;
-    period_type.int64_field(field::kValueTypeType, strings_.index("cpu"));
-    period_type.int64_field(field::kValueTypeUnit, strings_.index("nanoseconds"));
+    period_type.int64_field(field::kValueTypeType, strings_.index(kinds.period_type.first));
+    period_type.int64_field(field::kValueTypeUnit, strings_.index(kinds.period_type.second));
     tail.message_field(field::kPeriodType, period_type);
-    tail.int64_field(field::kPeriod, static_cast<int64_t>(meta.interval_ms * 1e6));
-    tail.int64_field(field::kDefaultSampleType, strings_.index("cpu"));
+    tail.int64_field(field::kPeriod, kinds.period);
+    tail.int64_field(field::kDefaultSampleType, strings_.index(kinds.default_type));
     // Every string is interned by now.
     for (const std::string& s : strings_.table()) tail.bytes_field(field::kStringTable, s);
     return head.take() + out_.take() + tail.take();
@@ -204,14 +212,72 @@ class Builder {
 
 }  // namespace
 
-std::string pprof_message(const ReportProfile& profile, const ThreadSet& threads) {
+namespace {
+
+// Samples: their count and CPU time (the samples' CPU deltas; without them, the count times the
+// interval).
+std::string cpu_message(const ReportProfile& profile, const ThreadSet& threads) {
+  const auto interval_ns = static_cast<uint64_t>(profile.meta.interval_ms * 1e6);
   Builder builder(profile);
-  for (const ReportThread* thread : threads) builder.add_thread(*thread);
-  return builder.finish(summarize(profile, threads));
+  for (const ReportThread* thread : threads) {
+    bool has_cpu = false;
+    for (uint64_t ns : thread->stack_cpu_ns) has_cpu = has_cpu || ns != 0;
+    builder.add_thread(*thread, [&](size_t s) {
+      const uint64_t weight = thread->stack_weight[s];
+      return std::vector<uint64_t>{weight,
+                                   has_cpu ? thread->stack_cpu_ns[s] : weight * interval_ns};
+    });
+  }
+  return builder.finish(summarize(profile, threads),
+                        {{{"samples", "count"}, {"cpu", "nanoseconds"}},
+                         "cpu",
+                         {"cpu", "nanoseconds"},
+                         static_cast<int64_t>(interval_ns)});
 }
 
-Result<std::string> pprof_gzip(const ReportProfile& profile, const ThreadSet& threads) {
-  const std::string message = pprof_message(profile, threads);
+// Allocations: go's heap profile types. Objects only where every block is a row of its own.
+std::string memory_message(const ReportProfile& profile, const ThreadSet& threads,
+                           HeapWeight default_type) {
+  std::vector<ThreadMemory> memory;
+  bool folded = false;
+  for (const ReportThread* thread : threads) {
+    memory.push_back(memory_per_stack(*thread));
+    folded = folded || memory.back().folded;
+  }
+  Builder builder(profile);
+  for (size_t t = 0; t < threads.size(); ++t) {
+    builder.add_thread(*threads[t], [&](size_t s) {
+      const StackMemory& m = memory[t].stacks[s];
+      if (folded) return std::vector<uint64_t>{m.allocated_bytes, m.retained_bytes};
+      return std::vector<uint64_t>{m.allocated_blocks, m.allocated_bytes, m.retained_blocks,
+                                   m.retained_bytes};
+    });
+  }
+  SampleKinds kinds;
+  if (folded) {
+    kinds.types = {{"alloc_space", "bytes"}, {"inuse_space", "bytes"}};
+  } else {
+    kinds.types = {{"alloc_objects", "count"},
+                   {"alloc_space", "bytes"},
+                   {"inuse_objects", "count"},
+                   {"inuse_space", "bytes"}};
+  }
+  kinds.default_type = default_type == HeapWeight::kRetained ? "inuse_space" : "alloc_space";
+  kinds.period_type = {"space", "bytes"};
+  return builder.finish(summarize(profile, threads), kinds);
+}
+
+}  // namespace
+
+std::string pprof_message(const ReportProfile& profile, const ThreadSet& threads,
+                          const PprofOptions& options) {
+  return options.memory ? memory_message(profile, threads, options.default_type)
+                        : cpu_message(profile, threads);
+}
+
+Result<std::string> pprof_gzip(const ReportProfile& profile, const ThreadSet& threads,
+                               const PprofOptions& options) {
+  const std::string message = pprof_message(profile, threads, options);
   z_stream z{};
   // 16 + 15 window bits: a gzip header and trailer around the deflate stream.
   if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {

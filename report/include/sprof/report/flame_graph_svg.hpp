@@ -28,6 +28,9 @@ struct FlameGraphSvgOptions {
   bool inverted = false;  // root at the top
   double width_px = 1200;
   double min_width_px = 0.1;
+  // What a frame's width counts, singular ("sample"; "byte" for a memory flame graph); the
+  // tooltip adds an "s" for more than one.
+  std::string unit = "sample";
   // Per node of the graph: its fill, for graphs coloured by something other than code kind (a
   // differential graph). Empty: by code kind, shaded by name, with the kinds as the legend.
   std::vector<Rgb> node_fills;
@@ -41,7 +44,9 @@ std::string flame_graph_svg(const ReportProfile& profile, const FlameGraph& grap
                             const FlameGraphSvgOptions& options = {});
 
 // "<command> · 2026-11-27 17:03:26 UTC · 1234 samples · 3 threads": the recording's facts for a
-// subtitle, all from the file (the date is when it was recorded).
-std::string describe_profile(const ReportProfile& profile, const ThreadSet& threads);
+// subtitle, all from the file (the date is when it was recorded). `weight`, when given, replaces
+// "1234 samples" (a memory flame graph's "12.5 MiB allocated").
+std::string describe_profile(const ReportProfile& profile, const ThreadSet& threads,
+                             const std::string& weight = {});
 
 }  // namespace sprof::report
