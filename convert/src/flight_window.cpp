@@ -1,5 +1,7 @@
 #include "sprof/convert/flight_window.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace sprof::convert {
@@ -30,6 +32,27 @@ WindowTrim trim_before(profile::Profile& profile, double start_ms) {
     }
   }
   return dropped;
+}
+
+void drop_ended_before(profile::Profile& profile, double start_ms) {
+  const auto ended_before = [start_ms](const std::optional<double>& end_ms) {
+    return end_ms && *end_ms < start_ms;
+  };
+  for (profile::Process& process : profile.processes) {
+    std::erase_if(process.threads, [&](const profile::Thread& t) {
+      return ended_before(t.unregister_time_ms) && t.samples().empty() && t.markers().empty() &&
+             t.native_allocations().empty();
+    });
+  }
+  if (profile.processes.empty()) return;
+  // The top-level process stays whatever it holds: it is the profile's root.
+  const auto children = profile.processes.begin() + 1;
+  profile.processes.erase(std::remove_if(children, profile.processes.end(),
+                                         [&](const profile::Process& p) {
+                                           return ended_before(p.shutdown_time_ms) &&
+                                                  p.threads.empty();
+                                         }),
+                          profile.processes.end());
 }
 
 void describe_window(profile::Meta& meta, double window_ms, double start_ms, double end_ms,

@@ -15,6 +15,7 @@ ProfileConverter::Window ProfileConverter::window(uint64_t start_ns, uint64_t en
   complete_libs_and_times(w.profile);
   // Between evictions the profile holds up to an eighth of a window more than the window.
   w.dropped += trim_before(w.profile, start_ms);
+  drop_ended_before(w.profile, start_ms);
   w.profile.meta.profiling_start_ms = start_ms;
   w.profile.meta.profiling_end_ms = to_ms(end_ns);
   return w;

@@ -571,7 +571,9 @@ Result<Recording> Session::run(const RunControl& control) {
     // The last window: what the recording kept, less what aged out since the last eviction.
     const uint64_t end_ns = recording.child_exit_monotonic_ns;
     convert::WindowTrim dropped = converter.evicted();
-    dropped += convert::trim_before(recording.profile, s.profile_ms(s.flight_start_ns(end_ns)));
+    const double start_ms = s.profile_ms(s.flight_start_ns(end_ns));
+    dropped += convert::trim_before(recording.profile, start_ms);
+    convert::drop_ended_before(recording.profile, start_ms);
     s.describe_flight(recording, end_ns, dropped);
   }
   return recorded;

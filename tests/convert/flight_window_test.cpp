@@ -84,6 +84,35 @@ TEST_CASE("trim_before drops samples, markers, allocation rows and counter sampl
   CHECK(trim_before(p, 5).samples == 0);  // nothing more to drop
 }
 
+TEST_CASE("drop_ended_before removes threads and child processes that ended empty before it") {
+  profile::Profile p;
+  profile::Process& root = p.processes.emplace_back();
+  root.shutdown_time_ms = 1;  // the root stays, even ended and empty
+  profile::Thread& gone = root.threads.emplace_back();
+  gone.name = "gone";
+  gone.unregister_time_ms = 2;
+  profile::Thread& running = root.threads.emplace_back();
+  running.name = "running";
+  profile::Thread& ended_with_marker = root.threads.emplace_back();
+  ended_with_marker.name = "ended-with-marker";
+  ended_with_marker.unregister_time_ms = 2;
+  ended_with_marker.add_marker(instant("reaches in", 6));
+  profile::Process& old_child = p.processes.emplace_back();
+  old_child.pid = 2;
+  old_child.shutdown_time_ms = 3;
+  old_child.threads.emplace_back().unregister_time_ms = 3;
+  profile::Process& late_child = p.processes.emplace_back();
+  late_child.pid = 3;
+  late_child.shutdown_time_ms = 7;
+
+  drop_ended_before(p, 5);
+  REQUIRE(p.processes.size() == 2);
+  CHECK(p.processes[1].pid == 3);
+  REQUIRE(p.processes[0].threads.size() == 2);
+  CHECK(p.processes[0].threads[0].name == "running");
+  CHECK(p.processes[0].threads[1].name == "ended-with-marker");
+}
+
 TEST_CASE("describe_window states the range and what was dropped under meta.sprof") {
   profile::Meta meta;
   WindowTrim dropped;

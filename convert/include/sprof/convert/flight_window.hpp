@@ -30,6 +30,13 @@ struct WindowTrim {
 // time).
 WindowTrim trim_before(profile::Profile& profile, double start_ms);
 
+// Removes the threads that ended before `start_ms` with nothing left in them, and the process
+// images (but the top-level one) that ended before it with no thread left: a system-wide window
+// would otherwise list every process that ever ran. Only for a profile nothing indexes any more
+// (a window's copy, or a finished profile): the converter's own refers to its images and threads
+// by position.
+void drop_ended_before(profile::Profile& profile, double start_ms);
+
 // A window's time range and what the recording dropped before it, as meta.sprof keys:
 // flightWindowMs (the configured window), flightStartMs / flightEndMs (the range the profile
 // covers, in its own time, as profilingStartTime / profilingEndTime), flightDroppedSamples,

@@ -107,7 +107,8 @@ class ProfileConverter {
   void evict_before(uint64_t start_ns);
   const WindowTrim& evicted() const { return evicted_; }
   // The profile of [start_ns, end_ns] as `finish` would make it (libs, JIT libs, the marker
-  // files' markers), from a copy: the converter goes on as if nothing happened. It lacks what
+  // files' markers), without the threads and processes that ended before it empty
+  // (drop_ended_before), from a copy: the converter goes on as if nothing happened. It lacks what
   // only the end of a recording settles: each thread's CPU since its last sample, off-CPU
   // samples not yet known to be, and the root's exit status. Not with `heap` or
   // `per_cpu_threads`, whose tables are completed by `finish` alone.
