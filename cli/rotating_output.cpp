@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -63,11 +64,22 @@ std::string RotatingOutput::file_name(const std::string& prefix, double start_wa
 }
 
 bool RotatingOutput::is_ours(const std::string& name) const {
-  // Exactly file_name's shape after the prefix: another file that shares the prefix (the -o
-  // name's own profile.json.gz) is never removed by --max-files.
-  const size_t tail = file_name("", 0, 0).size();
-  return name.size() == prefix_.size() + tail && name.starts_with(prefix_ + "-") &&
-         name.ends_with(kSuffix);
+  // Exactly file_name's shape after the prefix ('0' stands for a digit; the sequence may outgrow
+  // its six digits): another file that shares the prefix, as -o's own profile.json.gz, is never
+  // removed by --max-files.
+  constexpr std::string_view kStamp = "-00000000T000000.000Z-000000";
+  std::string_view rest(name);
+  if (!rest.starts_with(prefix_) || !rest.ends_with(kSuffix)) return false;
+  rest.remove_prefix(prefix_.size());
+  rest.remove_suffix(kSuffix.size());
+  if (rest.size() < kStamp.size()) return false;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const char want = i < kStamp.size() ? kStamp[i] : '0';
+    const bool ok =
+        want == '0' ? std::isdigit(static_cast<unsigned char>(rest[i])) != 0 : rest[i] == want;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 RotatingOutput::RotatingOutput(std::string dir, std::string prefix,

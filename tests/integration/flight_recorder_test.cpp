@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <regex>
 #include <string>
@@ -202,18 +203,33 @@ TEST_CASE("SIGUSR2 writes the last WINDOW with its marker; a second writes anoth
   CHECK(names[0] < names[1]);
 }
 
+namespace {
+
+void touch(const std::string& path) { std::ofstream(path) << "x"; }
+
+}  // namespace
+
 TEST_CASE("a command that crashes leaves its last window, named after -o without --output-dir") {
   skip_without_perf();
   const auto dir = make_temp_dir("flight-crash");
-  const auto result =
-      run_process({kSprofExe, "record", "--no-presymbolicate", "--flight-recorder", "1s", "-o",
-                   dir + "/crash.json.gz", "--", target_path("it_crash"), "2.5"});
+  // Older windows of that name (one past six digits of sequence) go by --max-files 1; files
+  // that only share the prefix stay.
+  touch(dir + "/crash-20000101T000000.000Z-000007.json.gz");
+  touch(dir + "/crash-20000101T000000.000Z-1000000.json.gz");
+  touch(dir + "/crash.json.gz");
+  touch(dir + "/crash-notes.json.gz");
+  const auto result = run_process({kSprofExe, "record", "--no-presymbolicate", "--flight-recorder",
+                                   "1s", "--max-files", "1", "-o", dir + "/crash.json.gz", "--",
+                                   target_path("it_crash"), "2.5"});
   INFO("sprof: " << result.err);
   CHECK(result.exit_code == 128 + SIGSEGV);  // the command's status
   CHECK(result.err.find("the command was killed by signal 11") != std::string::npos);
+  CHECK(result.err.find("2 removed by --max-files") != std::string::npos);
   const auto names = windows_in(dir);
-  REQUIRE(names.size() == 1);
+  REQUIRE(names.size() == 3);
   CHECK(sequence_of(names[0], "crash") == 0);
+  CHECK(names[1] == "crash-notes.json.gz");
+  CHECK(names[2] == "crash.json.gz");
   const Window w = read_window(dir, names[0]);
   check_window_range(w, 1000);
   // The crashing function is in the window.
