@@ -51,7 +51,10 @@ WindowRequestSignal::WindowRequestSignal() {
   g_window_requests.store(0);
   struct sigaction sa {};
   sa.sa_handler = on_window_request;
-  sa.sa_flags = 0;  // no SA_RESTART: the recording thread's poll() returns at once
+  // SA_RESTART spares the other threads' reads and writes (the writer's, the symbolicator's); the
+  // recording thread's poll() returns at once all the same, since poll is never restarted
+  // (signal(7)).
+  sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGUSR2, &sa, nullptr);
 }
