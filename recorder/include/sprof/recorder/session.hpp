@@ -6,6 +6,9 @@
 // command is launched again, into the same profile). `attach` records processes that already
 // run (-p) or the whole system (-a) instead, until they exit, -d elapses or Ctrl-C.
 //
+// With --flight-recorder only the last window of the recording is kept, and windows are handed
+// out on request while recording goes on (RunControl::flight_window, docs/flight-recorder.md).
+//
 // With --heap the command also preloads libsprof-heap.so and its allocations are read from a
 // shared ring with the perf rings (docs/heap.md, "Recording"); --no-cpu then samples nothing.
 //
