@@ -44,6 +44,12 @@ struct RecordCommandOptions {
   bool presymbolicate = true;
   // --rotate: one profile per interval into `output_dir` (rotating_output.hpp); 0: off.
   double rotate_s = 0;
+  // --flight-recorder: keep only the last window; SIGUSR2 and the end of the recording write it
+  // (docs/flight-recorder.md) through the same output as --rotate; 0: off.
+  double flight_recorder_s = 0;
+  // --rotate and --flight-recorder write their files here, named sprof-<UTC start>-<seq>.json.gz.
+  // A flight recording without it writes beside -o instead, named after it:
+  // <dir of -o>/<-o less .json.gz>-<UTC start>-<seq>.json.gz.
   std::string output_dir;
   int max_files = 0;  // 0: keep every file
   ServeOptions serve;

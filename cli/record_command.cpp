@@ -1,6 +1,7 @@
 #include "record_command.hpp"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -37,6 +38,15 @@ std::string target_description(const recorder::RecordOptions& o) {
     out += (i == 0 ? " " : ", ") + std::to_string(o.attach_pids[i]);
   }
   return out;
+}
+
+// A flight recording writes on request: say how, and where.
+void announce_flight_recorder(const RecordCommandOptions& o, const std::string& dir) {
+  if (o.flight_recorder_s <= 0 || quiet()) return;
+  std::fprintf(stderr,
+               "sprof: keeping the last %.1f s; kill -USR2 %d writes them into %s (the end of "
+               "the recording writes the last ones)\n",
+               o.flight_recorder_s, static_cast<int>(::getpid()), dir.c_str());
 }
 
 // Attach and system-wide recordings have no command whose end stops them: say how they stop.
@@ -129,6 +139,15 @@ void print_rotation_summary(const RotationTotals& t, const std::string& dir) {
                t.longest_wait_ms);
 }
 
+// A flight recording's windows overlap, so their samples do not add up: only the files count.
+void print_flight_summary(const RotationTotals& t, const std::string& dir) {
+  if (quiet()) return;
+  std::fprintf(stderr,
+               "sprof: %d flight-recorder windows written to %s (%d removed by --max-files, %d "
+               "failed); longest write %.0f ms\n",
+               t.files_written, dir.c_str(), t.files_removed, t.files_failed, t.longest_write_ms);
+}
+
 // The exit status of a recording that was saved: the command's, or 128 + the signal that
 // stopped it.
 int record_exit_code(const recorder::Recording& recording, const RecordCommandOptions& options,
@@ -145,12 +164,16 @@ int record_exit_code(const recorder::Recording& recording, const RecordCommandOp
 }  // namespace
 
 int run_record_command(const RecordCommandOptions& options) {
+  const bool flight = options.flight_recorder_s > 0;
+  // From the start: a SIGUSR2 that came before the handler would end sprof.
+  std::optional<WindowRequestSignal> window_requests;
+  if (flight) window_requests.emplace();
   std::optional<RotatingOutput> rotation;
-  if (options.rotate_s > 0) {
+  if (options.rotate_s > 0 || flight) {
     auto opened = RotatingOutput::open(options);
     if (!opened.has_value()) {
-      std::fprintf(stderr, "sprof: cannot write profiles to %s (%s); nothing was recorded\n",
-                   options.output_dir.c_str(), opened.error().message.c_str());
+      std::fprintf(stderr, "sprof: cannot write profiles (%s); nothing was recorded\n",
+                   opened.error().message.c_str());
       return run_error_exit_code(opened.error());
     }
     rotation.emplace(std::move(*opened));
@@ -180,6 +203,7 @@ int run_record_command(const RecordCommandOptions& options) {
   {
     RecordingSignalGuard signals;
     announce_recording(options.record);  // once Ctrl-C is handled
+    if (rotation) announce_flight_recorder(options, rotation->directory());
     StatusLine status(!quiet());
     SecondInterruptHint hint;
     recorder::RunControl control;
@@ -192,6 +216,9 @@ int run_record_command(const RecordCommandOptions& options) {
     if (rotation) {
       control.rotate_interval =
           std::chrono::milliseconds(static_cast<int64_t>(options.rotate_s * 1000));
+      control.flight_window =
+          std::chrono::milliseconds(static_cast<int64_t>(options.flight_recorder_s * 1000));
+      if (window_requests) control.window_requests = &window_requests->requests();
       control.on_interval = [&rotation](recorder::Recording&& interval) {
         rotation->submit(std::move(interval));
       };
@@ -208,11 +235,21 @@ int run_record_command(const RecordCommandOptions& options) {
   if (rotation) {
     // The last, partial interval; Ctrl-C lets its write finish, a second one abandons it.
     const WriteSignalGuard signals;
-    if (!quiet()) print_stop_notes(recording, options.record, stop_signal);
+    if (!quiet()) {
+      if (recording.status.signaled) {
+        std::fprintf(stderr, "sprof: the command was killed by signal %d\n",
+                     recording.status.signal);
+      }
+      print_stop_notes(recording, options.record, stop_signal);
+    }
     const int code = record_exit_code(recording, options, stop_signal);
     rotation->submit(std::move(recording));
     rotation->finish();
-    print_rotation_summary(rotation->totals(), options.output_dir);
+    if (flight) {
+      print_flight_summary(rotation->totals(), rotation->directory());
+    } else {
+      print_rotation_summary(rotation->totals(), rotation->directory());
+    }
     return code;
   }
 

@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "console.hpp"
@@ -22,13 +25,22 @@ namespace sprof::cli {
 
 namespace {
 
-constexpr const char* kPrefix = "sprof-";
-constexpr const char* kSuffix = ".json.gz";
+constexpr const char* kDefaultPrefix = "sprof";
+constexpr std::string_view kSuffix = ".json.gz";
 
-bool is_rotated_file(const std::string& name) {
-  const std::string suffix = kSuffix;
-  return name.rfind(kPrefix, 0) == 0 && name.size() > suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+// Where a flight recording without --output-dir writes: -o's directory, and -o's name less
+// its profile suffixes as the prefix ("profile" for profile.json.gz).
+std::pair<std::string, std::string> beside_output(const std::string& output) {
+  const auto slash = output.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : output.substr(0, slash);
+  if (dir.empty()) dir = "/";
+  std::string name = slash == std::string::npos ? output : output.substr(slash + 1);
+  for (const std::string_view suffix : {std::string_view(".gz"), std::string_view(".json")}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      name.resize(name.size() - suffix.size());
+    }
+  }
+  return {std::move(dir), std::move(name)};
 }
 
 double ms_since(uint64_t start_ns) {
@@ -37,27 +49,50 @@ double ms_since(uint64_t start_ns) {
 
 }  // namespace
 
-std::string RotatingOutput::file_name(double start_wall_ms, uint64_t sequence) {
+std::string RotatingOutput::file_name(const std::string& prefix, double start_wall_ms,
+                                      uint64_t sequence) {
   const auto ms = static_cast<int64_t>(start_wall_ms);
   const time_t seconds = static_cast<time_t>(ms / 1000);
   tm utc{};
   gmtime_r(&seconds, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
-  char name[96];
-  std::snprintf(name, sizeof name, "%s%s.%03dZ-%06llu%s", kPrefix, stamp,
-                static_cast<int>(ms % 1000), static_cast<unsigned long long>(sequence), kSuffix);
-  return name;
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "-%s.%03dZ-%06llu", stamp, static_cast<int>(ms % 1000),
+                static_cast<unsigned long long>(sequence));
+  return prefix + tail + std::string(kSuffix);
 }
 
-RotatingOutput::RotatingOutput(const RecordCommandOptions& options)
-    : dir_(options.output_dir),
+bool RotatingOutput::is_ours(const std::string& name) const {
+  // Exactly file_name's shape after the prefix ('0' stands for a digit; the sequence may outgrow
+  // its six digits): another file that shares the prefix, as -o's own profile.json.gz, is never
+  // removed by --max-files.
+  constexpr std::string_view kStamp = "-00000000T000000.000Z-000000";
+  std::string_view rest(name);
+  if (!rest.starts_with(prefix_) || !rest.ends_with(kSuffix)) return false;
+  rest.remove_prefix(prefix_.size());
+  rest.remove_suffix(kSuffix.size());
+  if (rest.size() < kStamp.size()) return false;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const char want = i < kStamp.size() ? kStamp[i] : '0';
+    const bool ok =
+        want == '0' ? std::isdigit(static_cast<unsigned char>(rest[i])) != 0 : rest[i] == want;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+RotatingOutput::RotatingOutput(std::string dir, std::string prefix,
+                               const RecordCommandOptions& options)
+    : dir_(std::move(dir)),
+      prefix_(std::move(prefix)),
       max_files_(options.max_files),
       presymbolicate_(options.presymbolicate),
       symbols_(options.serve.symbols) {}
 
 RotatingOutput::RotatingOutput(RotatingOutput&& other) noexcept
     : dir_(std::move(other.dir_)),
+      prefix_(std::move(other.prefix_)),
       max_files_(other.max_files_),
       presymbolicate_(other.presymbolicate_),
       symbols_(std::move(other.symbols_)),
@@ -67,15 +102,21 @@ RotatingOutput::RotatingOutput(RotatingOutput&& other) noexcept
 RotatingOutput::~RotatingOutput() { finish(); }
 
 Result<RotatingOutput> RotatingOutput::open(const RecordCommandOptions& options) {
-  if (::mkdir(options.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return fail(Errc::kIo, "mkdir " + options.output_dir + ": " + std::strerror(errno));
+  auto [dir, prefix] = options.output_dir.empty() ? beside_output(options.output)
+                                                  : std::pair<std::string, std::string>(
+                                                        options.output_dir, kDefaultPrefix);
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return fail(Errc::kIo, "mkdir " + dir + ": " + std::strerror(errno));
   }
-  SPROF_TRY_VOID(ReplacingFile::check_target(options.output_dir + "/" + file_name(0, 0)));
-  return RotatingOutput(options);
+  SPROF_TRY_VOID(ReplacingFile::check_target(dir + "/" + file_name(prefix, 0, 0)));
+  return RotatingOutput(std::move(dir), std::move(prefix), options);
 }
 
 void RotatingOutput::submit(recorder::Recording&& interval) {
-  std::string path = dir_ + "/" + file_name(interval.profile.meta.start_time_ms, sequence_++);
+  // A flight window keeps the recording's time origin and starts at profilingStartTime.
+  const profile::Meta& meta = interval.profile.meta;
+  const double start_wall_ms = meta.start_time_ms + meta.profiling_start_ms.value_or(0);
+  std::string path = dir_ + "/" + file_name(prefix_, start_wall_ms, sequence_++);
   const uint64_t wait_start = clock_ns(CLOCK_MONOTONIC);
   {
     std::unique_lock lock(mutex_);
@@ -159,7 +200,7 @@ void RotatingOutput::remove_oldest() {
   if (dir == nullptr) return;
   std::vector<std::string> names;
   while (const dirent* entry = ::readdir(dir)) {
-    if (is_rotated_file(entry->d_name)) names.emplace_back(entry->d_name);
+    if (is_ours(entry->d_name)) names.emplace_back(entry->d_name);
   }
   ::closedir(dir);
   if (names.size() <= static_cast<size_t>(max_files_)) return;

@@ -1,7 +1,9 @@
 // cli/rotating_output.hpp
 //
-// `record --rotate`: writes each interval's profile into --output-dir as
-// sprof-<UTC start>-<seq>.json.gz, so that names sort by time, each file atomically (a reader
+// `record --rotate` and `--flight-recorder`: writes each interval's (each window's) profile into
+// --output-dir as sprof-<UTC start>-<seq>.json.gz (a flight recording without --output-dir: beside
+// -o, named <-o's name less .json.gz>-<UTC start>-<seq>.json.gz), so that names sort by time, each
+// file atomically (a reader
 // sees a whole file or none) and self-contained unless --no-presymbolicate, and keeps at most
 // --max-files of them (the oldest by name go). Files are written on a thread of their own, so the
 // recording thread goes on draining the rings while one is written: it waits only when
@@ -54,13 +56,16 @@ class RotatingOutput {
   const RotationTotals& totals() const { return totals_; }
 
   // "sprof-20261127T203512.345Z-000042.json.gz" for a profile that starts at `start_wall_ms`
-  // (ms since the epoch): fixed width, so that names sort by time and then by sequence.
-  static std::string file_name(double start_wall_ms, uint64_t sequence);
+  // (ms since the epoch), with `prefix` "sprof": fixed width after the prefix, so that names
+  // sort by time and then by sequence.
+  static std::string file_name(const std::string& prefix, double start_wall_ms, uint64_t sequence);
+  const std::string& directory() const { return dir_; }
 
  private:
   static constexpr size_t kMaxQueued = 2;
 
-  explicit RotatingOutput(const RecordCommandOptions& options);
+  RotatingOutput(std::string dir, std::string prefix, const RecordCommandOptions& options);
+  bool is_ours(const std::string& name) const;  // a name file_name gives with our prefix
   // Writes one file and prunes the directory; runs on the writer thread.
   void write(const recorder::Recording& interval, const std::string& path);
   void remove_oldest();
@@ -70,7 +75,8 @@ class RotatingOutput {
   void write_queued();  // the writer thread
 
   std::string dir_;
-  int max_files_ = 0;  // 0: keep all
+  std::string prefix_;  // "sprof", or a flight recording's -o name
+  int max_files_ = 0;   // 0: keep all
   bool presymbolicate_ = true;
   SymbolSources symbols_;
   uint64_t sequence_ = 0;

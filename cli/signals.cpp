@@ -9,6 +9,7 @@ namespace {
 std::atomic<int> g_pending_signal{0};
 std::atomic<int> g_stop_requests{0};
 std::atomic<int> g_last_signal{0};
+std::atomic<int> g_window_requests{0};
 constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 void on_signal(int sig, siginfo_t* info, void*) {
@@ -20,6 +21,8 @@ void on_signal(int sig, siginfo_t* info, void*) {
     g_pending_signal.store(sig);
   }
 }
+
+void on_window_request(int) { g_window_requests.fetch_add(1); }
 
 }  // namespace
 
@@ -43,5 +46,21 @@ std::atomic<int>& RecordingSignalGuard::pending_signal() { return g_pending_sign
 const std::atomic<int>& RecordingSignalGuard::stop_requests() const { return g_stop_requests; }
 
 int RecordingSignalGuard::last_signal() const { return g_last_signal.load(); }
+
+WindowRequestSignal::WindowRequestSignal() {
+  g_window_requests.store(0);
+  struct sigaction sa {};
+  sa.sa_handler = on_window_request;
+  // SA_RESTART spares the other threads' reads and writes (the writer's, the symbolicator's); the
+  // recording thread's poll() returns at once all the same, since poll is never restarted
+  // (signal(7)).
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR2, &sa, nullptr);
+}
+
+WindowRequestSignal::~WindowRequestSignal() { signal(SIGUSR2, SIG_DFL); }
+
+const std::atomic<int>& WindowRequestSignal::requests() const { return g_window_requests; }
 
 }  // namespace sprof::cli

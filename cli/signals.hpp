@@ -30,4 +30,19 @@ class RecordingSignalGuard {
   int last_signal() const;
 };
 
+// `record --flight-recorder`: SIGUSR2 asks for the window to be written (perf record's
+// --switch-output=signal). It is counted, never forwarded to a launched command, and handled
+// from before the recording starts until sprof is done writing, since SIGUSR2's default action
+// would end sprof and lose the recording.
+class WindowRequestSignal {
+ public:
+  WindowRequestSignal();
+  ~WindowRequestSignal();  // restores the default disposition
+  WindowRequestSignal(const WindowRequestSignal&) = delete;
+  WindowRequestSignal& operator=(const WindowRequestSignal&) = delete;
+
+  // How many SIGUSR2 arrived.
+  const std::atomic<int>& requests() const;
+};
+
 }  // namespace sprof::cli

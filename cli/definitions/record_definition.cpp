@@ -101,17 +101,27 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
                           .description(""))
           ->check(CLI::PositiveNumber)
           ->type_name("INTERVAL");
+  auto* flight =
+      cmd->add_option("--flight-recorder", options.flight_recorder_s,
+                      "Keep only the last WINDOW (as 30s, 2m) of the recording; SIGUSR2 writes "
+                      "it and recording goes on, the end of the recording (Ctrl-C, the command's "
+                      "exit or crash) writes the last one; no server")
+          ->transform(CLI::AsNumberWithUnit(seconds_units, CLI::AsNumberWithUnit::CASE_SENSITIVE)
+                          .description(""))
+          ->check(CLI::PositiveNumber)
+          ->type_name("WINDOW")
+          ->excludes(rotate)
+          ->excludes(heap);
   auto* output_dir = cmd->add_option("--output-dir", options.output_dir,
-                                     "With --rotate: the directory of the profiles (made when "
-                                     "missing)")
+                                     "With --rotate or --flight-recorder: the directory of the "
+                                     "profiles (made when missing)")
                          ->type_name("DIR");
   rotate->needs(output_dir)->excludes("--output");
-  output_dir->needs(rotate);
   cmd->add_option("--max-files", options.max_files,
-                  "With --rotate: keep at most N profiles in --output-dir, removing the oldest")
+                  "With --rotate or --flight-recorder: keep at most N profiles, removing the "
+                  "oldest")
       ->check(CLI::Range(1, 1000000))
-      ->type_name("N")
-      ->needs(rotate);
+      ->type_name("N");
   cmd->add_flag("--kill-on-stop", record.kill_on_stop,
                 "With -d: terminate the launched command when the recording stops");
   cmd->add_option("--iteration-count", record.iteration_count,
@@ -127,9 +137,12 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
                 "all of them)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->option_text(optional_value_text("N"));
-  cmd->add_flag("--per-cpu-threads", record.per_cpu_threads,
-                "Add a \"CPUs\" process with one track per CPU: which thread ran there when, "
-                "with the samples taken on that CPU");
+  auto* per_cpu =
+      cmd->add_flag("--per-cpu-threads", record.per_cpu_threads,
+                    "Add a \"CPUs\" process with one track per CPU: which thread ran there when, "
+                    "with the samples taken on that CPU");
+  // Its tracks are completed only when the recording ends (convert/flight_window.hpp).
+  flight->excludes(per_cpu);
   cmd->add_flag("--cswitch-markers", record.cswitch_markers,
                 "With --per-cpu-threads: a marker for each stretch a thread ran on a CPU");
   add_serve_options(*cmd, options.serve);
@@ -140,7 +153,19 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
                   "NAME=VALUE words set its environment.")
       ->type_name("COMMAND");
   // The command's leading NAME=VALUE words become its environment (as env(1) and samply do).
-  cmd->parse_complete_callback([&record] {
+  cmd->parse_complete_callback([cmd, &options, &record] {
+    const bool writes_files = options.rotate_s > 0 || options.flight_recorder_s > 0;
+    if (!writes_files && (!options.output_dir.empty() || options.max_files > 0)) {
+      throw CLI::ValidationError(options.output_dir.empty() ? "--max-files" : "--output-dir",
+                                 "needs --rotate or --flight-recorder");
+    }
+    // A flight recording names its files after -o when it has no --output-dir: one or the other.
+    if (options.flight_recorder_s > 0 && !options.output_dir.empty() &&
+        cmd->count("--output") > 0) {
+      throw CLI::ValidationError("--output",
+                                 "--flight-recorder writes into --output-dir or beside -o, not "
+                                 "both");
+    }
     const bool had_command = !record.command.empty();
     take_environment_assignments(record.command, record.environment);
     if (had_command && record.command.empty()) {

@@ -418,12 +418,19 @@ profile::Profile ProfileConverter::finish(uint64_t end_ns) {
   close_all_activity(end_ns);
   add_recorded_markers(end_ns);
   if (heap_) heap_->finish(profile_, end_ms);
-  profile_.meta.has_cpu_deltas = options_.period_is_cpu_ns || options_.switch_records;
-  for (auto& [pid, p] : processes_) {
-    profile_.processes[p.image].libs = p.modules.libraries();
-    add_jit_libraries(pid, profile_.processes[p.image]);
+  complete_libs_and_times(profile_);
+  if (per_cpu_) per_cpu_->finish(profile_);  // after every process has its libs
+  stats_.unreadable_modules = modules_.unreadable_files();
+  return std::move(profile_);
+}
+
+void ProfileConverter::complete_libs_and_times(profile::Profile& profile) const {
+  profile.meta.has_cpu_deltas = options_.period_is_cpu_ns || options_.switch_records;
+  for (const auto& [pid, p] : processes_) {
+    profile.processes[p.image].libs = p.modules.libraries();
+    add_jit_libraries(pid, profile.processes[p.image]);
   }
-  for (auto& image : profile_.processes) {
+  for (auto& image : profile.processes) {
     if (options_.kernel_lib) image.libs.push_back(*options_.kernel_lib);
     for (auto& t : image.threads) {
       if (t.unregister_time_ms && *t.unregister_time_ms < t.register_time_ms) {
@@ -431,9 +438,6 @@ profile::Profile ProfileConverter::finish(uint64_t end_ns) {
       }
     }
   }
-  if (per_cpu_) per_cpu_->finish(profile_);  // after every process has its libs
-  stats_.unreadable_modules = modules_.unreadable_files();
-  return std::move(profile_);
 }
 
 }  // namespace sprof::convert

@@ -109,4 +109,17 @@ void Thread::add_native_allocation(const NativeAllocation& a) {
   native_allocations_.push_back(a);
 }
 
+Thread::Dropped Thread::drop_before(double time_ms) {
+  Dropped dropped;
+  dropped.samples = samples_.drop_before(time_ms);
+  // An interval marker that began earlier but reaches into the window stays.
+  dropped.markers = std::erase_if(markers_, [time_ms](const Marker& m) {
+    const std::optional<double> last = m.end_ms ? m.end_ms : m.start_ms;
+    return last && *last < time_ms;
+  });
+  dropped.allocations = std::erase_if(
+      native_allocations_, [time_ms](const NativeAllocation& a) { return a.time_ms < time_ms; });
+  return dropped;
+}
+
 }  // namespace sprof::profile

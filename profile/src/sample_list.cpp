@@ -37,6 +37,20 @@ void SampleList::push_back(const Sample& s) {
   }
 }
 
+size_t SampleList::drop_before(double time_ms) {
+  // Counted first: most calls drop nothing, and then nothing is copied.
+  const auto dropped = static_cast<size_t>(
+      std::count_if(begin(), end(), [time_ms](const Sample& s) { return s.time_ms < time_ms; }));
+  if (dropped == 0) return 0;
+  SampleList kept;
+  kept.spill_ = spill_;
+  for (const Sample s : *this) {
+    if (s.time_ms >= time_ms) kept.push_back(s);
+  }
+  *this = std::move(kept);
+  return dropped;
+}
+
 size_t SampleList::samples_in_memory() const {
   size_t n = 0;
   for (const Block& b : blocks_) n += b.packed.size();

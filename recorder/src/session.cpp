@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <future>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "process/proc_maps.hpp"
 #include "process/stop_child.hpp"
 #include "reader_priority.hpp"
+#include "sprof/convert/flight_window.hpp"
 #include "sprof/convert/kernel_library.hpp"
 #include "sprof/convert/module_cache.hpp"
 #include "sprof/convert/profile_converter.hpp"
@@ -129,6 +131,11 @@ struct Session::Impl {
   std::optional<profile::Library> kernel_lib;
   uint64_t current_start_ns = 0;  // when the profile being built starts (CLOCK_MONOTONIC)
   uint64_t next_cut_ns = 0;       // --rotate: when the current interval ends
+  // --flight-recorder: the window's length (0: off), when the converter next drops what aged
+  // out of it, and how many window requests were answered.
+  uint64_t flight_window_ns = 0;
+  uint64_t next_eviction_ns = 0;
+  int windows_answered = 0;
 
   void set_origin() {
     origin_ns = clock_ns(CLOCK_MONOTONIC);
@@ -149,6 +156,20 @@ struct Session::Impl {
   std::unique_ptr<convert::ProfileConverter> new_converter(uint64_t start_ns);
   // Ends `c`'s profile at `end_ns` and describes it in its meta.
   void finish_profile(convert::ProfileConverter& c, uint64_t end_ns, Recording& out);
+  // Gives `c` the kernel lib once its computation is done (see run).
+  void adopt_kernel_lib(convert::ProfileConverter& c);
+  // --flight-recorder: every eighth of the window, drops from the converter what aged out of
+  // it; when control.window_requests grew, hands the window's profile to control.on_interval.
+  void keep_flight_window(const RunControl& control);
+  // Where the flight window that ends at `end_ns` starts (not before the recording).
+  uint64_t flight_start_ns(uint64_t end_ns) const {
+    return end_ns - std::min(flight_window_ns, end_ns - std::min(end_ns, origin_ns));
+  }
+  // Adds the flight window's range and what was dropped before it to `out`'s meta.
+  void describe_flight(Recording& out, uint64_t end_ns, const convert::WindowTrim& dropped) const;
+  double profile_ms(uint64_t ns) const {
+    return ns <= origin_ns ? 0 : static_cast<double>(ns - origin_ns) / 1e6;
+  }
   // --rotate: when the interval is over, hands its profile to control.on_interval and goes on
   // into a fresh converter. Processes and threads are learnt again from /proc; the modules'
   // files stay parsed in `modules`, shared by every converter.
@@ -304,6 +325,7 @@ DrainLimits Session::Impl::drain_limits(const RunControl& control, int stop_at) 
       std::chrono::duration_cast<std::chrono::nanoseconds>(control.progress_interval).count());
   limits.after_round = [this, &control, interval_ns, next_ns = origin_ns + interval_ns]() mutable {
     cut_interval_if_due(control);
+    keep_flight_window(control);
     if (!control.on_progress) return;
     const uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (now < next_ns) return;
@@ -330,8 +352,10 @@ std::unique_ptr<convert::ProfileConverter> Session::Impl::new_converter(uint64_t
   converter_options.process_name_args = options.process_name_args;
   converter_options.per_cpu_threads = options.per_cpu_threads;
   converter_options.cswitch_markers = options.cswitch_markers;
-  // One spill file per profile: each interval's goes away with its profile once written.
-  converter_options.sample_spill = profile::SampleSpill::open_temporary();
+  // One spill file per profile: each interval's goes away with its profile once written. Not
+  // for a flight recording: its samples are bounded by the window, and a spill file only grows.
+  if (flight_window_ns == 0)
+    converter_options.sample_spill = profile::SampleSpill::open_temporary();
   auto c = std::make_unique<convert::ProfileConverter>(std::move(converter_options), modules);
   if (options.system_wide) {
     c->seed_process(0, {0});  // first, so it is the top-level process
@@ -348,12 +372,16 @@ std::unique_ptr<convert::ProfileConverter> Session::Impl::new_converter(uint64_t
   return c;
 }
 
-void Session::Impl::finish_profile(convert::ProfileConverter& c, uint64_t end_ns, Recording& out) {
+void Session::Impl::adopt_kernel_lib(convert::ProfileConverter& c) {
   if (kernel_lib_pending.valid() &&
       kernel_lib_pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     kernel_lib = kernel_lib_pending.get();
   }
   c.set_kernel_library(kernel_lib);
+}
+
+void Session::Impl::finish_profile(convert::ProfileConverter& c, uint64_t end_ns, Recording& out) {
+  adopt_kernel_lib(c);
   const uint64_t start_ns = out.interval_start_monotonic_ns;
   out.profile = c.finish(end_ns);
   out.stats = c.stats();  // after finish(), which counts unreadable modules
@@ -386,6 +414,41 @@ void Session::Impl::cut_interval_if_due(const RunControl& control) {
   // ring_pages): -v says for how long.
   log::info("interval cut: the recording thread paused " +
             std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+}
+
+void Session::Impl::keep_flight_window(const RunControl& control) {
+  if (flight_window_ns == 0) return;
+  const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+  if (now >= next_eviction_ns) {
+    // Eviction copies the kept samples of each thread that lost some: an eighth of a window
+    // between evictions keeps that to ~8 copies of each sample in all.
+    converter->evict_before(flight_start_ns(now));
+    next_eviction_ns = now + std::max<uint64_t>(flight_window_ns / 8, 1'000'000);
+  }
+  if (control.window_requests == nullptr || !control.on_interval) return;
+  const int requests = control.window_requests->load();
+  if (requests == windows_answered) return;
+  windows_answered = requests;  // requests that came together get one window
+  adopt_kernel_lib(*converter);
+  const uint64_t start_ns = flight_start_ns(now);
+  convert::ProfileConverter::Window window = converter->window(start_ns, now);
+  Recording out;
+  out.profile = std::move(window.profile);
+  out.stats = converter->stats();
+  out.interval_start_monotonic_ns = origin_ns;
+  out.child_exit_monotonic_ns = now;
+  out.duration_s = static_cast<double>(now - start_ns) / 1e9;
+  convert::describe_recording(out.profile.meta, describe(origin_ns), out.stats);
+  describe_flight(out, now, window.dropped);
+  control.on_interval(std::move(out));
+  log::info("flight window cut: the recording thread paused " +
+            std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+}
+
+void Session::Impl::describe_flight(Recording& out, uint64_t end_ns,
+                                    const convert::WindowTrim& dropped) const {
+  convert::describe_window(out.profile.meta, static_cast<double>(flight_window_ns) / 1e6,
+                           profile_ms(flight_start_ns(end_ns)), profile_ms(end_ns), dropped);
 }
 
 Result<Recording> Session::Impl::run_attached(const sprof::perf::RecordSink& sink,
@@ -472,6 +535,8 @@ Result<Recording> Session::Impl::run_launched(const sprof::perf::RecordSink& sin
 Result<Recording> Session::run(const RunControl& control) {
   Impl& s = *impl_;
   s.current_start_ns = s.origin_ns;
+  s.flight_window_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(control.flight_window).count());
   s.converter = s.new_converter(s.origin_ns);
   // The converter may be replaced between rounds (--rotate): the sink looks it up each time.
   const auto sink = [&s](sprof::perf::Record&& r) { s.converter->consume(r); };
@@ -502,6 +567,15 @@ Result<Recording> Session::run(const RunControl& control) {
   if (s.kernel_lib_pending.valid()) s.kernel_lib = s.kernel_lib_pending.get();
   recording.interval_start_monotonic_ns = s.current_start_ns;
   s.finish_profile(converter, recording.child_exit_monotonic_ns, recording);
+  if (s.flight_window_ns > 0) {
+    // The last window: what the recording kept, less what aged out since the last eviction.
+    const uint64_t end_ns = recording.child_exit_monotonic_ns;
+    convert::WindowTrim dropped = converter.evicted();
+    const double start_ms = s.profile_ms(s.flight_start_ns(end_ns));
+    dropped += convert::trim_before(recording.profile, start_ms);
+    convert::drop_ended_before(recording.profile, start_ms);
+    s.describe_flight(recording, end_ns, dropped);
+  }
   return recorded;
 }
 

@@ -153,3 +153,47 @@ TEST_CASE(
   CHECK(choices_of(sprof.record->get_option("--output")).empty());
   CHECK(choices_of(sprof.record->get_option("--rate")).empty());
 }
+
+TEST_CASE("--flight-recorder takes a window with a unit and writes through --output-dir or -o") {
+  Commands a;
+  REQUIRE(parse(a, {"record", "--flight-recorder", "30s", "-p", "7"}).empty());
+  CHECK(a.record.flight_recorder_s == doctest::Approx(30));
+  CHECK(a.record.output_dir.empty());  // beside -o (rotating_output.hpp)
+  Commands b;
+  REQUIRE(parse(b, {"record", "--flight-recorder", "2m", "--output-dir", "w", "--max-files", "3",
+                    "./server"})
+              .empty());
+  CHECK(b.record.flight_recorder_s == doctest::Approx(120));
+  CHECK(b.record.output_dir == "w");
+  CHECK(b.record.max_files == 3);
+  CHECK(b.record.record.command == Args{"./server"});
+  Commands c;
+  REQUIRE(parse(c, {"record", "--flight-recorder", "500ms", "-o", "t.json.gz", "-a"}).empty());
+  CHECK(c.record.flight_recorder_s == doctest::Approx(0.5));
+  CHECK(c.record.output == "t.json.gz");
+
+  // What it cannot be combined with, and what needs it (or --rotate).
+  Commands d;
+  CHECK(
+      parse(d, {"record", "--flight-recorder", "30s", "--rotate", "1m", "--output-dir", "w", "ls"})
+          .find("excludes") != std::string::npos);
+  Commands e;
+  CHECK(parse(e, {"record", "--flight-recorder", "30s", "--heap", "ls"}).find("excludes") !=
+        std::string::npos);
+  Commands f;
+  CHECK(parse(f, {"record", "--flight-recorder", "30s", "--per-cpu-threads", "ls"})
+            .find("excludes") != std::string::npos);
+  Commands g;
+  CHECK(
+      parse(g, {"record", "--flight-recorder", "30s", "--output-dir", "w", "-o", "x.json.gz", "ls"})
+          .find("not both") != std::string::npos);
+  Commands h;
+  CHECK(parse(h, {"record", "--output-dir", "w", "ls"}).find("needs --rotate or --flight") !=
+        std::string::npos);
+  Commands i;
+  CHECK(parse(i, {"record", "--max-files", "2", "ls"}).find("needs --rotate or --flight") !=
+        std::string::npos);
+  Commands j;
+  CHECK(parse(j, {"record", "--flight-recorder", "0s", "ls"}).find("--flight-recorder") !=
+        std::string::npos);
+}

@@ -7,3 +7,5 @@ sprof_add_target(mk_samply_markers SOURCES markers/mk_samply_markers.cpp)
 # A fake JIT: copies a loop into anonymous executable memory and names it in a perf map or a
 # jitdump.
 sprof_add_target(mk_fake_jit SOURCES markers/mk_fake_jit.cpp)
+# A long-running program with one marked moment, for the flight recorder.
+sprof_add_target(mk_flight_event SOURCES markers/mk_flight_event.cpp LIBS sprof::markers_api)

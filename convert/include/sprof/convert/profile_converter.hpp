@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "sprof/convert/cpu_accounting.hpp"
+#include "sprof/convert/flight_window.hpp"
 #include "sprof/convert/host.hpp"
 #include "sprof/convert/jit_libraries.hpp"
 #include "sprof/convert/lifecycle_markers.hpp"
@@ -101,6 +102,22 @@ class ProfileConverter {
 
   // Closes open threads and processes at `end_ns` and returns the profile.
   profile::Profile finish(uint64_t end_ns);
+  // The flight recorder (flight_window.hpp; profile_converter_window.cpp). Drops from the
+  // profile being built what lies wholly before `start_ns`, adding it to `evicted()`.
+  void evict_before(uint64_t start_ns);
+  const WindowTrim& evicted() const { return evicted_; }
+  // The profile of [start_ns, end_ns] as `finish` would make it (libs, JIT libs, the marker
+  // files' markers), without the threads and processes that ended before it empty
+  // (drop_ended_before), from a copy: the converter goes on as if nothing happened. It lacks what
+  // only the end of a recording settles: each thread's CPU since its last sample, off-CPU
+  // samples not yet known to be, and the root's exit status. Not with `heap` or
+  // `per_cpu_threads`, whose tables are completed by `finish` alone.
+  struct Window {
+    profile::Profile profile;
+    WindowTrim dropped;  // everything dropped since the recording started
+  };
+  Window window(uint64_t start_ns, uint64_t end_ns) const;
+
   // The "[kernel.kallsyms]" lib appended to every process's libs at `finish` (it may be
   // computed while recording runs).
   void set_kernel_library(std::optional<profile::Library> lib) {
@@ -217,6 +234,12 @@ class ProfileConverter {
   void mark_exec(const perf::CommRecord& c, const std::optional<std::vector<std::string>>& argv);
   void mark_exit(const perf::ExitRecord& e, const ThreadState& t);
   void add_recorded_markers(uint64_t end_ns);
+  // The marker files' markers, into `window` (a copy of profile_, so ThreadState's indexes
+  // hold); markers of unknown threads and processes are left out rather than creating them.
+  void add_file_markers_to(profile::Profile& window) const;
+  // What finish and window share: each image's libs (its modules, JIT code, the kernel), the CPU
+  // delta flag and thread lifetimes that end no earlier than they start.
+  void complete_libs_and_times(profile::Profile& profile) const;
   // Adds libs for the JIT code of `pid` to `process` and moves its frames in that code to the
   // JIT category.
   void add_jit_libraries(uint32_t pid, profile::Process& process) const;
@@ -226,6 +249,7 @@ class ProfileConverter {
   std::vector<uint64_t> off_cpu_times_;    // scratch
   std::optional<NativeAllocations> heap_;  // with options_.heap
   std::optional<PerCpuTracks> per_cpu_;    // --per-cpu-threads
+  WindowTrim evicted_;                     // the flight recorder's evict_before
 };
 
 }  // namespace sprof::convert

@@ -175,6 +175,16 @@ class Thread {
   void add_marker(Marker m);
   // Also interns the name of the markers the Gecko format stores allocations as.
   void add_native_allocation(const NativeAllocation& a);
+  // What `drop_before` removed.
+  struct Dropped {
+    uint64_t samples = 0;
+    uint64_t markers = 0;
+    uint64_t allocations = 0;
+  };
+  // Removes the samples, allocation rows and markers that lie wholly before `time_ms` (the flight
+  // recorder's window, convert/flight_window.hpp). The string, frame and stack tables stay: a
+  // stack seen again later keeps its index.
+  Dropped drop_before(double time_ms);
 
   const std::vector<std::string>& strings() const { return strings_.strings(); }
   const std::vector<FrameEntry>& frames() const { return frames_; }

@@ -35,6 +35,9 @@ class SampleList {
   // Blocks filled from now on go to `spill` (nullptr: all stay in memory).
   void spill_to(std::shared_ptr<SampleSpill> spill) { spill_ = std::move(spill); }
   void push_back(const Sample& s);
+  // Removes the samples taken before `time_ms` (the flight recorder's window,
+  // convert/flight_window.hpp); returns how many. Keeps the spill file for later blocks.
+  size_t drop_before(double time_ms);
   // How many of the samples are held in memory; the others are in the spill file.
   size_t samples_in_memory() const;
   size_t size() const { return size_; }

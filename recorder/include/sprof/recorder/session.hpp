@@ -6,6 +6,9 @@
 // command is launched again, into the same profile). `attach` records processes that already
 // run (-p) or the whole system (-a) instead, until they exit, -d elapses or Ctrl-C.
 //
+// With --flight-recorder only the last window of the recording is kept, and windows are handed
+// out on request while recording goes on (RunControl::flight_window, docs/flight-recorder.md).
+//
 // With --heap the command also preloads libsprof-heap.so and its allocations are read from a
 // shared ring with the perf rings (docs/heap.md, "Recording"); --no-cpu then samples nothing.
 //
@@ -66,6 +69,12 @@ struct RunControl {
   // return soon) and a new profile starts; `run` returns the last, partial one.
   std::chrono::milliseconds rotate_interval{0};
   std::function<void(Recording&& interval)> on_interval;
+  // --flight-recorder: when positive, only the last `flight_window` of the recording is kept
+  // (convert/flight_window.hpp). Each time `window_requests` grows, the profile of the window
+  // that ends then is handed to `on_interval` (same contract as --rotate's) and recording goes
+  // on; `run` returns the window that ends with the recording.
+  std::chrono::milliseconds flight_window{0};
+  const std::atomic<int>* window_requests = nullptr;
 };
 
 struct Recording {
@@ -83,7 +92,9 @@ struct Recording {
   int terminated_pid = 0;
   std::optional<convert::ExitStatus> terminated_status;
   int iterations = 1;  // launches recorded
-  // When the profile starts (its time origin): the recording's start, or its interval's.
+  // When the profile starts (its time origin): the recording's start, or its interval's. A
+  // flight-recorder window keeps the recording's origin; meta.profilingStartTime says where the
+  // window starts.
   uint64_t interval_start_monotonic_ns = 0;
 };
 
