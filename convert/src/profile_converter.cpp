@@ -21,7 +21,8 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
       modules_(modules),
       lifecycle_(options_.root_pid),
       marker_files_(modules.files()),
-      jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())) {
+      jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())),
+      allocator_frames_(modules.files()) {
   stats_.event_name = options_.event_name;
   profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;
