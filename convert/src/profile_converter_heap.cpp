@@ -3,8 +3,9 @@
 // registers the interposer's capture stub saw at malloc's entry; the leading frames in the
 // interposer itself are dropped, by module rather than by count, and so are the allocation
 // wrappers that called malloc (operator new, Rust's __rust_alloc, strdup, ...: by address,
-// allocator_frames.hpp), so the first frame is the code that asked for memory. The bookkeeping
-// (tables, counters, retained memory) is NativeAllocations'.
+// allocator_frames.hpp), so the first frame is the code that asked for memory. CPU samples lose
+// the interposer's frames too (drop_interposer_frames). The bookkeeping (tables, counters,
+// retained memory) is NativeAllocations'.
 #include <algorithm>
 #include <string_view>
 
@@ -73,6 +74,34 @@ size_t ProfileConverter::first_allocating_frame(const ModuleMap& modules,
     ++first;
   }
   return first;
+}
+
+void ProfileConverter::drop_interposer_frames(const ModuleMap& modules, bool on_cpu) {
+  auto user = std::find_if(frames_.begin(), frames_.end(),
+                           [](const auto& f) { return f.second == profile::Category::kUser; });
+  if (user == frames_.end()) return;
+  // The user leaf is the sampled PC; the frames below it are return addresses.
+  const auto leaf = static_cast<size_t>(user - frames_.begin());
+  auto is_interposer = [&](size_t i) {
+    const FrameKind kind = i == leaf ? FrameKind::kInstructionPointer : FrameKind::kReturnAddress;
+    return frames_[i].second == profile::Category::kUser &&
+           in_interposer(modules, lookup_address(frames_[i].first, kind));
+  };
+  size_t kept = 0;
+  if (on_cpu && is_interposer(leaf)) {
+    // The hook's time, kernel frames included (its page faults on the ring): the program is
+    // shown where it called malloc.
+    ++stats_.heap.hook_samples;
+    kept = leaf;
+  }
+  // In the middle of a stack the interposer only forwards to the real allocator, whose time
+  // the program would spend without sprof: it stays, under the program's frames.
+  size_t out = 0;
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    if (i < kept || is_interposer(i)) continue;
+    frames_[out++] = frames_[i];
+  }
+  frames_.resize(out);
 }
 
 std::optional<uint32_t> ProfileConverter::intern_allocation_stack(ThreadState& ts,

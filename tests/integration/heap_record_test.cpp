@@ -478,3 +478,44 @@ TEST_CASE(
               .empty());
   }
 }
+
+TEST_CASE(
+    "record --heap with CPU samples: no frame in libsprof-heap.so, and the hook's share "
+    "in the summary and meta.sprof") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("heap-hook");
+  // Sampled allocations, and every free through the interposer: enough calls that the hook
+  // takes a measurable share of the CPU samples.
+  const ProcessResult run = record(dir + "/p.json.gz", {"--heap", "--no-presymbolicate"},
+                                   {target_path("hp_churn"), "2", "10000000"});
+  INFO("sprof:\n" << run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const ProfileView view = read_profile(dir + "/p.json.gz");
+  REQUIRE_FALSE(view.processes.empty());
+  const ProcessView& process = view.processes[0];
+  const LibView* interposer = nullptr;
+  for (const LibView& lib : process.libs) {
+    if (lib.name == "libsprof-heap.so") interposer = &lib;
+  }
+  REQUIRE(interposer != nullptr);  // mapped and known, so its frames would be found
+  size_t samples = 0, frames_in_interposer = 0;
+  for (const ThreadView& t : process.threads) {
+    for (const auto& stack : t.stacks) {
+      ++samples;
+      for (const std::string& location : stack) {
+        const uint64_t address = std::strtoull(location.c_str(), nullptr, 16);
+        if (address >= interposer->start && address <= interposer->end) ++frames_in_interposer;
+      }
+    }
+  }
+  CHECK(samples > 20);
+  CHECK(frames_in_interposer == 0);
+  // The samples the hook took are counted instead, and said.
+  const auto text = read_profile_text(dir + "/p.json.gz");
+  REQUIRE(text.has_value());
+  const auto hooked = JsonDoc(*text).integer("/meta/sprof/heapHookSamples");
+  REQUIRE(hooked.has_value());
+  CHECK(*hooked > 0);
+  CHECK(run.err.find("sprof: heap hooks: " + std::to_string(*hooked) + " sample") !=
+        std::string::npos);
+}

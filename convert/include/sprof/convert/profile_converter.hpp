@@ -177,6 +177,10 @@ class ProfileConverter {
   size_t first_allocating_frame(const ModuleMap& modules, const std::vector<FrameAddress>& frames);
   // Whether the code at `lookup_address` is the interposer's (libsprof-heap.so).
   bool in_interposer(const ModuleMap& modules, uint64_t lookup_address) const;
+  // Takes the interposer's frames out of a CPU sample's `frames_` (collect_frames). An on-CPU
+  // sample whose user leaf was in the interposer loses the kernel frames above it too, and
+  // counts as time the allocation hook took (HeapStats::hook_samples).
+  void drop_interposer_frames(const ModuleMap& modules, bool on_cpu);
   // The process image of `pid` ends (exit or exec).
   void end_heap_image(uint32_t pid, uint64_t time_ns);
 
