@@ -283,6 +283,9 @@ int run_record_command(const RecordCommandOptions& options) {
         !hint.empty()) {
       std::fprintf(stderr, "%s\n", hint.c_str());
     }
+    if (const auto hooks = heap_hook_line(recording.stats); !hooks.empty()) {
+      std::fprintf(stderr, "%s\n", hooks.c_str());
+    }
   }
   // One symbolicator names the summary's allocation paths and embeds the symbols after: the
   // symbol maps it builds for the first serve the second.

@@ -1,5 +1,6 @@
 #include "summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sprof/unwind/unwinder.hpp"
@@ -83,6 +84,17 @@ std::string stack_size_hint(const convert::RecordingStats& s, uint32_t stack_siz
                 100.0 * static_cast<double>(truncated) / static_cast<double>(s.unwound_samples),
                 stack_size, kMaxStackSize);
   return hint;
+}
+
+std::string heap_hook_line(const convert::RecordingStats& s) {
+  const uint64_t cpu_samples = s.samples - std::min(s.off_cpu_samples, s.samples);
+  if (s.heap.hook_samples == 0 || cpu_samples == 0) return {};
+  char share[32];
+  std::snprintf(
+      share, sizeof share, "%.1f%%",
+      100.0 * static_cast<double>(s.heap.hook_samples) / static_cast<double>(cpu_samples));
+  return "sprof: heap hooks: " + count_of(s.heap.hook_samples, "sample", "samples") + " (" + share +
+         " of CPU samples) were spent in sprof's allocation hook";
 }
 
 std::string details_line(const convert::RecordingStats& s, int frequency_hz) {

@@ -34,6 +34,11 @@ std::string details_line(const convert::RecordingStats& stats, int frequency_hz)
 // (after stitching), and a larger copy is possible: "" otherwise.
 std::string stack_size_hint(const convert::RecordingStats& stats, uint32_t stack_size);
 
+// With --heap and CPU samples, the samples taken in sprof's allocation hook (their stacks start
+// at the program's frame that called malloc): "sprof: heap hooks: 12 samples (1.4% of CPU
+// samples) were spent in sprof's allocation hook"; "" when there were none.
+std::string heap_hook_line(const convert::RecordingStats& stats);
+
 std::string human_bytes(uint64_t bytes);
 // "1,234"
 std::string grouped(uint64_t n);

@@ -21,7 +21,8 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
       modules_(modules),
       lifecycle_(options_.root_pid),
       marker_files_(modules.files()),
-      jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())) {
+      jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())),
+      allocator_frames_(modules.files()) {
   stats_.event_name = options_.event_name;
   profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;
@@ -352,6 +353,7 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
       frames_.emplace_back(s.ip, profile::Category::kUser);
     }
     if (user_ip) learn_mapping_of(*user_ip, s.id.pid, p);
+    if (options_.heap) drop_interposer_frames(p.modules, !s.context_switch_sample);
     return;
   }
   // The unwinder starts at the sampled registers' PC: that is the leaf, once. (perf record
@@ -370,6 +372,7 @@ void ProfileConverter::collect_frames(const perf::SampleRecord& s, ProcessState&
   for (const auto& f : unwind_result_.frames) {
     frames_.emplace_back(f.address.value, profile::Category::kUser);
   }
+  if (options_.heap) drop_interposer_frames(p.modules, !s.context_switch_sample);
 }
 
 void ProfileConverter::on_sample(const perf::SampleRecord& s) {

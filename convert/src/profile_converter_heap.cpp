@@ -1,9 +1,14 @@
 // ProfileConverter: allocation records of `sprof record --heap` (docs/heap.md). Stacks are
 // unwound like CPU samples' (the CFI unwinder against the process's module map) from the
 // registers the interposer's capture stub saw at malloc's entry; the leading frames in the
-// interposer itself are dropped, by module rather than by count, so the first frame is the
-// return address into whatever called malloc. The bookkeeping (tables, counters, retained
-// memory) is NativeAllocations'.
+// interposer itself are dropped, by module rather than by count, and so are the allocation
+// wrappers that called malloc (operator new, Rust's __rust_alloc, strdup, ...: by address,
+// allocator_frames.hpp), so the first frame is the code that asked for memory. CPU samples lose
+// the interposer's frames too (drop_interposer_frames). The bookkeeping (tables, counters,
+// retained memory) is NativeAllocations'.
+#include <algorithm>
+#include <string_view>
+
 #include "sprof/convert/profile_converter.hpp"
 
 namespace sprof::convert {
@@ -46,6 +51,59 @@ void ProfileConverter::end_heap_image(uint32_t pid, uint64_t time_ns) {
   if (heap_) heap_->end_image(pid, to_ms(time_ns));
 }
 
+bool ProfileConverter::in_interposer(const ModuleMap& modules, uint64_t lookup_address) const {
+  const unwind::MappedFile* file = modules.find(lookup_address);
+  if (file == nullptr) return false;
+  const std::string_view path = file->path;
+  const std::string_view name = options_.heap->interposer_name;
+  return path.ends_with(name) &&
+         (path.size() == name.size() || path[path.size() - name.size() - 1] == '/');
+}
+
+size_t ProfileConverter::first_allocating_frame(const ModuleMap& modules,
+                                                const std::vector<FrameAddress>& frames) {
+  // The capture stub, and the entry point if it did not tail-call, are the interposer's.
+  size_t first = 0;
+  while (first < frames.size() && in_interposer(modules, frames[first].lookup_address())) ++first;
+  // Then whatever called malloc only to allocate for its own caller. The last frame stays: a
+  // stack cut short inside operator new still says that it was operator new.
+  while (first + 1 < frames.size()) {
+    const uint64_t address = frames[first].lookup_address();
+    const Mapping* mapping = modules.find_mapping(address);
+    if (mapping == nullptr || !allocator_frames_.contains(*mapping, Avma{address})) break;
+    ++first;
+  }
+  return first;
+}
+
+void ProfileConverter::drop_interposer_frames(const ModuleMap& modules, bool on_cpu) {
+  auto user = std::find_if(frames_.begin(), frames_.end(),
+                           [](const auto& f) { return f.second == profile::Category::kUser; });
+  if (user == frames_.end()) return;
+  // The user leaf is the sampled PC; the frames below it are return addresses.
+  const auto leaf = static_cast<size_t>(user - frames_.begin());
+  auto is_interposer = [&](size_t i) {
+    const FrameKind kind = i == leaf ? FrameKind::kInstructionPointer : FrameKind::kReturnAddress;
+    return frames_[i].second == profile::Category::kUser &&
+           in_interposer(modules, lookup_address(frames_[i].first, kind));
+  };
+  size_t kept = 0;
+  if (on_cpu && is_interposer(leaf)) {
+    // The hook's time, kernel frames included (its page faults on the ring): the program is
+    // shown where it called malloc.
+    ++stats_.heap.hook_samples;
+    kept = leaf;
+  }
+  // In the middle of a stack the interposer only forwards to the real allocator, whose time
+  // the program would spend without sprof: it stays, under the program's frames.
+  size_t out = 0;
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    if (i < kept || is_interposer(i)) continue;
+    frames_[out++] = frames_[i];
+  }
+  frames_.resize(out);
+}
+
 std::optional<uint32_t> ProfileConverter::intern_allocation_stack(ThreadState& ts,
                                                                   const perf::HeapAllocRecord& r) {
   ProcessState& p = processes_.at(r.id.pid);
@@ -57,23 +115,17 @@ std::optional<uint32_t> ProfileConverter::intern_allocation_stack(ThreadState& t
     unwinder->unwind(regs, unwind::StackMemory(r.regs.sp, r.stack), p.modules, unwind_result_);
     const auto stop = static_cast<size_t>(unwind_result_.stop);
     if (stop < stats_.heap.unwind_stops.size()) ++stats_.heap.unwind_stops[stop];
-    for (const auto& f : unwind_result_.frames) {
-      frames_.emplace_back(f.address.value, profile::Category::kUser);
+    const std::vector<FrameAddress>& frames = unwind_result_.frames;
+    for (size_t i = first_allocating_frame(p.modules, frames); i < frames.size(); ++i) {
+      frames_.emplace_back(frames[i].address.value, profile::Category::kUser);
     }
   } else if (uint64_t return_address = 0;
              unwind::StackMemory(r.regs.sp, r.stack).read_u64(r.regs.sp, return_address)) {
     frames_.emplace_back(return_address, profile::Category::kUser);  // malloc's caller only
   }
-  // The capture stub, and the entry point if it did not tail-call, are the interposer's.
-  size_t first = 0;
-  while (first < frames_.size()) {
-    const unwind::MappedFile* file = p.modules.find(frames_[first].first);
-    if (file == nullptr || path_basename(file->path) != options_.heap->interposer_name) break;
-    ++first;
-  }
   profile::Thread& t = profile_thread(ts);
   std::optional<uint32_t> stack;
-  for (size_t i = frames_.size(); i > first; --i) {
+  for (size_t i = frames_.size(); i > 0; --i) {
     const uint32_t frame = t.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);
     stack = t.intern_stack(stack, frame);
   }

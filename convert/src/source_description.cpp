@@ -35,6 +35,7 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapUntrackedSamples", s.untracked_samples);
   add("heapMalformedRecords", s.ring_malformed);
   add("heapAttachedProcesses", s.attached_processes);
+  add("heapHookSamples", s.hook_samples);
   meta.extra.emplace_back("heapPeakLiveBytes", s.peak_live_bytes);
   meta.extra.emplace_back("heapPeakTimeMs", s.peak_time_ms);
   meta.extra.emplace_back("heapLiveAtExitBytes", s.live_at_exit_bytes);

@@ -56,6 +56,12 @@ Result<std::unique_ptr<elf::CfiModule>> BuildIdCheckedFiles::module_cfi(const st
   return local_.module_cfi(path);
 }
 
+Result<std::vector<elf::ElfSymbol>> BuildIdCheckedFiles::function_symbols(const std::string& path) {
+  const Checked& c = check(path);
+  if (!c.identity) return c.identity.error();
+  return local_.function_symbols(path);
+}
+
 std::shared_ptr<const std::vector<uint8_t>> BuildIdCheckedFiles::vdso_image() {
   auto image = local_.vdso_image();
   if (!image) {

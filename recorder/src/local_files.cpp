@@ -27,6 +27,10 @@ Result<std::unique_ptr<elf::CfiModule>> LocalFiles::module_cfi(const std::string
   return elf::CfiModule::open(path, debug_files_);
 }
 
+Result<std::vector<elf::ElfSymbol>> LocalFiles::function_symbols(const std::string& path) {
+  return elf::read_symbols(path);
+}
+
 std::shared_ptr<const std::vector<uint8_t>> LocalFiles::vdso_image() {
   return elf::own_vdso_image();
 }

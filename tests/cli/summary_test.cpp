@@ -33,3 +33,17 @@ TEST_CASE("no hint at 5 % or less, without samples, or when the copy is already 
   CHECK(stack_size_hint(with_truncated(0, 0), 16384).empty());
   CHECK(stack_size_hint(with_truncated(1000, 900), 65528).empty());
 }
+
+TEST_CASE("the allocation hook's samples are said as a share of the on-CPU samples") {
+  RecordingStats s;
+  s.samples = 5000;
+  s.off_cpu_samples = 1000;  // not CPU the hook could have taken
+  s.heap.hook_samples = 56;
+  CHECK(sprof::cli::heap_hook_line(s) ==
+        "sprof: heap hooks: 56 samples (1.4% of CPU samples) were spent in sprof's allocation "
+        "hook");
+  s.heap.hook_samples = 1;
+  CHECK(sprof::cli::heap_hook_line(s).starts_with("sprof: heap hooks: 1 sample (0.0% "));
+  s.heap.hook_samples = 0;
+  CHECK(sprof::cli::heap_hook_line(s).empty());
+}

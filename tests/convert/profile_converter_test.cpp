@@ -173,3 +173,60 @@ TEST_CASE("converter counts lost records and marks them on the root's main threa
   CHECK(std::count_if(markers.begin(), markers.end(),
                       [](const auto& m) { return m.name == "Lost samples"; }) == 1);
 }
+
+namespace {
+
+// A thread's stacks, each leaf first as location strings.
+std::vector<std::vector<std::string>> stacks_leaf_first(const profile::Thread& t) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& sample : t.samples()) {
+    std::vector<std::string> frames;
+    for (std::optional<uint32_t> s = sample.stack; s; s = t.stacks()[*s].prefix) {
+      frames.push_back(t.strings()[t.frames()[t.stacks()[*s].frame].location]);
+    }
+    out.push_back(frames);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("with --heap, CPU samples lose the interposer's frames and its leaf samples count") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ConverterOptions o = options(7);
+  o.heap = HeapOptions{};  // interposer: libsprof-heap.so
+  ProfileConverter c(o, cache);
+  c.consume(comm(7, 7, "app", true, 0));
+  c.consume(mmap(7, "/usr/bin/app", 0x1000, 0x1000, 0, 0));
+  c.consume(mmap(7, "/usr/lib/libc.so.6", 0x3000, 0x1000, 0, 0));
+  c.consume(mmap(7, "/opt/sprof/lib/libsprof-heap.so", 0x7000, 0x1000, 0, 0));
+  // In the hook (a page fault on its ring): the kernel frames and the interposer's go, the
+  // program's call of malloc stays.
+  c.consume(sample(
+      7, 7, 1, {kContextKernel, 0xffffffff81000010, kContextUser, 0x7100, 0x7200, 0x1100, 0x1200}));
+  // In libc's malloc, called through the interposer: only the interposer's frame goes.
+  c.consume(sample(7, 7, 2, {kContextUser, 0x3100, 0x7300, 0x1300, 0x1200}));
+  // The program's own code.
+  c.consume(sample(7, 7, 3, {kContextUser, 0x1400, 0x1200}));
+  auto p = c.finish(kOrigin + 5'000'000);
+  const auto& t = p.processes.at(0).threads.at(0);
+  CHECK(stacks_leaf_first(t) ==
+        std::vector<std::vector<std::string>>{
+            {"0x1100", "0x1200"}, {"0x3100", "0x1300", "0x1200"}, {"0x1400", "0x1200"}});
+  CHECK(c.stats().heap.hook_samples == 1);
+}
+
+TEST_CASE("without --heap, CPU samples keep frames in a library named like the interposer") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(options(7), cache);
+  c.consume(comm(7, 7, "app", true, 0));
+  c.consume(mmap(7, "/usr/bin/app", 0x1000, 0x1000, 0, 0));
+  c.consume(mmap(7, "/opt/sprof/lib/libsprof-heap.so", 0x7000, 0x1000, 0, 0));
+  c.consume(sample(7, 7, 1, {kContextUser, 0x7100, 0x1100}));
+  auto p = c.finish(kOrigin + 5'000'000);
+  CHECK(stacks_leaf_first(p.processes.at(0).threads.at(0)) ==
+        std::vector<std::vector<std::string>>{{"0x7100", "0x1100"}});
+  CHECK(c.stats().heap.hook_samples == 0);
+}

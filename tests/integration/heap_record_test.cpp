@@ -8,6 +8,8 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -366,4 +368,154 @@ TEST_CASE("record --heap=all: every one of 2,000,000 malloc/free pairs, on 1 and
     CHECK(*recorded - churned < 100);
     CHECK(*frees >= churned);
   }
+}
+
+namespace {
+
+// Every function of every thread under `strategy`, by "lib!function", added over the threads.
+std::map<std::string, FunctionWeight> weights_over_threads(ProfilerCli& cli,
+                                                           const std::string& strategy) {
+  std::map<std::string, FunctionWeight> out;
+  for (const ThreadHandle& t : all_threads(cli.profile_info().out)) {
+    for (const auto& [name, w] : weights(cli, t.index, strategy)) {
+      out[name].self += w.self;
+      out[name].total += w.total;
+    }
+  }
+  return out;
+}
+
+// Whether `function` names `wrapper` as a whole word: "operator new" in "operator new[](unsigned
+// long)", "__rust_alloc" in "__rustc::__rust_alloc", but not "strdup" in "strdup_site".
+bool names_wrapper(const std::string& function, const std::string& wrapper) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = function.find(wrapper); at != std::string::npos;
+       at = function.find(wrapper, at + 1)) {
+    const size_t end = at + wrapper.size();
+    if ((at == 0 || !word_char(function[at - 1])) &&
+        (end == function.size() || !word_char(function[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The functions on the allocation stacks, by "lib!function", that are in libsprof-heap.so or
+// named one of `wrappers`: none should be. These are only ever at the top of an allocation
+// stack, where they held the bytes as self, the allocating function the views show.
+std::vector<std::string> wrappers_on_stacks(const std::map<std::string, FunctionWeight>& w,
+                                            const std::vector<std::string>& wrappers) {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : w) {
+    if (f.total == 0) continue;
+    const size_t bang = name.find('!');
+    const std::string function = bang == std::string::npos ? name : name.substr(bang + 1);
+    const bool wrapper = std::any_of(wrappers.begin(), wrappers.end(), [&](const std::string& x) {
+      return names_wrapper(function, x);
+    });
+    if (wrapper || name.starts_with("libsprof-heap.so!")) out.push_back(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "record --heap=all: operator new, new[] (nothrow, aligned) and strdup are not shown "
+    "as the allocating function: their callers are, with every byte") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("heap-wrappers");
+  const ProcessResult run =
+      record(dir + "/p.json.gz", {"--heap=all", "--no-cpu"}, {target_path("hp_wrappers")});
+  INFO("sprof:\n" << run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  ProfilerCli cli = loaded_standalone(dir + "/p.json.gz");
+  const auto allocated = weights_over_threads(cli, "native-allocations");
+  INFO(functions_text(allocated));
+  // The call of operator new (or strdup) is in the site's own code: all of its bytes are self.
+  for (const std::string site : {"new_site", "nothrow_site", "aligned_site", "strdup_site"}) {
+    CAPTURE(site);
+    const int64_t bytes = printed(run.out, site + " bytes");
+    REQUIRE(bytes > 0);
+    CHECK(self_of(allocated, "hp_wrappers!" + site) == bytes);
+  }
+  // std::vector's allocator is inlined into vector_site: the bytes are under it, and their
+  // leaf is that inlined code (docs/heap.md, "Stacks"), not operator new's frame.
+  CHECK(total_of(allocated, "hp_wrappers!vector_site") == printed(run.out, "vector_site bytes"));
+  CHECK(
+      wrappers_on_stacks(allocated, {"operator new", "strdup", "__strdup", "strndup", "__strndup"})
+          .empty());
+}
+
+TEST_CASE(
+    "record --heap=all: Rust's allocation shims and Vec growth are not shown as the "
+    "allocating function, legacy and v0 mangling") {
+  skip_without_perf();
+  for (const std::string target : {"tc_rust_alloc", "tc_rust_alloc_v0"}) {
+    CAPTURE(target);
+    const std::string program =
+        toolchain_target("toolchains/" + target,
+                         "rustc (the machine's Rust toolchain, or the Debian package rustc)");
+    const auto dir = make_temp_dir("heap-" + target);
+    const ProcessResult run = record(dir + "/p.json.gz", {"--heap=all", "--no-cpu"}, {program});
+    INFO("sprof:\n" << run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    ProfilerCli cli = loaded_standalone(dir + "/p.json.gz");
+    const auto allocated = weights_over_threads(cli, "native-allocations");
+    INFO(functions_text(allocated));
+    for (const std::string site : {"grow_site", "boxed_site", "zeroed_site"}) {
+      CAPTURE(site);
+      const int64_t bytes = printed(run.out, site + " bytes");
+      REQUIRE(bytes > 0);
+      CHECK(total_of(allocated, target + "!tc_rust_alloc::" + site) == bytes);
+    }
+    // grow_site's pushes grow the buffer through RawVec::grow_one and finish_grow, which call
+    // __rust_realloc: none of them is on an allocation stack. (What the sites inline, Vec::push
+    // or alloc::alloc::alloc, stays as their inline frames: docs/heap.md, "Stacks".)
+    CHECK(wrappers_on_stacks(allocated,
+                             {"__rust_alloc", "__rust_realloc", "__rdl_alloc", "__rdl_realloc",
+                              "grow_one", "grow_amortized", "finish_grow", "do_reserve_and_handle"})
+              .empty());
+  }
+}
+
+TEST_CASE(
+    "record --heap with CPU samples: no frame in libsprof-heap.so, and the hook's share "
+    "in the summary and meta.sprof") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("heap-hook");
+  // Sampled allocations, and every free through the interposer: enough calls that the hook
+  // takes a measurable share of the CPU samples.
+  const ProcessResult run = record(dir + "/p.json.gz", {"--heap", "--no-presymbolicate"},
+                                   {target_path("hp_churn"), "2", "10000000"});
+  INFO("sprof:\n" << run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const ProfileView view = read_profile(dir + "/p.json.gz");
+  REQUIRE_FALSE(view.processes.empty());
+  const ProcessView& process = view.processes[0];
+  const LibView* interposer = nullptr;
+  for (const LibView& lib : process.libs) {
+    if (lib.name == "libsprof-heap.so") interposer = &lib;
+  }
+  REQUIRE(interposer != nullptr);  // mapped and known, so its frames would be found
+  size_t samples = 0, frames_in_interposer = 0;
+  for (const ThreadView& t : process.threads) {
+    for (const auto& stack : t.stacks) {
+      ++samples;
+      for (const std::string& location : stack) {
+        const uint64_t address = std::strtoull(location.c_str(), nullptr, 16);
+        if (address >= interposer->start && address <= interposer->end) ++frames_in_interposer;
+      }
+    }
+  }
+  CHECK(samples > 20);
+  CHECK(frames_in_interposer == 0);
+  // The samples the hook took are counted instead, and said.
+  const auto text = read_profile_text(dir + "/p.json.gz");
+  REQUIRE(text.has_value());
+  const auto hooked = JsonDoc(*text).integer("/meta/sprof/heapHookSamples");
+  REQUIRE(hooked.has_value());
+  CHECK(*hooked > 0);
+  CHECK(run.err.find("sprof: heap hooks: " + std::to_string(*hooked) + " sample") !=
+        std::string::npos);
 }

@@ -2,6 +2,8 @@
 # symbolicator's and the recorder's checks against what those toolchains emit:
 #   tc_rust       rustc -C opt-level=3 -C debuginfo=2                (legacy mangling, _ZN...17h<hash>E)
 #   tc_rust_v0    the same with -C symbol-mangling-version=v0        (_R... names)
+#   tc_rust_alloc, tc_rust_alloc_v0: the same two ways, a program that allocates through Rust's
+#                 allocation paths (Vec growth, Box, vec!) for `record --heap`'s stacks
 #   tc_clang_lld  clang++ -std=c++20 -O2 -g -fuse-ld=lld -pthread
 # rustc >= 1.90 links with rust-lld; LLD lays the executable LOAD segment out with
 # p_vaddr != p_offset, which is what these programs are for. They are custom targets: the file of
@@ -73,6 +75,11 @@ sprof_toolchain_target(tc_rust ${rust_source}
   ${SPROF_RUSTC} -C opt-level=3 -C debuginfo=2 ${rust_source})
 sprof_toolchain_target(tc_rust_v0 ${rust_source}
   ${SPROF_RUSTC} -C opt-level=3 -C debuginfo=2 -C symbol-mangling-version=v0 ${rust_source})
+set(rust_alloc_source ${toolchains_source}/tc_rust_alloc.rs)
+sprof_toolchain_target(tc_rust_alloc ${rust_alloc_source}
+  ${SPROF_RUSTC} -C opt-level=3 -C debuginfo=2 ${rust_alloc_source})
+sprof_toolchain_target(tc_rust_alloc_v0 ${rust_alloc_source}
+  ${SPROF_RUSTC} -C opt-level=3 -C debuginfo=2 -C symbol-mangling-version=v0 ${rust_alloc_source})
 
 set(clang_source ${toolchains_source}/tc_clang_lld.cpp)
 sprof_toolchain_target(tc_clang_lld ${clang_source}

@@ -23,6 +23,7 @@
 
 #include "sprof/core/result.hpp"
 #include "sprof/elf/cfi_module.hpp"
+#include "sprof/elf/elf_symbols.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/unwind/module_cfi_source.hpp"
 
@@ -56,6 +57,12 @@ class HostFiles : public unwind::ModuleCfiSource {
   // mapping's bias. An error means the binary is not available (deleted, unreadable, or not the
   // file that was recorded); the mapping then has no lib and no CFI.
   virtual Result<elf::ModuleIdentity> module_identity(const std::string& path) = 0;
+  // A mapped binary's function symbols (.symtab and .dynsym), for the allocation wrappers'
+  // addresses (allocator_frames.hpp). A host that has none to offer (a test's fake) leaves it:
+  // allocation stacks then keep the wrappers' frames.
+  virtual Result<std::vector<elf::ElfSymbol>> function_symbols(const std::string& path) {
+    return fail(Errc::kNotFound, path + ": no symbols from this host");
+  }
   // The vdso image the processes mapped ("[vdso]" is not a file), or nullptr when unknown.
   virtual std::shared_ptr<const std::vector<uint8_t>> vdso_image() = 0;
 

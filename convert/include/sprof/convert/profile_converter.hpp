@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/convert/allocator_frames.hpp"
 #include "sprof/convert/cpu_accounting.hpp"
 #include "sprof/convert/flight_window.hpp"
 #include "sprof/convert/host.hpp"
@@ -184,8 +185,19 @@ class ProfileConverter {
   void on_heap_free(const perf::HeapFreeRecord& r);
   void on_heap_attach(const perf::HeapAttachRecord& r);
   // Unwinds an allocation from the interposer's registers and stack copy, without the
-  // interposer's own frames, and interns it in the thread's tables.
+  // interposer's own frames and the allocation wrappers above them, and interns it in the
+  // thread's tables.
   std::optional<uint32_t> intern_allocation_stack(ThreadState& ts, const perf::HeapAllocRecord& r);
+  // The first of `frames` (leaf first) that the program wrote: past the interposer's frames,
+  // then past the allocation wrappers (allocator_frames.hpp) that called it; never past the
+  // last frame.
+  size_t first_allocating_frame(const ModuleMap& modules, const std::vector<FrameAddress>& frames);
+  // Whether the code at `lookup_address` is the interposer's (libsprof-heap.so).
+  bool in_interposer(const ModuleMap& modules, uint64_t lookup_address) const;
+  // Takes the interposer's frames out of a CPU sample's `frames_` (collect_frames). An on-CPU
+  // sample whose user leaf was in the interposer loses the kernel frames above it too, and
+  // counts as time the allocation hook took (HeapStats::hook_samples).
+  void drop_interposer_frames(const ModuleMap& modules, bool on_cpu);
   // The process image of `pid` ends (exit or exec).
   void end_heap_image(uint32_t pid, uint64_t time_ns);
 
@@ -248,6 +260,7 @@ class ProfileConverter {
   JitLibraries jit_;
   std::vector<uint64_t> off_cpu_times_;    // scratch
   std::optional<NativeAllocations> heap_;  // with options_.heap
+  AllocatorFrames allocator_frames_;       // used with options_.heap
   std::optional<PerCpuTracks> per_cpu_;    // --per-cpu-threads
   WindowTrim evicted_;                     // the flight recorder's evict_before
 };

@@ -62,6 +62,9 @@ struct HeapStats {
   uint64_t programs = 0;                       // program images started by exec while recording
   std::vector<std::string> unhooked_programs;  // of those, the ones that never loaded it
   std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
+  // On-CPU samples whose user leaf was in the interposer: the time the allocation hook took.
+  // Their stacks start at the program's frame that called malloc.
+  uint64_t hook_samples = 0;
   // Long runs (native_allocations.hpp, FoldingOptions): blocks allocated and freed within one
   // bucket of time, folded into one pair of rows per call path from `folding_from_ms` on.
   double folding_from_ms = -1;  // -1: every block has its own rows

@@ -37,6 +37,7 @@ class BuildIdCheckedFiles final : public convert::HostFiles {
 
   Result<elf::ModuleIdentity> module_identity(const std::string& path) override;
   Result<std::unique_ptr<elf::CfiModule>> module_cfi(const std::string& path) override;
+  Result<std::vector<elf::ElfSymbol>> function_symbols(const std::string& path) override;
   std::shared_ptr<const std::vector<uint8_t>> vdso_image() override;
   Result<std::string> read_file(const std::string& path, size_t max_bytes) override {
     return local_.read_file(path, max_bytes);

@@ -22,6 +22,7 @@ class LocalFiles final : public convert::HostFiles {
 
   Result<elf::ModuleIdentity> module_identity(const std::string& path) override;
   Result<std::unique_ptr<elf::CfiModule>> module_cfi(const std::string& path) override;
+  Result<std::vector<elf::ElfSymbol>> function_symbols(const std::string& path) override;
   std::shared_ptr<const std::vector<uint8_t>> vdso_image() override;
   Result<std::string> read_file(const std::string& path, size_t max_bytes) override;
   std::optional<double> modified_wall_ms(const std::string& path) override;
