@@ -40,20 +40,6 @@ std::string decode_uri_component(const std::string& text) {
   return out;
 }
 
-std::string record_it_unwind(const std::string& dir, const std::string& name, bool gecko) {
-  const std::string file = dir + "/" + name;
-  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", file};
-  if (gecko) argv.push_back("--no-presymbolicate");
-  for (const std::string& a :
-       {std::string("--"), target_path("it_unwind"), std::string("2"), std::string("1")}) {
-    argv.push_back(a);
-  }
-  const ProcessResult r = run_process(argv);
-  INFO("sprof record: " << r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return file;
-}
-
 // One view of the compare URL: which profile (its URL on sprof's server) and which thread.
 struct View {
   std::string profile_url;
@@ -110,8 +96,8 @@ std::vector<ComparedThread> compared_threads(const std::string& log) {
 TEST_CASE("compare: both profiles served, each view selecting the thread sprof names") {
   skip_without_perf();
   const std::string dir = make_temp_dir("compare");
-  const std::string base = record_it_unwind(dir, "base.json.gz", false);
-  const std::string next = record_it_unwind(dir, "new.json.gz", true);
+  const std::string base = record_it_unwind(dir + "/base.json.gz", "2", "1", /*gecko=*/true);
+  const std::string next = record_it_unwind(dir + "/new.json.gz", "2", "1");
   const std::string scratch = dir + "/tmp";
   fs::create_directories(scratch);
 

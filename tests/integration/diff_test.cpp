@@ -23,14 +23,6 @@ ProcessResult run_sprof(std::vector<std::string> args) {
   return run_process(args);
 }
 
-std::string record_it_unwind(const std::string& file, const char* threads, const char* seconds) {
-  const ProcessResult r =
-      run_sprof({"record", "-s", "-o", file, "--", target_path("it_unwind"), threads, seconds});
-  INFO("sprof record: " << r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return file;
-}
-
 // "module!name" -> total percent, as `sprof report --json` lists it for the whole profile.
 std::map<std::string, double> reported_totals(const std::string& file) {
   const ProcessResult r = run_sprof({"report", "--json", file});

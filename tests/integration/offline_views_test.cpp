@@ -16,17 +16,6 @@ using namespace sprof::test;
 
 namespace {
 
-std::string record_it_unwind(const std::string& dir, bool gecko) {
-  const std::string file = dir + (gecko ? "/g.json.gz" : "/p.json.gz");
-  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", file};
-  if (gecko) argv.push_back("--no-presymbolicate");
-  argv.insert(argv.end(), {"--", target_path("it_unwind"), "2", "1"});
-  const ProcessResult r = run_process(argv);
-  INFO("sprof record: " << r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return file;
-}
-
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -84,11 +73,11 @@ void check_views(const std::string& dir, const std::string& file) {
 TEST_CASE("offline views of a self-contained profile: sprof's flame graph and report") {
   skip_without_perf();
   const std::string dir = make_temp_dir("views-self-contained");
-  check_views(dir, record_it_unwind(dir, false));
+  check_views(dir, record_it_unwind(dir + "/p.json.gz", "2", "1"));
 }
 
 TEST_CASE("offline views of a Gecko profile, named from the local binaries") {
   skip_without_perf();
   const std::string dir = make_temp_dir("views-gecko");
-  check_views(dir, record_it_unwind(dir, true));
+  check_views(dir, record_it_unwind(dir + "/g.json.gz", "2", "1", /*gecko=*/true));
 }

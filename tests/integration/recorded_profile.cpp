@@ -213,6 +213,17 @@ std::string make_temp_dir(const std::string& tag) {
 
 std::string target_path(const std::string& name) { return std::string(kTargetsDir) + "/" + name; }
 
+std::string record_it_unwind(const std::string& file, const std::string& threads,
+                             const std::string& seconds, bool gecko) {
+  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", file};
+  if (gecko) argv.push_back("--no-presymbolicate");
+  argv.insert(argv.end(), {"--", target_path("it_unwind"), threads, seconds});
+  const ProcessResult r = run_process(argv);
+  INFO("sprof record: " << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return file;
+}
+
 std::string toolchain_target(const std::string& name, const std::string& what_to_install) {
   const std::string path = target_path(name);
   if (!std::filesystem::exists(path)) {

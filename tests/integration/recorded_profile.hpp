@@ -74,6 +74,11 @@ ProcessResult sprof_record(const std::string& out, const std::vector<std::string
                            const std::vector<std::string>& command);
 
 std::string target_path(const std::string& name);
+
+// `sprof record -s -o <file> -- it_unwind <threads> <seconds>`, self-contained, or the Gecko form
+// (--no-presymbolicate) when `gecko`; REQUIREs that it worked. Returns `file`.
+std::string record_it_unwind(const std::string& file, const std::string& threads,
+                             const std::string& seconds, bool gecko = false);
 // target_path(name) of a program another toolchain builds (tests/targets/unwind_matrix.cmake,
 // toolchains.cmake, languages.cmake); fails the test (doctest), saying what to install, when the
 // program was not built because that toolchain is missing.

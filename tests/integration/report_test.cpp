@@ -56,15 +56,8 @@ ReportedFunctions reported_functions(const std::string& json) {
 }
 
 std::string recorded_it_unwind(const std::string& dir, bool self_contained) {
-  const std::string file = dir + (self_contained ? "/p.json.gz" : "/g.json.gz");
-  std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", file};
-  if (!self_contained) argv.push_back("--no-presymbolicate");
-  for (const char* a : {"--", "", "2", "2"}) argv.emplace_back(a);
-  argv[argv.size() - 3] = target_path("it_unwind");
-  const ProcessResult r = run_process(argv);
-  INFO("sprof record: " << r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  return file;
+  return record_it_unwind(dir + (self_contained ? "/p.json.gz" : "/g.json.gz"), "2", "2",
+                          !self_contained);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ using namespace sprof::test;
 namespace {
 
 // Records it_unwind (2 threads) with `--unwind mode` and measures its chains.
-ChainStats record_it_unwind(const std::string& mode, const std::string& seconds) {
+ChainStats recorded_chain_stats(const std::string& mode, const std::string& seconds) {
   const auto dir = make_temp_dir("unwind-" + mode);
   const auto out = dir + "/p.json.gz";
   auto r = sprof_record(out, {"--unwind", mode}, {target_path("it_unwind"), "2", seconds});
@@ -30,13 +30,13 @@ ChainStats record_it_unwind(const std::string& mode, const std::string& seconds)
 TEST_CASE(
     "dwarf unwinding reaches the thread entry through every caller, libm and std::sort included") {
   skip_without_perf();
-  const auto st = record_it_unwind("dwarf", "1.5");
+  const auto st = recorded_chain_stats("dwarf", "1.5");
   check_exact_chains(st, 200);
 }
 
 TEST_CASE("frame-pointer mode stays available and loses callers above libm, as documented") {
   skip_without_perf();
-  const auto st = record_it_unwind("fp", "1.0");
+  const auto st = recorded_chain_stats("fp", "1.0");
   REQUIRE(st.samples > 100);
   // Frame pointers cannot walk through code built without them: most stacks stop early.
   CHECK(static_cast<double>(st.reach_entry) < 0.5 * static_cast<double>(st.samples));
