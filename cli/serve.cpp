@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "console.hpp"
+#include "definitions/definitions.hpp"
 #include "exit_codes.hpp"
 #include "profile_views.hpp"
 #include "sprof/api/module_source.hpp"
@@ -47,7 +48,7 @@ server::PageInfo page_info(const RecordingFacts& facts) {
       {"THREADS", std::to_string(facts.threads)},
       {"SAMPLES", std::to_string(facts.samples)},
       {"LOST", std::to_string(facts.lost)},
-      {"VERSION", "0.1.0"},
+      {"VERSION", version_number()},
   };
 }
 

@@ -48,6 +48,8 @@ struct SprofApp {
 SprofApp make_sprof_app(Commands& into);
 // "sprof 0.1.0", as --version prints it.
 std::string version_text();
+// "0.1.0": the project's version (CMakeLists.txt), as the served page shows it.
+std::string version_number();
 
 // One function per subcommand (record_definition.cpp, ...): adds it to `app`.
 CLI::App* define_record(CLI::App& app, RecordCommandOptions& options);

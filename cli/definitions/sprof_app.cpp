@@ -8,6 +8,7 @@
 namespace sprof::cli {
 
 std::string version_text() { return "sprof " SPROF_VERSION; }
+std::string version_number() { return SPROF_VERSION; }
 
 SprofApp make_sprof_app(Commands& into) {
   SprofApp sprof;

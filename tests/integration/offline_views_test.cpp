@@ -40,6 +40,10 @@ void check_views(const std::string& dir, const std::string& file) {
   REQUIRE(page.status == 200);
   CHECK(page.body.find("/view/flamegraph.svg\"") != std::string::npos);
   CHECK(page.body.find("/view/report.txt\"") != std::string::npos);
+  // The footer names the version --version prints (the project's, not a literal).
+  std::string version = run_process({kSprofExe, "--version"}).out;
+  version.erase(version.find_last_not_of("\n") + 1);
+  CHECK(page.body.find("<footer>" + version + "</footer>") != std::string::npos);
 
   const HttpResult svg = loaded.get("/view/flamegraph.svg");
   REQUIRE(svg.status == 200);
