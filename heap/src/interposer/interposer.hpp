@@ -78,6 +78,9 @@ struct Process {
   unsigned exit_key;  // pthread_key_t whose destructor flushes a dying thread's counts
   bool exit_key_created;
   bool atfork_registered;
+  // Flags of every attach record this image writes: calls that bypass the interposer
+  // (allocator_check.hpp), known once the constructor has run.
+  uint16_t attach_flags;
 };
 
 static_assert(std::is_trivially_default_constructible_v<Process>);

@@ -102,7 +102,7 @@ void write_attach_record(ThreadState& t, AttachHow how, uint32_t ppid) {
     __atomic_fetch_add(&p.header->counters.dropped_attaches, 1, __ATOMIC_RELAXED);
     return;
   }
-  p.writer.begin_record(pos, size, RecordKind::kAttach, 0, event_fields(t));
+  p.writer.begin_record(pos, size, RecordKind::kAttach, p.attach_flags, event_fields(t));
   AttachFields f{};
   f.ppid = ppid;
   f.how = how;

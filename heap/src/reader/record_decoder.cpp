@@ -100,7 +100,7 @@ Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> re
 Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> record) {
   if (record.size() < sizeof(RecordHeader) + sizeof(AttachFields))
     return malformed("attach record of " + std::to_string(record.size()) + " bytes");
-  if (h.flags != 0) return malformed("flags on an attach record");
+  if ((h.flags & ~kKnownAttachFlags) != 0) return malformed("unknown flags on an attach record");
   const auto f = read_struct<AttachFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
   if (f.how != AttachHow::kStart && f.how != AttachHow::kFork)
@@ -110,6 +110,8 @@ Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> 
   auto a = with_event_fields<HeapAttach>(f.event);
   a.ppid = f.ppid;
   a.how = f.how;
+  a.malloc_bypassed = (h.flags & kAttachMallocBypassed) != 0;
+  a.foreign_operator_new = (h.flags & kAttachForeignOperatorNew) != 0;
   const auto path = record.subspan(sizeof(RecordHeader) + sizeof(AttachFields), f.exe_bytes);
   a.exe = std::string_view(reinterpret_cast<const char*>(path.data()), path.size());
   return HeapEvent{a};
