@@ -19,7 +19,8 @@ namespace {
 
 struct Recorded {
   ProcessResult run;
-  std::map<std::string, int64_t> bytes_by_function;  // report --heap's sites, by leaf function
+  std::map<std::string, int64_t> bytes_by_function;   // report --heap's sites, by leaf function
+  std::map<std::string, uint64_t> freed_by_function;  // blocks of theirs freed
   std::string profile_text;
 };
 
@@ -43,7 +44,9 @@ Recorded record_all(const std::string& target) {
   simdjson::dom::element doc;
   REQUIRE(parser.parse(report.out).get(doc) == simdjson::SUCCESS);
   for (simdjson::dom::element s : simdjson::dom::array(doc["heap"]["sites"])) {
-    r.bytes_by_function[std::string(std::string_view(s["function"]))] += int64_t(s["bytes"]);
+    const std::string function{std::string_view(s["function"])};
+    r.bytes_by_function[function] += int64_t(s["bytes"]);
+    r.freed_by_function[function] += uint64_t(s["freed"]);
   }
   return r;
 }
@@ -55,6 +58,7 @@ int64_t bytes_of(const Recorded& r, const std::string& function) {
 
 constexpr int64_t kMallocSiteBytes = 3 * 100003;  // hp_allocators.cpp
 constexpr int64_t kNewSiteBytes = 2 * 200003;
+constexpr int64_t kMiSiteBytes = 4 * 50003 + 7003 + 9003 + 3 * 1001;
 constexpr const char* kForeignNew = "links an allocator whose operator new does not call malloc";
 
 }  // namespace
@@ -75,7 +79,9 @@ TEST_CASE("record --heap=all under glibc's malloc: malloc and new, exactly, and 
 // calls reach (recorded); tcmalloc and mimalloc also define glibc's __libc_malloc & co., which
 // the interposer calls, so the blocks are still theirs. Their operator new allocates without
 // calling malloc: not recorded, and said so.
-TEST_CASE("record --heap=all with tcmalloc and mimalloc: malloc recorded, new named as missing") {
+TEST_CASE(
+    "record --heap=all with tcmalloc and mimalloc: malloc and mi_malloc recorded, new named as "
+    "missing") {
   skip_without_perf();
   for (const char* target : {"hp_alloc_tcmalloc", "hp_alloc_mimalloc"}) {
     CAPTURE(target);
@@ -91,8 +97,10 @@ TEST_CASE("record --heap=all with tcmalloc and mimalloc: malloc recorded, new na
     REQUIRE(names.has_value());
     CHECK(names->find(target) != std::string::npos);
     if (std::string(target) == "hp_alloc_mimalloc") {
-      // mimalloc's own API (mi_malloc, ...) is not hooked: its blocks are not recorded.
-      CHECK(bytes_of(r, "mi_site") == 0);
+      // mimalloc's own API is hooked: mi_malloc, mi_zalloc, mi_malloc_aligned, mi_calloc, and
+      // every block's mi_free.
+      CHECK(bytes_of(r, "mi_site") == kMiSiteBytes);
+      CHECK(r.freed_by_function.at("mi_site") == 7);
     }
   }
 }

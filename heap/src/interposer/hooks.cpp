@@ -19,6 +19,7 @@
 
 #include "interposer/interposer.hpp"
 #include "interposer/libc_malloc.hpp"
+#include "interposer/mimalloc_api.hpp"
 #include "interposer/record_writes.hpp"
 #include "interposer/sample_gap.hpp"
 
@@ -203,6 +204,43 @@ void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs
 
 void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
   return sampled(AllocFunction::kPvalloc, size, 0, 0, regs, [&] { return __libc_pvalloc(size); });
+}
+
+namespace mi = sprof::heap::interposer::mimalloc;
+
+void* sprof_heap_mi_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiMalloc, size, 0, 0, regs,
+                 [&] { return mi::next_malloc()(size); });
+}
+
+void* sprof_heap_mi_zalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiZalloc, size, 0, 0, regs,
+                 [&] { return mi::next_zalloc()(size); });
+}
+
+void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs) {
+  size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total)) return mi::next_calloc()(count, size);
+  return sampled(AllocFunction::kMiCalloc, total, 0, 0, regs,
+                 [&] { return mi::next_calloc()(count, size); });
+}
+
+void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
+  forget_reallocated(block);
+  return sampled(AllocFunction::kMiRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
+                 [&] { return mi::next_realloc()(block, size); });
+}
+
+void* sprof_heap_mi_malloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiMallocAligned, size, alignment, 0, regs,
+                 [&] { return mi::next_malloc_aligned()(size, alignment); });
+}
+
+void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiZallocAligned, size, alignment, 0, regs,
+                 [&] { return mi::next_zalloc_aligned()(size, alignment); });
 }
 
 }  // extern "C"

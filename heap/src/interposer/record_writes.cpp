@@ -49,9 +49,7 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
     }
   }
   const RecordKind kind =
-      event.function == AllocFunction::kRealloc || event.function == AllocFunction::kReallocArray
-          ? RecordKind::kRealloc
-          : RecordKind::kAlloc;
+      is_realloc_function(event.function) ? RecordKind::kRealloc : RecordKind::kAlloc;
   const uint32_t size = alloc_record_bytes(stack_bytes);
   uint64_t pos = 0;
   if (!p.writer.reserve(size, pos)) return false;

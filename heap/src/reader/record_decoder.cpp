@@ -34,10 +34,6 @@ Event with_event_fields(const EventFields& e) {
   return out;
 }
 
-bool realloc_function(AllocFunction f) {
-  return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray;
-}
-
 Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> record,
                                const DecodeLimits& limits) {
   if (record.size() < sizeof(RecordHeader) + sizeof(AllocFields))
@@ -54,7 +50,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
     return malformed("unknown allocation function " +
                      std::to_string(static_cast<uint16_t>(f.function)));
   const bool is_realloc = h.kind == RecordKind::kRealloc;
-  if (is_realloc != realloc_function(f.function))
+  if (is_realloc != is_realloc_function(f.function))
     return malformed("record kind does not match allocation function");
   if (!is_realloc && f.old_address != 0) return malformed("old address on a non-realloc");
   if (f.address == 0 || !is_user_address(f.address) || !is_user_address(f.old_address))

@@ -31,7 +31,7 @@ namespace sprof::heap {
 // "SPRFHEAP" little-endian. The version changes with any layout change; both sides refuse a
 // header whose magic or version they do not know.
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
-inline constexpr uint32_t kRingVersion = 3;  // 3: attach records carry flags
+inline constexpr uint32_t kRingVersion = 3;  // 3: attach records carry flags; mimalloc's functions
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -167,8 +167,21 @@ enum class AllocFunction : uint16_t {
   kMemalign,
   kValloc,
   kPvalloc,
+  // mimalloc's own API (docs/heap.md, "Other allocators").
+  kMiMalloc,
+  kMiCalloc,
+  kMiZalloc,
+  kMiRealloc,
+  kMiMallocAligned,
+  kMiZallocAligned,
   kCount
 };
+
+// The functions whose records are kRealloc: they were given a block to resize.
+inline constexpr bool is_realloc_function(AllocFunction f) {
+  return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray ||
+         f == AllocFunction::kMiRealloc;
+}
 
 // Followed by `stack_bytes` bytes: the memory at [regs.sp, regs.sp + stack_bytes), then zero
 // padding to a multiple of 8.
