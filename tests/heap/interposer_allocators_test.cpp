@@ -1,0 +1,59 @@
+// The interposer under other allocators (docs/heap.md, "Other allocators"), through
+// sprof-heap-run: mimalloc's own API sampled, each sampled block's mi_free followed through the
+// address set; and the attach record's flags for the calls it cannot see.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "heap_recording.hpp"
+
+using namespace sprof::heap;
+using namespace sprof::heap::test;
+
+namespace {
+
+bool mimalloc_function(AllocFunction f) {
+  return f >= AllocFunction::kMiMalloc && f < AllocFunction::kCount;
+}
+
+}  // namespace
+
+TEST_CASE("sampled mimalloc API: its large blocks are sampled and every one's mi_free recorded") {
+  // 4 KiB between samples: mi_site's 50,003-byte blocks are sampled with p = 1 - exp(-12).
+  auto r = record_heap("hp_alloc_mimalloc", {"--interval", "4096"});
+  INFO(r.process.out << r.process.err << r.dump_error);
+  REQUIRE(r.process.exit_code == 0);
+  REQUIRE(r.dump_ok);
+  std::map<uint64_t, AllocFunction> live;  // mimalloc blocks by address, in ring order
+  size_t mi_blocks = 0, mi_frees = 0;
+  for (const HeapEvent& e : r.events) {
+    if (const auto* a = std::get_if<HeapAlloc>(&e); a && mimalloc_function(a->function)) {
+      ++mi_blocks;
+      CHECK(live.emplace(a->address, a->function).second);
+    } else if (const auto* f = std::get_if<HeapFree>(&e)) {
+      mi_frees += live.erase(f->address);
+    }
+  }
+  CHECK(mi_blocks >= 4);  // the four 50,003-byte mi_malloc blocks
+  CHECK(mi_frees == mi_blocks);
+  CHECK(live.empty());
+  const auto attaches = r.attaches();
+  REQUIRE_FALSE(attaches.empty());
+  CHECK(attaches.back().foreign_operator_new);
+  CHECK_FALSE(attaches.back().malloc_bypassed);
+}
+
+TEST_CASE("attach flags: an executable's own malloc, and glibc's program without either flag") {
+  auto own = record_heap("hp_own_malloc", {"--all"});
+  INFO(own.process.out << own.process.err << own.dump_error);
+  REQUIRE(own.dump_ok);
+  REQUIRE(own.attaches().size() == 1);
+  CHECK(own.attaches()[0].malloc_bypassed);
+  CHECK(own.allocs().empty());
+
+  auto glibc = record_heap("hp_alloc_glibc", {"--all"});
+  REQUIRE(glibc.dump_ok);
+  REQUIRE(glibc.attaches().size() == 1);
+  CHECK_FALSE(glibc.attaches()[0].malloc_bypassed);
+  CHECK_FALSE(glibc.attaches()[0].foreign_operator_new);
+}
