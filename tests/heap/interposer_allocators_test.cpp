@@ -57,3 +57,21 @@ TEST_CASE("attach flags: an executable's own malloc, and glibc's program without
   CHECK_FALSE(glibc.attaches()[0].malloc_bypassed);
   CHECK_FALSE(glibc.attaches()[0].foreign_operator_new);
 }
+
+TEST_CASE("a plugin opened RTLD_LOCAL that links mimalloc: its mi_malloc works and is recorded") {
+  // Without a fallback the interposer's mi_malloc finds no next definition (the plugin's
+  // libmimalloc is outside the global scope) and fails with ENOMEM.
+  auto r = record_heap("hp_dlopen_mimalloc", {"--all"}, {target_path("hp_mimalloc_plugin.so")});
+  INFO(r.process.out << r.process.err << r.dump_error);
+  REQUIRE(r.process.exit_code == 0);
+  CHECK(r.process.out.find("plugin ok=1") != std::string::npos);
+  REQUIRE(r.dump_ok);
+  uint64_t block = 0;
+  for (const HeapAlloc& a : r.allocs()) {
+    if (a.function == AllocFunction::kMiMalloc && a.size == 12345) block = a.address;
+  }
+  REQUIRE(block != 0);
+  size_t frees = 0;
+  for (const HeapFree& f : r.frees()) frees += f.address == block;
+  CHECK(frees == 1);
+}

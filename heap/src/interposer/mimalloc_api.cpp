@@ -17,6 +17,18 @@ void* no_realloc(void*, size_t) { return no_malloc(0); }
 void no_free(void*) {}
 void no_free_with(void*, size_t) {}
 
+// `name` in a libmimalloc that is loaded but not in the global search order: a library opened
+// with RTLD_LOCAL (a plugin) that links it still binds its mi_* calls to the interposer's, since
+// the global scope comes first. RTLD_NOLOAD only finds what is already loaded; the reference it
+// takes is kept, so the function cannot be unloaded under a later call.
+void* in_local_mimalloc(const char* name) {
+  static const char* const kSonames[] = {"libmimalloc.so.2", "libmimalloc.so.1", "libmimalloc.so"};
+  for (const char* soname : kSonames) {
+    if (void* handle = ::dlopen(soname, RTLD_NOW | RTLD_NOLOAD)) return ::dlsym(handle, name);
+  }
+  return nullptr;
+}
+
 // The slot's function, looked up once. Two threads racing the first call both look it up and
 // store the same address.
 template <typename F>
@@ -24,6 +36,7 @@ F resolved(F& slot, const char* name, F missing) {
   F f = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
   if (f != nullptr) return f;
   f = reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
+  if (f == nullptr) f = reinterpret_cast<F>(in_local_mimalloc(name));
   if (f == nullptr) f = missing;
   __atomic_store_n(&slot, f, __ATOMIC_RELEASE);
   return f;

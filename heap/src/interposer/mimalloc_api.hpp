@@ -18,9 +18,9 @@ using MallocAligned = void* (*)(size_t, size_t);
 using Free = void (*)(void*);
 using FreeWith = void (*)(void*, size_t);  // mi_free_size, mi_free_aligned
 
-// Each returns the next definition. Where there is none (a mimalloc loaded with dlopen's
-// RTLD_LOCAL is not in the search order), a stand-in that fails allocations with ENOMEM and
-// frees nothing: no call ever jumps to a null pointer.
+// Each returns the next definition, or else the one in a libmimalloc loaded outside the global
+// search order (a plugin's dependency). Where there is none, a stand-in that fails allocations
+// with ENOMEM and frees nothing: no call ever jumps to a null pointer.
 Malloc next_malloc();
 Calloc next_calloc();
 Malloc next_zalloc();
