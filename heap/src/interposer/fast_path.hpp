@@ -10,7 +10,7 @@
 
 #include "interposer/hooks.hpp"
 #include "interposer/interposer.hpp"
-#include "interposer/libc_malloc.hpp"
+#include "interposer/next_allocator.hpp"
 
 namespace sprof::heap::interposer {
 
@@ -41,7 +41,7 @@ inline bool free_needs_hook(void* block) {
 
 inline void release(void* block) {
   if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) return free_slow(block);
-  return __libc_free(block);
+  return next<&Allocator::free>()(block);
 }
 
 }  // namespace sprof::heap::interposer
