@@ -1,9 +1,12 @@
 // The interposer under other allocators (docs/heap.md, "Other allocators"), through
 // sprof-heap-run: mimalloc's own API sampled, each sampled block's mi_free followed through the
-// address set; and the attach record's flags for the calls it cannot see.
+// address set; jemalloc behind the interposer (forwarded to, every function from jemalloc
+// itself); and the attach record's flags for the calls it cannot see.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "heap_recording.hpp"
 
@@ -15,6 +18,27 @@ namespace {
 bool mimalloc_function(AllocFunction f) {
   return f >= AllocFunction::kMiMalloc && f < AllocFunction::kCount;
 }
+
+// Sets an environment variable (inherited by sprof-heap-run and its program) for a scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace
 
@@ -74,4 +98,31 @@ TEST_CASE("a plugin opened RTLD_LOCAL that links mimalloc: its mi_malloc works a
   size_t frees = 0;
   for (const HeapFree& f : r.frees()) frees += f.address == block;
   CHECK(frees == 1);
+}
+
+// jemalloc preloaded after the interposer is the next malloc and has no __libc_* names: every
+// call goes to jemalloc's functions. It has no pvalloc: the interposer makes one on jemalloc's
+// memalign (the next pvalloc is glibc's, whose block jemalloc's free would be given: before that
+// check the program died with SIGSEGV at that free).
+TEST_CASE("jemalloc behind the interposer: every API, pvalloc included, on jemalloc's blocks") {
+  const ScopedEnv preload("LD_PRELOAD", SPROF_TEST_JEMALLOC);
+  auto r = record_heap("hp_realloc_aligned", {"--all"});
+  INFO(r.process.out << r.process.err << r.dump_error);
+  REQUIRE(r.process.exit_code == 0);
+  CHECK(r.process.out.find("ok") != std::string::npos);
+  REQUIRE(r.dump_ok);
+  std::map<AllocFunction, uint64_t> block_of;  // the 5,000-byte valloc and pvalloc blocks
+  for (const HeapAlloc& a : r.allocs()) {
+    if ((a.function == AllocFunction::kValloc || a.function == AllocFunction::kPvalloc) &&
+        a.size == 5000)
+      block_of[a.function] = a.address;
+  }
+  REQUIRE(block_of.size() == 2);
+  for (const auto& [function, address] : block_of) {
+    CAPTURE(int(function));
+    CHECK(address % 4096 == 0);
+    size_t frees = 0;
+    for (const HeapFree& f : r.frees()) frees += f.address == address;
+    CHECK(frees == 1);
+  }
 }

@@ -26,7 +26,7 @@ namespace sprof::heap::interposer {
 namespace {
 
 constexpr Allocator kGlibc = {__libc_malloc,   __libc_calloc, __libc_realloc, __libc_free,
-                              __libc_memalign, __libc_valloc, __libc_pvalloc};
+                              __libc_memalign, __libc_valloc, __libc_pvalloc, nullptr};
 
 }  // namespace
 
@@ -41,7 +41,6 @@ int g_resolution;
 
 // The real allocator's functions, behind the arena checks. glibc's until resolved.
 Allocator g_owner = kGlibc;
-size_t (*g_owner_usable_size)(void*);
 
 alignas(16) unsigned char g_arena_storage[64 * 1024];
 BootstrapArena g_arena = {g_arena_storage, sizeof g_arena_storage, 0};
@@ -66,7 +65,7 @@ void* arena_valloc(size_t size) { return g_arena.allocate(size, 4096); }
 
 constexpr Allocator kArena = {arena_malloc,        arena_calloc,   realloc_checking_arena,
                               free_checking_arena, arena_memalign, arena_valloc,
-                              arena_valloc};
+                              arena_valloc,        nullptr};
 
 // For an allocator without them (jemalloc has no pvalloc).
 void* valloc_on_memalign(size_t size) {
@@ -87,11 +86,33 @@ void publish(Allocator& to, const Allocator& from) {
   __atomic_store_n(&to.memalign, from.memalign, __ATOMIC_RELAXED);
   __atomic_store_n(&to.valloc, from.valloc, __ATOMIC_RELAXED);
   __atomic_store_n(&to.pvalloc, from.pvalloc, __ATOMIC_RELAXED);
+  __atomic_store_n(&to.usable_size, from.usable_size, __ATOMIC_RELAXED);
 }
 
 template <typename F>
 F next_definition(const char* name) {
   return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
+}
+
+const void* object_of(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || ::dladdr(address, &info) == 0) return nullptr;
+  return info.dli_fbase;
+}
+
+// The next definition of `name` if the allocator's object defines it: jemalloc has no pvalloc,
+// and the next pvalloc, glibc's, would hand out a glibc block in a jemalloc process.
+template <typename F>
+F definition_in(const void* object, const char* name) {
+  const auto f = next_definition<F>(name);
+  return object_of(reinterpret_cast<const void*>(f)) == object ? f : nullptr;
+}
+
+// glibc's functions, and its malloc_usable_size (or that of an allocator defining __libc_*).
+Allocator glibc_owner() {
+  Allocator a = kGlibc;
+  a.usable_size = next_definition<size_t (*)(void*)>("malloc_usable_size");
+  return a;
 }
 
 // The next definitions of every function, when the next malloc is not glibc's (nor an
@@ -101,21 +122,24 @@ Allocator owner_behind() {
   const auto malloc = next_definition<void* (*)(size_t)>("malloc");
   if (malloc == nullptr ||
       reinterpret_cast<void*>(malloc) == reinterpret_cast<void*>(&__libc_malloc))
-    return kGlibc;
+    return glibc_owner();
+  const void* object = object_of(reinterpret_cast<const void*>(malloc));
+  if (object == nullptr) return glibc_owner();
   Allocator a{};
   a.malloc = malloc;
-  a.calloc = next_definition<void* (*)(size_t, size_t)>("calloc");
-  a.realloc = next_definition<void* (*)(void*, size_t)>("realloc");
-  a.free = next_definition<void (*)(void*)>("free");
-  a.memalign = next_definition<void* (*)(size_t, size_t)>("memalign");
+  a.calloc = definition_in<void* (*)(size_t, size_t)>(object, "calloc");
+  a.realloc = definition_in<void* (*)(void*, size_t)>(object, "realloc");
+  a.free = definition_in<void (*)(void*)>(object, "free");
+  a.memalign = definition_in<void* (*)(size_t, size_t)>(object, "memalign");
   if (a.memalign == nullptr)
-    a.memalign = next_definition<void* (*)(size_t, size_t)>("aligned_alloc");
+    a.memalign = definition_in<void* (*)(size_t, size_t)>(object, "aligned_alloc");
   if (a.calloc == nullptr || a.realloc == nullptr || a.free == nullptr || a.memalign == nullptr)
-    return kGlibc;
-  a.valloc = next_definition<void* (*)(size_t)>("valloc");
+    return glibc_owner();
+  a.valloc = definition_in<void* (*)(size_t)>(object, "valloc");
   if (a.valloc == nullptr) a.valloc = valloc_on_memalign;
-  a.pvalloc = next_definition<void* (*)(size_t)>("pvalloc");
+  a.pvalloc = definition_in<void* (*)(size_t)>(object, "pvalloc");
   if (a.pvalloc == nullptr) a.pvalloc = pvalloc_on_memalign;
+  a.usable_size = definition_in<size_t (*)(void*)>(object, "malloc_usable_size");
   return a;
 }
 
@@ -133,8 +157,6 @@ void resolve_next_allocator_slow() {
   t.resolving_allocator = 1;
   publish(g_next, kArena);
   const Allocator owner = owner_behind();
-  __atomic_store_n(&g_owner_usable_size, next_definition<size_t (*)(void*)>("malloc_usable_size"),
-                   __ATOMIC_RELAXED);
   publish(g_owner, owner);
   Allocator entry = owner;
   if (g_arena.ever_used()) {
@@ -149,7 +171,7 @@ void resolve_next_allocator_slow() {
 size_t next_usable_size(void* block) {
   if (block == nullptr) return 0;
   if (g_arena.owns(block)) return g_arena.size_of(block);
-  const auto usable = __atomic_load_n(&g_owner_usable_size, __ATOMIC_ACQUIRE);
+  const auto usable = __atomic_load_n(&g_owner.usable_size, __ATOMIC_RELAXED);
   return usable == nullptr ? 0 : usable(block);
 }
 

@@ -21,6 +21,9 @@ struct Allocator {
   void* (*memalign)(size_t alignment, size_t size);
   void* (*valloc)(size_t size);
   void* (*pvalloc)(size_t size);
+  // Not called by the entry points (next_usable_size answers for the arena's blocks first);
+  // nullptr in the constant table, since glibc has no other name for it than ours.
+  size_t (*usable_size)(void* block);
 };
 
 // Written only while resolving (one thread, once); read by every call.
