@@ -182,6 +182,17 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
                            "cleared environment), their allocations are missing: ") +
                     names);
   }
+  // Programs that loaded the interposer but whose allocations bypass it (docs/heap.md, "Other
+  // allocators"): the profile would otherwise look empty or partial without a word.
+  for (const std::string& name : heap.malloc_bypassed_programs) {
+    lines.push_back("sprof: heap: " + name +
+                    " defines its own malloc: its allocations are not recorded");
+  }
+  for (const std::string& name : heap.foreign_operator_new_programs) {
+    lines.push_back("sprof: heap: " + name +
+                    " links an allocator whose operator new does not call malloc: blocks from "
+                    "new are not recorded");
+  }
   return lines;
 }
 

@@ -20,6 +20,7 @@ packages=(
   linux-perf              # baseline in benchmarks; perf.data files for the import tests
   binutils                # addr2line baseline
   heaptrack               # baseline in bench/run-heap.py only
+  libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # record --heap under other allocators (tests/targets/heap.cmake)
   clang-format-14         # scripts/check-format.sh (the plain test stage runs it)
   chromium                # headless browser for the browser tests (tests/browser: flame graph SVG)
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)

@@ -187,6 +187,8 @@ void NativeAllocations::note_exec(uint32_t pid, size_t image, const std::string&
 }
 
 void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
+  if (r.malloc_bypassed) malloc_bypassed_.insert(r.executable);
+  if (r.foreign_operator_new) foreign_operator_new_.insert(r.executable);
   if (r.fork) return;  // a fork child of a program that loaded it
   auto it = exec_images_.find(r.id.pid);
   if (it != exec_images_.end()) unhooked_.erase(it->second.first);
@@ -208,6 +210,9 @@ void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
                    [](const RetainedSite& a, const RetainedSite& b) { return a.bytes > b.bytes; });
   stats_.unhooked_programs.clear();
   for (const auto& [image, name] : unhooked_) stats_.unhooked_programs.push_back(name);
+  stats_.malloc_bypassed_programs.assign(malloc_bypassed_.begin(), malloc_bypassed_.end());
+  stats_.foreign_operator_new_programs.assign(foreign_operator_new_.begin(),
+                                              foreign_operator_new_.end());
 }
 
 void NativeAllocations::complete_analysis() {

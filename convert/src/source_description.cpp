@@ -36,6 +36,15 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapMalformedRecords", s.ring_malformed);
   add("heapAttachedProcesses", s.attached_processes);
   add("heapHookSamples", s.hook_samples);
+  // Executables whose allocations bypassed the interposer, one per line; absent when none.
+  auto add_names = [&](const char* key, const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    std::string joined;
+    for (const std::string& name : names) joined += (joined.empty() ? "" : "\n") + name;
+    meta.extra.emplace_back(key, joined);
+  };
+  add_names("heapMallocBypassed", s.malloc_bypassed_programs);
+  add_names("heapOperatorNewBypassed", s.foreign_operator_new_programs);
   meta.extra.emplace_back("heapPeakLiveBytes", s.peak_live_bytes);
   meta.extra.emplace_back("heapPeakTimeMs", s.peak_time_ms);
   meta.extra.emplace_back("heapLiveAtExitBytes", s.live_at_exit_bytes);

@@ -218,9 +218,11 @@ int run(Options& o) {
 }
 
 const char* function_name(AllocFunction f) {
-  static const char* const kNames[] = {"malloc",       "calloc",         "realloc",
-                                       "reallocarray", "posix_memalign", "aligned_alloc",
-                                       "memalign",     "valloc",         "pvalloc"};
+  static const char* const kNames[] = {
+      "malloc",        "calloc",    "realloc",    "reallocarray",      "posix_memalign",
+      "aligned_alloc", "memalign",  "valloc",     "pvalloc",           "mi_malloc",
+      "mi_calloc",     "mi_zalloc", "mi_realloc", "mi_malloc_aligned", "mi_zalloc_aligned"};
+  static_assert(std::size(kNames) == static_cast<size_t>(AllocFunction::kCount));
   const auto i = static_cast<size_t>(f);
   return i < std::size(kNames) ? kNames[i] : "?";
 }

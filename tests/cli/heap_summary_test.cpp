@@ -45,3 +45,16 @@ TEST_CASE("the heap analysis line says 'about' for sampled estimates; none witho
   none.allocations = 0;
   CHECK(heap_summary_lines(none, {}).size() == 1);
 }
+
+TEST_CASE("programs whose allocations bypass the interposer are named, one line each") {
+  HeapStats h = recorded_all();
+  h.malloc_bypassed_programs = {"/bin/own"};
+  h.foreign_operator_new_programs = {"/bin/tc"};
+  const auto lines = heap_summary_lines(h, {});
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] ==
+        "sprof: heap: /bin/own defines its own malloc: its allocations are not recorded");
+  CHECK(lines[3] ==
+        "sprof: heap: /bin/tc links an allocator whose operator new does not call malloc: blocks "
+        "from new are not recorded");
+}

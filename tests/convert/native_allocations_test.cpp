@@ -200,6 +200,33 @@ TEST_CASE("an exec'd program that never attached is named") {
   CHECK(stats.unhooked_programs == std::vector<std::string>{"static-tool"});
 }
 
+TEST_CASE("attach records whose calls bypass the interposer name their executables once") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats);
+  perf::HeapAttachRecord own;
+  own.id = test::sample_id(10, 10, at_us(1));
+  own.executable = "/bin/own-malloc";
+  own.malloc_bypassed = true;
+  heap.note_attach(own);
+  perf::HeapAttachRecord own_child = own;  // its fork child says the same
+  own_child.id = test::sample_id(11, 11, at_us(2));
+  own_child.fork = true;
+  heap.note_attach(own_child);
+  perf::HeapAttachRecord tc;
+  tc.id = test::sample_id(20, 20, at_us(3));
+  tc.executable = "/bin/tc-app";
+  tc.foreign_operator_new = true;
+  heap.note_attach(tc);
+  perf::HeapAttachRecord plain;
+  plain.id = test::sample_id(30, 30, at_us(4));
+  plain.executable = "/bin/plain";
+  heap.note_attach(plain);
+  heap.finish(p, ms(5));
+  CHECK(stats.malloc_bypassed_programs == std::vector<std::string>{"/bin/own-malloc"});
+  CHECK(stats.foreign_operator_new_programs == std::vector<std::string>{"/bin/tc-app"});
+}
+
 TEST_CASE("the converter drops the interposer's frames and keeps allocations per image") {
   constexpr uint64_t kHeapLib = 0x7f0000000000, kApp = 0x555555554000;
   FixedUnwinder unwinder({kHeapLib + 0x10, kHeapLib + 0x200, kApp + 0x300, kApp + 0x400});

@@ -1,14 +1,18 @@
 // The interposer's pure parts, without a process to interpose: the sampled-address set, the
-// /proc/self/maps scanner and the sampling draw (with the reader's weight estimate).
+// /proc/self/maps scanner, the sampling draw (with the reader's weight estimate) and the
+// bootstrap arena.
 #include <doctest/doctest.h>
 #include <sys/mman.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "interposer/address_set.hpp"
+#include "interposer/bootstrap_arena.hpp"
 #include "interposer/maps_scanner.hpp"
 #include "interposer/sample_gap.hpp"
 #include "sprof/heap/sample_weight.hpp"
@@ -151,4 +155,96 @@ TEST_CASE("weighting sampled allocations estimates the bytes allocated") {
     // About 4,000 samples: a 5 % bound is more than three standard errors.
     CHECK(estimate / static_cast<double>(total) == doctest::Approx(1.0).epsilon(0.05));
   }
+}
+
+namespace {
+
+// A malloc for BootstrapArena::move_out that records what it handed out.
+std::vector<void*> g_moved_to;
+void* test_malloc(size_t size) {
+  void* block = std::malloc(size);
+  g_moved_to.push_back(block);
+  return block;
+}
+
+}  // namespace
+
+TEST_CASE("bootstrap arena: aligned blocks that remember their size, moved out by realloc") {
+  alignas(16) static unsigned char storage[4096 * 3];
+  BootstrapArena arena{storage, sizeof storage, 0};
+  CHECK_FALSE(arena.ever_used());
+
+  auto* a = static_cast<unsigned char*>(arena.allocate(10, 16));
+  REQUIRE(a != nullptr);
+  CHECK(arena.ever_used());
+  CHECK(arena.owns(a));
+  CHECK(reinterpret_cast<uintptr_t>(a) % 16 == 0);
+  CHECK(arena.size_of(a) == 10);
+  for (int i = 0; i < 10; ++i) a[i] = static_cast<unsigned char>(i + 1);
+
+  void* page = arena.allocate(100, 4096);
+  REQUIRE(page != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(page) % 4096 == 0);
+  CHECK(arena.size_of(page) == 100);
+  CHECK(arena.size_of(a) == 10);              // the next block's header did not overwrite it
+  CHECK(arena.allocate(8, 24) == nullptr);    // not a power of two
+  CHECK(arena.allocate(8, 8192) == nullptr);  // beyond the arena's largest alignment
+
+  // Never the arena's: the heap, the stack, one past its end.
+  int local = 0;
+  void* heap_block = std::malloc(1);
+  CHECK_FALSE(arena.owns(heap_block));
+  CHECK_FALSE(arena.owns(&local));
+  CHECK_FALSE(arena.owns(storage + sizeof storage));
+  CHECK(arena.owns(storage + sizeof storage - 1));
+  std::free(heap_block);
+
+  // realloc of an arena block: a block of the real allocator with the old bytes, larger or
+  // smaller; the arena block is left alone.
+  g_moved_to.clear();
+  auto* grown = static_cast<unsigned char*>(arena.move_out(a, 50, test_malloc));
+  REQUIRE(g_moved_to.size() == 1);
+  CHECK(grown == g_moved_to[0]);
+  CHECK_FALSE(arena.owns(grown));
+  for (int i = 0; i < 10; ++i) CHECK(grown[i] == i + 1);
+  auto* shrunk = static_cast<unsigned char*>(arena.move_out(a, 4, test_malloc));
+  for (int i = 0; i < 4; ++i) CHECK(shrunk[i] == i + 1);
+  CHECK(a[9] == 10);
+  std::free(grown);
+  std::free(shrunk);
+
+  // Full: nullptr, and what was handed out stays valid.
+  CHECK(arena.allocate(sizeof storage, 16) == nullptr);
+  size_t blocks = 0;
+  while (arena.allocate(64, 16) != nullptr) ++blocks;
+  CHECK(blocks > 0);
+  CHECK(blocks < sizeof storage / 64);
+  CHECK(arena.size_of(page) == 100);
+}
+
+TEST_CASE("bootstrap arena: threads racing get disjoint blocks") {
+  alignas(16) static unsigned char storage[64 * 1024];
+  BootstrapArena arena{storage, sizeof storage, 0};
+  constexpr int kThreads = 4;
+  std::vector<std::vector<unsigned char*>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      while (auto* b = static_cast<unsigned char*>(arena.allocate(32, 16))) {
+        std::memset(b, i + 1, 32);
+        got[size_t(i)].push_back(b);
+      }
+    });
+  for (auto& t : threads) t.join();
+  size_t total = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    total += got[size_t(i)].size();
+    for (unsigned char* b : got[size_t(i)]) {
+      CHECK(b[0] == i + 1);
+      CHECK(b[31] == i + 1);
+      CHECK(arena.size_of(b) == 32);
+    }
+  }
+  // 48 bytes a block (16 of header): every byte of the arena was handed out once.
+  CHECK(total == sizeof storage / 48);
 }

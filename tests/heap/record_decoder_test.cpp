@@ -90,6 +90,27 @@ TEST_CASE("free and attach records decode") {
   CHECK(at.ppid == 1);
 }
 
+TEST_CASE("attach flags say which calls bypass the interposer") {
+  auto record = attach_record("/usr/bin/own-malloc");
+  auto plain = decode(record);
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(std::get<HeapAttach>(*plain).malloc_bypassed);
+  CHECK_FALSE(std::get<HeapAttach>(*plain).foreign_operator_new);
+
+  poke(record, offsetof(RecordHeader, flags), kAttachMallocBypassed);
+  auto own = decode(record);
+  REQUIRE(own.has_value());
+  CHECK(std::get<HeapAttach>(*own).malloc_bypassed);
+  CHECK_FALSE(std::get<HeapAttach>(*own).foreign_operator_new);
+
+  poke(record, offsetof(RecordHeader, flags), kAttachForeignOperatorNew);
+  auto foreign = decode(record);
+  REQUIRE(foreign.has_value());
+  CHECK_FALSE(std::get<HeapAttach>(*foreign).malloc_bypassed);
+  CHECK(std::get<HeapAttach>(*foreign).foreign_operator_new);
+  CHECK(std::get<HeapAttach>(*foreign).exe == "/usr/bin/own-malloc");
+}
+
 TEST_CASE("every truncation of a valid record is rejected") {
   for (const auto& record : {alloc_record(AllocSpec{}), free_record(0x1000), attach_record("/x")}) {
     for (size_t n = 0; n < record.size(); ++n) {
@@ -189,6 +210,11 @@ TEST_CASE("hostile free and attach fields are rejected") {
     auto record = attach_record("/x");
     poke(record, kAllocAt + offsetof(AttachFields, exe_bytes), uint16_t{4000});
     error_of(record);
+  }
+  SUBCASE("unknown attach flags") {
+    auto record = attach_record("/x");
+    poke(record, offsetof(RecordHeader, flags), uint16_t{4});
+    CHECK(error_of(record).find("flags on an attach record") != std::string::npos);
   }
   SUBCASE("unknown attach kind") {
     auto record = attach_record("/x");

@@ -85,6 +85,14 @@ TEST_CASE("free and attach events become records naming their task and time") {
   CHECK(ar->ppid == 29);
   CHECK(ar->fork);
   CHECK(ar->executable == "/bin/app");
+  CHECK_FALSE(ar->malloc_bypassed);
+  CHECK_FALSE(ar->foreign_operator_new);
+
+  at.malloc_bypassed = true;
+  at.foreign_operator_new = true;
+  const perf::Record flagged = heap_record(at);
+  CHECK(std::get<perf::HeapAttachRecord>(flagged).malloc_bypassed);
+  CHECK(std::get<perf::HeapAttachRecord>(flagged).foreign_operator_new);
 }
 
 }  // namespace

@@ -3,14 +3,16 @@
 // The functions libsprof-heap.so exports in place of glibc's: malloc, calloc, realloc, free,
 // posix_memalign, aligned_alloc, memalign, valloc, pvalloc, reallocarray. C++'s operator
 // new/delete reach them through malloc/free (and aligned_alloc for aligned new).
-// malloc_usable_size is not wrapped: blocks are glibc's own, unchanged, so glibc answers.
+// malloc_usable_size is wrapped only to answer for the bootstrap arena's blocks
+// (next_allocator.hpp); every call ends in the allocator that owns the blocks.
 //
 // Each allocation entry point is a fast path: count the call, take the bytes off the thread's
-// sampling countdown, and tail-call glibc. When the countdown runs out (or the thread or
-// process is not set up yet, or every call is recorded) it tail-calls a capture stub instead,
-// which records the registers at this function's entry and runs the slow path (hooks.cpp).
-// Both calls are in tail position so that the compiler emits `jmp` and no frame: the stub then
-// sees the caller's registers and stack (tests/heap/interposer_test.cpp checks it).
+// sampling countdown, and tail-call the owning allocator (g_next, next_allocator.hpp). When the
+// countdown runs out (or the thread or process is not set up yet, or every call is recorded) it
+// tail-calls a capture stub instead, which records the registers at this function's entry and runs
+// the slow path (hooks.cpp). Both calls are in tail position so that the compiler emits `jmp` and
+// no frame: the stub then sees the caller's registers and stack (tests/heap/interposer_test.cpp
+// checks it).
 //
 // free() costs one load until the first sample, then one more (a 32 KiB counting filter that is
 // zero for every block not sampled); only blocks the filter cannot rule out pay a hash probe.
@@ -18,50 +20,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "interposer/fast_path.hpp"
 #include "interposer/hooks.hpp"
 #include "interposer/interposer.hpp"
-#include "interposer/libc_malloc.hpp"
+#include "interposer/next_allocator.hpp"
 
 #define SPROF_HEAP_EXPORT extern "C" __attribute__((visibility("default")))
 
 using namespace sprof::heap::interposer;
 
-namespace {
-
-// True when this allocation needs no recording: the common case, kept inline and tiny.
-// The slow path counts its calls itself, once they succeeded. This path counts before the call
-// it tail-calls, which is right in practice: it only takes requests smaller than the countdown
-// (a sample gap, about the sampling interval), and those fail only when memory is exhausted; a
-// large request, which may well fail, goes through the slow path.
-inline bool take_fast(ThreadState& t, size_t size) {
-  if (SPROF_HEAP_UNLIKELY(size >= t.countdown)) return false;
-  t.countdown -= size;
-  ++t.pending_allocations;
-  t.pending_bytes += size;
-  return true;
-}
-
-inline bool watching_frees() {
-  return __atomic_load_n(&g_process.watch_frees, __ATOMIC_RELAXED) != 0;
-}
-
-// Whether a free must go to the slow path: in record-all mode always, when sampling only if the
-// block may be a live sampled one (the address set's filter: one load from 32 KiB).
-inline bool free_needs_hook(void* block) {
-  if (SPROF_HEAP_LIKELY(block == nullptr || !watching_frees())) return false;
-  const Process& p = g_process;
-  return p.sample_interval == 0 || p.tracked.may_contain(reinterpret_cast<uint64_t>(block));
-}
-
-inline void release(void* block) {
-  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) return free_slow(block);
-  return __libc_free(block);
-}
-
-}  // namespace
-
 SPROF_HEAP_EXPORT void* malloc(size_t size) noexcept {
-  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return __libc_malloc(size);
+  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return next<&Allocator::malloc>()(size);
   return sprof_heap_capture_malloc(size);
 }
 
@@ -70,7 +39,7 @@ SPROF_HEAP_EXPORT void free(void* block) noexcept { return release(block); }
 SPROF_HEAP_EXPORT void* calloc(size_t count, size_t size) noexcept {
   size_t total = 0;
   if (!__builtin_mul_overflow(count, size, &total) && SPROF_HEAP_LIKELY(take_fast(t_thread, total)))
-    return __libc_calloc(count, size);
+    return next<&Allocator::calloc>()(count, size);
   return sprof_heap_capture_calloc(count, size);
 }
 
@@ -81,7 +50,7 @@ SPROF_HEAP_EXPORT void* realloc(void* block, size_t size) noexcept {
     return nullptr;
   }
   if (SPROF_HEAP_LIKELY(!free_needs_hook(block) && take_fast(t_thread, size)))
-    return __libc_realloc(block, size);
+    return next<&Allocator::realloc>()(block, size);
   return sprof_heap_capture_realloc(block, size);
 }
 
@@ -94,7 +63,7 @@ SPROF_HEAP_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) 
   if (alignment == 0 || alignment % sizeof(void*) != 0 || (alignment & (alignment - 1)) != 0)
     return EINVAL;
   if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) {
-    void* block = __libc_memalign(alignment, size);
+    void* block = next<&Allocator::memalign>()(alignment, size);
     if (block == nullptr) return ENOMEM;
     *out = block;
     return 0;
@@ -103,21 +72,27 @@ SPROF_HEAP_EXPORT int posix_memalign(void** out, size_t alignment, size_t size) 
 }
 
 SPROF_HEAP_EXPORT void* aligned_alloc(size_t alignment, size_t size) noexcept {
-  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return __libc_memalign(alignment, size);
+  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size)))
+    return next<&Allocator::memalign>()(alignment, size);
   return sprof_heap_capture_aligned_alloc(alignment, size);
 }
 
 SPROF_HEAP_EXPORT void* memalign(size_t alignment, size_t size) noexcept {
-  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return __libc_memalign(alignment, size);
+  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size)))
+    return next<&Allocator::memalign>()(alignment, size);
   return sprof_heap_capture_memalign(alignment, size);
 }
 
 SPROF_HEAP_EXPORT void* valloc(size_t size) noexcept {
-  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return __libc_valloc(size);
+  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return next<&Allocator::valloc>()(size);
   return sprof_heap_capture_valloc(size);
 }
 
 SPROF_HEAP_EXPORT void* pvalloc(size_t size) noexcept {
-  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return __libc_pvalloc(size);
+  if (SPROF_HEAP_LIKELY(take_fast(t_thread, size))) return next<&Allocator::pvalloc>()(size);
   return sprof_heap_capture_pvalloc(size);
+}
+
+SPROF_HEAP_EXPORT size_t malloc_usable_size(void* block) noexcept {
+  return next_usable_size(block);
 }

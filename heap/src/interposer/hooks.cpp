@@ -18,7 +18,8 @@
 #include <cstdint>
 
 #include "interposer/interposer.hpp"
-#include "interposer/libc_malloc.hpp"
+#include "interposer/mimalloc_api.hpp"
+#include "interposer/next_allocator.hpp"
 #include "interposer/record_writes.hpp"
 #include "interposer/sample_gap.hpp"
 
@@ -37,6 +38,8 @@ Verdict enter(ThreadState& t) {
   }
   t.in_hook = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  // Before the first block is handed out; nested calls of the lookup take the branch above.
+  resolve_next_allocator();
   Attachment state = attachment();
   if (state == Attachment::kNotYet) {
     try_attach();
@@ -137,7 +140,7 @@ void free_slow_record_only(void* block) {
 
 void free_slow(void* block) {
   free_slow_record_only(block);
-  __libc_free(block);
+  next<&Allocator::free>()(block);
 }
 
 }  // namespace sprof::heap::interposer
@@ -149,20 +152,21 @@ using namespace sprof::heap::interposer;
 extern "C" {
 
 void* sprof_heap_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
-  return sampled(AllocFunction::kMalloc, size, 0, 0, regs, [&] { return __libc_malloc(size); });
+  return sampled(AllocFunction::kMalloc, size, 0, 0, regs,
+                 [&] { return next<&Allocator::malloc>()(size); });
 }
 
 void* sprof_heap_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs) {
   size_t total = 0;
-  if (__builtin_mul_overflow(count, size, &total)) return __libc_calloc(count, size);
+  if (__builtin_mul_overflow(count, size, &total)) return next<&Allocator::calloc>()(count, size);
   return sampled(AllocFunction::kCalloc, total, 0, 0, regs,
-                 [&] { return __libc_calloc(count, size); });
+                 [&] { return next<&Allocator::calloc>()(count, size); });
 }
 
 void* sprof_heap_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
   forget_reallocated(block);
   return sampled(AllocFunction::kRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
-                 [&] { return __libc_realloc(block, size); });
+                 [&] { return next<&Allocator::realloc>()(block, size); });
 }
 
 void* sprof_heap_reallocarray_hook(void* block, size_t count, size_t size,
@@ -174,13 +178,13 @@ void* sprof_heap_reallocarray_hook(void* block, size_t count, size_t size,
   }
   forget_reallocated(block);
   return sampled(AllocFunction::kReallocArray, total, 0, reinterpret_cast<uint64_t>(block), regs,
-                 [&] { return __libc_realloc(block, total); });
+                 [&] { return next<&Allocator::realloc>()(block, total); });
 }
 
 int sprof_heap_posix_memalign_hook(void** out, size_t alignment, size_t size,
                                    const CapturedRegs* regs) {
   void* block = sampled(AllocFunction::kPosixMemalign, size, alignment, 0, regs,
-                        [&] { return __libc_memalign(alignment, size); });
+                        [&] { return next<&Allocator::memalign>()(alignment, size); });
   if (block == nullptr) return ENOMEM;
   *out = block;
   return 0;
@@ -189,20 +193,59 @@ int sprof_heap_posix_memalign_hook(void** out, size_t alignment, size_t size,
 void* sprof_heap_aligned_alloc_hook(size_t alignment, size_t size, uint64_t,
                                     const CapturedRegs* regs) {
   return sampled(AllocFunction::kAlignedAlloc, size, alignment, 0, regs,
-                 [&] { return __libc_memalign(alignment, size); });
+                 [&] { return next<&Allocator::memalign>()(alignment, size); });
 }
 
 void* sprof_heap_memalign_hook(size_t alignment, size_t size, uint64_t, const CapturedRegs* regs) {
   return sampled(AllocFunction::kMemalign, size, alignment, 0, regs,
-                 [&] { return __libc_memalign(alignment, size); });
+                 [&] { return next<&Allocator::memalign>()(alignment, size); });
 }
 
 void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
-  return sampled(AllocFunction::kValloc, size, 0, 0, regs, [&] { return __libc_valloc(size); });
+  return sampled(AllocFunction::kValloc, size, 0, 0, regs,
+                 [&] { return next<&Allocator::valloc>()(size); });
 }
 
 void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
-  return sampled(AllocFunction::kPvalloc, size, 0, 0, regs, [&] { return __libc_pvalloc(size); });
+  return sampled(AllocFunction::kPvalloc, size, 0, 0, regs,
+                 [&] { return next<&Allocator::pvalloc>()(size); });
+}
+
+namespace mi = sprof::heap::interposer::mimalloc;
+
+void* sprof_heap_mi_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiMalloc, size, 0, 0, regs,
+                 [&] { return mi::next_malloc()(size); });
+}
+
+void* sprof_heap_mi_zalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiZalloc, size, 0, 0, regs,
+                 [&] { return mi::next_zalloc()(size); });
+}
+
+void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs) {
+  size_t total = 0;
+  if (__builtin_mul_overflow(count, size, &total)) return mi::next_calloc()(count, size);
+  return sampled(AllocFunction::kMiCalloc, total, 0, 0, regs,
+                 [&] { return mi::next_calloc()(count, size); });
+}
+
+void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
+  forget_reallocated(block);
+  return sampled(AllocFunction::kMiRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
+                 [&] { return mi::next_realloc()(block, size); });
+}
+
+void* sprof_heap_mi_malloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiMallocAligned, size, alignment, 0, regs,
+                 [&] { return mi::next_malloc_aligned()(size, alignment); });
+}
+
+void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs) {
+  return sampled(AllocFunction::kMiZallocAligned, size, alignment, 0, regs,
+                 [&] { return mi::next_zalloc_aligned()(size, alignment); });
 }
 
 }  // extern "C"

@@ -33,6 +33,15 @@ void* sprof_heap_aligned_alloc_hook(size_t alignment, size_t size, uint64_t,
 void* sprof_heap_memalign_hook(size_t alignment, size_t size, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+// mimalloc's API (mimalloc_entry_points.cpp): the blocks are mimalloc's.
+void* sprof_heap_mi_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_mi_zalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs);
+void* sprof_heap_mi_malloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs);
+void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
+                                        const CapturedRegs* regs);
 
 // The capture stubs, declared with the public functions' signatures so that an entry point can
 // tail-call them with its arguments untouched.
@@ -45,4 +54,10 @@ void* sprof_heap_capture_aligned_alloc(size_t alignment, size_t size);
 void* sprof_heap_capture_memalign(size_t alignment, size_t size);
 void* sprof_heap_capture_valloc(size_t size);
 void* sprof_heap_capture_pvalloc(size_t size);
+void* sprof_heap_capture_mi_malloc(size_t size);
+void* sprof_heap_capture_mi_zalloc(size_t size);
+void* sprof_heap_capture_mi_calloc(size_t count, size_t size);
+void* sprof_heap_capture_mi_realloc(void* block, size_t size);
+void* sprof_heap_capture_mi_malloc_aligned(size_t size, size_t alignment);
+void* sprof_heap_capture_mi_zalloc_aligned(size_t size, size_t alignment);
 }

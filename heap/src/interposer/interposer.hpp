@@ -54,8 +54,9 @@ struct ThreadState {
   uint64_t random_state;
   uint32_t pid;
   uint32_t tid;
-  uint32_t generation;  // Process::generation when pid/tid were read; 0 = never
-  uint8_t in_hook;      // set while a slow path runs: a nested call passes straight through
+  uint32_t generation;          // Process::generation when pid/tid were read; 0 = never
+  uint8_t in_hook;              // set while a slow path runs: a nested call passes straight through
+  uint8_t resolving_allocator;  // this thread is looking up the next allocator (next_allocator.cpp)
   uint8_t exit_flush_armed;
   uint8_t next_stack_slot;
   StackRange stacks[2];  // mappings that held this thread's sp (its stack, an alt stack)
@@ -78,6 +79,9 @@ struct Process {
   unsigned exit_key;  // pthread_key_t whose destructor flushes a dying thread's counts
   bool exit_key_created;
   bool atfork_registered;
+  // Flags of every attach record this image writes: calls that bypass the interposer
+  // (allocator_check.hpp), known once the constructor has run.
+  uint16_t attach_flags;
 };
 
 static_assert(std::is_trivially_default_constructible_v<Process>);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "interposer/allocator_check.hpp"
 #include "interposer/interposer.hpp"
 #include "interposer/record_writes.hpp"
 #include "interposer/sample_gap.hpp"
@@ -113,9 +114,25 @@ void in_fork_child() {
 // Runs before main (after libc's own initialisation): attaches if no allocation has done it
 // yet, and registers what may not be registered from inside malloc.
 __attribute__((constructor(101))) void interposer_constructor() {
-  try_attach();
   Process& p = g_process;
+  const bool attached_before = attachment() == Attachment::kAttached;
+  // An allocation of dlsym's must not attach before the flags are known: while they are
+  // looked up, calls pass through as they do while another thread attaches.
+  int expected = static_cast<int>(Attachment::kNotYet);
+  const bool holding = __atomic_compare_exchange_n(&p.attachment, &expected,
+                                                   static_cast<int>(Attachment::kAttaching), false,
+                                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  p.attach_flags = bypassed_calls();
+  if (holding)
+    __atomic_store_n(&p.attachment, static_cast<int>(Attachment::kNotYet), __ATOMIC_RELEASE);
+  try_attach();
   if (attachment() != Attachment::kAttached) return;
+  // An allocation before this constructor (a library's initialisation) attached without the
+  // flags: say it again, with them.
+  if (attached_before && p.attach_flags != 0) {
+    refresh_thread(t_thread);
+    write_attach_record(t_thread, AttachHow::kStart, static_cast<uint32_t>(::getppid()));
+  }
   if (!p.atfork_registered) {
     // pthread_atfork takes the lock fork() holds while running prepare handlers, which may
     // call malloc: never register it from inside malloc.

@@ -49,9 +49,7 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
     }
   }
   const RecordKind kind =
-      event.function == AllocFunction::kRealloc || event.function == AllocFunction::kReallocArray
-          ? RecordKind::kRealloc
-          : RecordKind::kAlloc;
+      is_realloc_function(event.function) ? RecordKind::kRealloc : RecordKind::kAlloc;
   const uint32_t size = alloc_record_bytes(stack_bytes);
   uint64_t pos = 0;
   if (!p.writer.reserve(size, pos)) return false;
@@ -102,7 +100,7 @@ void write_attach_record(ThreadState& t, AttachHow how, uint32_t ppid) {
     __atomic_fetch_add(&p.header->counters.dropped_attaches, 1, __ATOMIC_RELAXED);
     return;
   }
-  p.writer.begin_record(pos, size, RecordKind::kAttach, 0, event_fields(t));
+  p.writer.begin_record(pos, size, RecordKind::kAttach, p.attach_flags, event_fields(t));
   AttachFields f{};
   f.ppid = ppid;
   f.how = how;

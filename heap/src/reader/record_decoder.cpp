@@ -34,10 +34,6 @@ Event with_event_fields(const EventFields& e) {
   return out;
 }
 
-bool realloc_function(AllocFunction f) {
-  return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray;
-}
-
 Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> record,
                                const DecodeLimits& limits) {
   if (record.size() < sizeof(RecordHeader) + sizeof(AllocFields))
@@ -54,7 +50,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
     return malformed("unknown allocation function " +
                      std::to_string(static_cast<uint16_t>(f.function)));
   const bool is_realloc = h.kind == RecordKind::kRealloc;
-  if (is_realloc != realloc_function(f.function))
+  if (is_realloc != is_realloc_function(f.function))
     return malformed("record kind does not match allocation function");
   if (!is_realloc && f.old_address != 0) return malformed("old address on a non-realloc");
   if (f.address == 0 || !is_user_address(f.address) || !is_user_address(f.old_address))
@@ -100,7 +96,7 @@ Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> re
 Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> record) {
   if (record.size() < sizeof(RecordHeader) + sizeof(AttachFields))
     return malformed("attach record of " + std::to_string(record.size()) + " bytes");
-  if (h.flags != 0) return malformed("flags on an attach record");
+  if ((h.flags & ~kKnownAttachFlags) != 0) return malformed("unknown flags on an attach record");
   const auto f = read_struct<AttachFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
   if (f.how != AttachHow::kStart && f.how != AttachHow::kFork)
@@ -110,6 +106,8 @@ Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> 
   auto a = with_event_fields<HeapAttach>(f.event);
   a.ppid = f.ppid;
   a.how = f.how;
+  a.malloc_bypassed = (h.flags & kAttachMallocBypassed) != 0;
+  a.foreign_operator_new = (h.flags & kAttachForeignOperatorNew) != 0;
   const auto path = record.subspan(sizeof(RecordHeader) + sizeof(AttachFields), f.exe_bytes);
   a.exe = std::string_view(reinterpret_cast<const char*>(path.data()), path.size());
   return HeapEvent{a};

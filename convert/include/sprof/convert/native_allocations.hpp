@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -133,6 +134,9 @@ class NativeAllocations {
   std::map<std::tuple<size_t, size_t, uint32_t>, RetainedSite> retained_;
   std::map<uint32_t, std::pair<size_t, std::string>> exec_images_;  // pid -> its current image
   std::map<size_t, std::string> unhooked_;                          // exec'd images, not attached
+  // Executables whose attach record said calls bypass the interposer (HeapStats).
+  std::set<std::string> malloc_bypassed_;
+  std::set<std::string> foreign_operator_new_;
   HeapStats& stats_;
   uint64_t blocks_visited_at_image_end_ = 0;
 };

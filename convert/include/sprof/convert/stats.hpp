@@ -61,6 +61,11 @@ struct HeapStats {
   std::vector<RetainedSite> retained;          // by bytes, largest first
   uint64_t programs = 0;                       // program images started by exec while recording
   std::vector<std::string> unhooked_programs;  // of those, the ones that never loaded it
+  // Executables that loaded it but whose calls bypass it (docs/heap.md, "Other allocators"):
+  // they define malloc themselves (nothing recorded), or link an allocator whose operator new
+  // does not call malloc (`new` not recorded).
+  std::vector<std::string> malloc_bypassed_programs;
+  std::vector<std::string> foreign_operator_new_programs;
   std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
   // On-CPU samples whose user leaf was in the interposer: the time the allocation hook took.
   // Their stacks start at the program's frame that called malloc.

@@ -40,7 +40,9 @@ struct HeapAttach {
   uint32_t tid = 0;
   uint32_t ppid = 0;
   AttachHow how = AttachHow::kStart;
-  std::string_view exe;  // /proc/self/exe of the process (may be empty)
+  bool malloc_bypassed = false;       // kAttachMallocBypassed: nothing of it is recorded
+  bool foreign_operator_new = false;  // kAttachForeignOperatorNew: `new` is not recorded
+  std::string_view exe;               // /proc/self/exe of the process (may be empty)
 };
 
 using HeapEvent = std::variant<HeapAlloc, HeapFree, HeapAttach>;

@@ -31,7 +31,7 @@ namespace sprof::heap {
 // "SPRFHEAP" little-endian. The version changes with any layout change; both sides refuse a
 // header whose magic or version they do not know.
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
-inline constexpr uint32_t kRingVersion = 2;
+inline constexpr uint32_t kRingVersion = 3;  // 3: attach records carry flags; mimalloc's functions
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -167,8 +167,21 @@ enum class AllocFunction : uint16_t {
   kMemalign,
   kValloc,
   kPvalloc,
+  // mimalloc's own API (docs/heap.md, "Other allocators").
+  kMiMalloc,
+  kMiCalloc,
+  kMiZalloc,
+  kMiRealloc,
+  kMiMallocAligned,
+  kMiZallocAligned,
   kCount
 };
+
+// The functions whose records are kRealloc: they were given a block to resize.
+inline constexpr bool is_realloc_function(AllocFunction f) {
+  return f == AllocFunction::kRealloc || f == AllocFunction::kReallocArray ||
+         f == AllocFunction::kMiRealloc;
+}
 
 // Followed by `stack_bytes` bytes: the memory at [regs.sp, regs.sp + stack_bytes), then zero
 // padding to a multiple of 8.
@@ -196,6 +209,16 @@ enum class AttachHow : uint16_t {
   kStart = 1,  // a new program image (the launched program or an exec'd descendant)
   kFork = 2,   // a fork child (it inherited the mapping; written by the child)
 };
+
+// RecordHeader::flags bits of an attach record: allocation calls of the process that the
+// interposer cannot see (docs/heap.md, "Other allocators").
+// malloc does not resolve to the interposer: the executable (or a library ahead of it) defines
+// its own, so none of the process's malloc/free calls are recorded.
+inline constexpr uint16_t kAttachMallocBypassed = 1;
+// operator new is defined by another malloc replacement (jemalloc, tcmalloc, mimalloc), which
+// allocates without calling malloc: blocks from `new` are not recorded.
+inline constexpr uint16_t kAttachForeignOperatorNew = 2;
+inline constexpr uint16_t kKnownAttachFlags = 3;
 
 // Followed by `exe_bytes` bytes of /proc/self/exe (no NUL), then zero padding to 8.
 struct AttachFields {

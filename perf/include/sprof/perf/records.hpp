@@ -156,6 +156,9 @@ struct HeapAttachRecord {
   SampleId id;
   uint32_t ppid = 0;
   bool fork = false;
+  // Calls the interposer cannot see (heap_ring_format.hpp, kAttachMallocBypassed, ...).
+  bool malloc_bypassed = false;
+  bool foreign_operator_new = false;
   std::string executable;
 };
 
