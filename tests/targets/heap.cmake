@@ -22,6 +22,9 @@ sprof_add_target(hp_alloc_glibc SOURCES ${hp_allocators_src})
 sprof_add_target(hp_alloc_jemalloc SOURCES ${hp_allocators_src} LIBS ${SPROF_JEMALLOC})
 sprof_add_target(hp_alloc_tcmalloc SOURCES ${hp_allocators_src} LIBS ${SPROF_TCMALLOC_MINIMAL})
 sprof_add_target(hp_alloc_mimalloc SOURCES ${hp_allocators_src} LIBS ${SPROF_MIMALLOC})
+# Every allocation API on an allocator without glibc's __libc_* names, behind the interposer.
+sprof_add_target(hp_realloc_aligned_jemalloc
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/heap/hp_realloc_aligned.cpp LIBS ${SPROF_JEMALLOC})
 target_compile_definitions(hp_alloc_mimalloc PRIVATE HP_MIMALLOC_API)
 # A program without mimalloc that opens, RTLD_LOCAL, a plugin that links it.
 add_library(hp_mimalloc_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/heap/hp_mimalloc_plugin.c)
@@ -34,4 +37,5 @@ add_dependencies(hp_dlopen_mimalloc hp_mimalloc_plugin)
 # The executable defines malloc and free itself, ahead of any LD_PRELOAD library.
 sprof_add_target(hp_own_malloc SOURCES ${CMAKE_CURRENT_LIST_DIR}/heap/hp_own_malloc.cpp)
 list(APPEND SPROF_HEAP_TARGETS hp_alloc_glibc hp_alloc_jemalloc hp_alloc_tcmalloc hp_alloc_mimalloc
+  hp_realloc_aligned_jemalloc
   hp_dlopen_mimalloc hp_own_malloc)
