@@ -50,10 +50,6 @@ class SiteTable {
   std::vector<HeapSite> sites_;
 };
 
-// A row as an event: allocations have a stack or positive bytes; frees negative bytes (a free of
-// an empty block has none, nor a stack, and reads as one).
-bool is_free(const AllocationRow& row) { return row.bytes < 0 || (row.bytes == 0 && !row.stack); }
-
 template <typename T>
 std::optional<T> meta_number(const ReportMeta& meta, std::string_view key) {
   const MetaValue* v = meta.sprof_value(key);
@@ -80,7 +76,7 @@ void analyse_rows(const ThreadSet& threads, HeapReport& report, heap::HeapAnalys
     if (next[t] < threads[t]->allocations.size()) {
       heads.push({threads[t]->allocations[next[t]].time_ms, t});
     }
-    if (is_free(row)) {
+    if (row.is_free()) {
       analysis.free({row.time_ms, t, row.thread_id, row.address});
       continue;
     }

@@ -13,7 +13,7 @@ ThreadMemory memory_per_stack(const ReportThread& thread) {
   std::unordered_map<uint64_t, const AllocationRow*> live;  // address -> its allocation
   for (const AllocationRow& row : thread.allocations) {
     memory.folded = memory.folded || row.address >= heap::kFoldedAddressBase;
-    if (row.bytes > 0) {
+    if (!row.is_free()) {
       live[row.address] = &row;
       if (!row.stack) continue;
       StackMemory& m = memory.stacks[*row.stack];

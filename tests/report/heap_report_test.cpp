@@ -12,6 +12,7 @@
 #include "sprof/heap/sample_weight.hpp"
 #include "sprof/report/heap_report_json.hpp"
 #include "sprof/report/heap_report_text.hpp"
+#include "sprof/report/heap_weights.hpp"
 #include "sprof/report/report_view.hpp"
 
 namespace sprof::report {
@@ -228,6 +229,25 @@ TEST_CASE("heap report as text and JSON") {
   CHECK(int64_t(sites.at(1)["peakBytes"]) == 50);
   CHECK(int64_t(sites.at(1)["leakedBytes"]) == 50);
   CHECK(double(sites.at(1)["meanLifetimeMs"]) == doctest::Approx(0.2));
+}
+
+TEST_CASE("memory per stack: an empty allocation is a block of its own, folded rows mark counts") {
+  profile::Profile p = heap_profile(false);
+  profile::Thread& main = p.processes[0].threads[0];
+  // malloc(0) at the leaf, never freed: a row of 0 bytes with a stack is an allocation.
+  const std::optional<uint32_t> leaf = main.native_allocations().front().stack;
+  main.add_native_allocation({13, 0, leaf, 0xD0, 100});
+  const ReportProfile read = read_back(p);
+  const ReportThread& thread = read.threads[0];
+  const uint32_t leaf_stack = *thread.allocations.front().stack;
+  const ThreadMemory memory = memory_per_stack(thread);
+  const StackMemory& at_leaf = memory.stacks[leaf_stack];
+  CHECK(at_leaf.allocated_bytes == 100 + 50 + 500);
+  CHECK(at_leaf.allocated_blocks == 4);  // 100, 50, the folded row, the empty block
+  CHECK(at_leaf.retained_bytes == 50);
+  CHECK(at_leaf.retained_blocks == 2);  // the 50 bytes and the empty block
+  CHECK(memory.folded);
+  CHECK_FALSE(memory_per_stack(read.threads[1]).folded);
 }
 
 }  // namespace sprof::report

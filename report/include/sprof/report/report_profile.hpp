@@ -65,6 +65,10 @@ struct AllocationRow {
   std::optional<uint32_t> stack;  // allocations: index into ReportThread::stacks
   uint64_t address = 0;           // folded rows: above user space (docs/heap.md)
   int64_t thread_id = 0;          // the allocating thread, or for a free the freeing one
+
+  // Frees have negative bytes; a free of an empty block has none, nor a stack, and reads as one
+  // (an empty allocation keeps its stack).
+  bool is_free() const { return bytes < 0 || (bytes == 0 && !stack); }
 };
 
 struct ReportThread {
