@@ -9,15 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
-#include <optional>
+#include <variant>
 
 #include "exit_codes.hpp"
-#include "perf_data_input.hpp"
 #include "report_input.hpp"
 #include "self_contained.hpp"
 #include "serve.hpp"
-#include "sprof/profile/profile_file.hpp"
-#include "sprof/profile/profile_reader.hpp"
 
 namespace sprof::cli {
 
@@ -50,19 +47,9 @@ class ScratchDir {
 // `input` itself when it is self-contained; else its self-contained form, written to `scratch`.
 Result<std::string> servable_form(const std::string& input, const SymbolSources& symbols,
                                   const ScratchDir& scratch, const char* name) {
-  std::optional<profile::Profile> gecko;
-  if (looks_like_perf_data(input)) {
-    SPROF_TRY(gecko, import_perf_data_file(input, symbols));
-  } else {
-    SPROF_TRY(std::string json, profile::read_profile_json(input));
-    switch (profile::detect_profile_format(json)) {
-      case profile::ProfileFormat::kUnknown:
-        return fail(Errc::kUnsupported, "not a profile (no meta.version)");
-      case profile::ProfileFormat::kProcessed: return input;
-      case profile::ProfileFormat::kGecko: break;
-    }
-    SPROF_TRY(gecko, profile::read_gecko_json(json));
-  }
+  SPROF_TRY(const ProfileInput read, read_profile_input(input, symbols));
+  const auto* gecko = std::get_if<profile::Profile>(&read);
+  if (gecko == nullptr) return input;  // self-contained already
   const std::string path = scratch.path() + "/" + name + ".json.gz";
   const auto symbolicator = symbolicator_for(*gecko, symbols);
   if (!embed_symbols(*gecko, *symbolicator, path, 0, symbols)) {

@@ -22,26 +22,33 @@ Result<report::ReportProfile> name_gecko_profile(const profile::Profile& gecko,
 }
 
 Result<report::ReportProfile> read_report_profile(const ProfileSelection& selection) {
-  if (looks_like_perf_data(selection.input)) {
-    SPROF_TRY(const profile::Profile imported,
-              import_perf_data_file(selection.input, selection.symbols));
-    return name_gecko_profile(imported, selection);
+  SPROF_TRY(ProfileInput input, read_profile_input(selection.input, selection.symbols));
+  if (const auto* json = std::get_if<ProcessedJson>(&input)) {
+    return report::read_processed_profile(json->text);
   }
-  SPROF_TRY(std::string json, profile::read_profile_json(selection.input));
+  return name_gecko_profile(std::get<profile::Profile>(input), selection);
+}
+
+}  // namespace
+
+Result<ProfileInput> read_profile_input(const std::string& path, const SymbolSources& symbols) {
+  if (looks_like_perf_data(path)) {
+    SPROF_TRY(profile::Profile imported, import_perf_data_file(path, symbols));
+    return ProfileInput(std::move(imported));
+  }
+  SPROF_TRY(std::string json, profile::read_profile_json(path));
   switch (profile::detect_profile_format(json)) {
     case profile::ProfileFormat::kUnknown:
       return fail(Errc::kUnsupported,
                   "not a profile (no complete JSON object with meta.version: another kind of file, "
                   "or cut short)");
-    case profile::ProfileFormat::kProcessed: return report::read_processed_profile(json);
+    case profile::ProfileFormat::kProcessed: return ProfileInput(ProcessedJson{std::move(json)});
     case profile::ProfileFormat::kGecko: break;
   }
-  SPROF_TRY(const profile::Profile gecko, profile::read_gecko_json(json));
-  json = std::string();  // the Gecko text is no longer needed while symbols are built
-  return name_gecko_profile(gecko, selection);
+  // The Gecko text goes once parsed: it is not needed while symbols are built.
+  SPROF_TRY(profile::Profile gecko, profile::read_gecko_json(json));
+  return ProfileInput(std::move(gecko));
 }
-
-}  // namespace
 
 Result<std::unique_ptr<OpenedProfile>> open_profile(const ProfileSelection& selection) {
   auto opened = std::make_unique<OpenedProfile>();

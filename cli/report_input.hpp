@@ -7,9 +7,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <variant>
 
 #include "report_options.hpp"
 #include "sprof/core/result.hpp"
+#include "sprof/profile/profile.hpp"
 #include "sprof/report/report_profile.hpp"
 #include "sprof/report/thread_selection.hpp"
 
@@ -20,6 +23,14 @@ struct OpenedProfile {
   report::ThreadSet threads;  // points into `profile`, hence the unique_ptr below
   uint64_t heap_bytes = 0;    // open_profile_stacks with a heap view: the selected threads' bytes
 };
+
+// A profile file as read: a processed (self-contained) file's JSON text, or the Gecko form of a
+// Gecko file or of a perf.data imported in memory (perf_data_input.hpp). Errors as open_profile's.
+struct ProcessedJson {
+  std::string text;
+};
+using ProfileInput = std::variant<ProcessedJson, profile::Profile>;
+Result<ProfileInput> read_profile_input(const std::string& path, const SymbolSources& symbols);
 
 // Errors name the file: not readable or not a profile (kNotFound, kMalformed, kUnsupported, ...),
 // no such process or thread (kNotFound), no samples in the selected threads (kInvalidArgument).

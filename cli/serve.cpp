@@ -76,6 +76,15 @@ RecordingFacts facts_from_summary(const std::string& path,
   return facts;
 }
 
+// Where the profile's libs say each module's file was when it was recorded, for the symbolicator.
+void add_module_hints(profile::ProfileOverview& overview,
+                      std::vector<symbolicator::ModuleHint>& hints) {
+  for (profile::LibraryLocation& lib : overview.libraries) {
+    hints.push_back({std::move(lib.debug_name), std::move(lib.breakpad_id), std::move(lib.path),
+                     std::move(lib.code_id)});
+  }
+}
+
 // Runs `work` on its own thread; `finish` waits for it, saying so when the wait is noticeable.
 class BackgroundTask {
  public:
@@ -200,12 +209,7 @@ int serve_profile(const std::string& profile_path, const ServeOptions& options,
   }
   // A profile just recorded always parses; were it not to, it is served without the hints.
   std::vector<symbolicator::ModuleHint> hints;
-  if (overview.has_value()) {
-    for (profile::LibraryLocation& lib : overview->libraries) {
-      hints.push_back({std::move(lib.debug_name), std::move(lib.breakpad_id), std::move(lib.path),
-                       std::move(lib.code_id)});
-    }
-  }
+  if (overview.has_value()) add_module_hints(*overview, hints);
   const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);
   // A self-contained file answers from its own symbols for modules whose files are gone.
   presymbolicate::EmbeddedFallbackModuleSource modules(*symbolicator, profile_path);
@@ -231,10 +235,7 @@ int serve_compared_profiles(const std::string& base_path, server::ComparedProfil
       return kExitFailure;
     }
     if (!facts) facts = facts_from_summary(base_path, *overview);
-    for (profile::LibraryLocation& lib : overview->libraries) {
-      hints.push_back({std::move(lib.debug_name), std::move(lib.breakpad_id), std::move(lib.path),
-                       std::move(lib.code_id)});
-    }
+    add_module_hints(*overview, hints);
   }
   const auto symbolicator = make_symbolicator(std::move(hints), options.symbols);
   // Both files are self-contained (compare_command.cpp makes them so): the front end finds their
