@@ -8,8 +8,8 @@
 //   (statically linked jemalloc or mimalloc, a Rust #[global_allocator] exporting it) gets every
 //   call, libc's included;
 // - a malloc replacement linked dynamically (libjemalloc, libtcmalloc, libmimalloc) comes after
-//   the interposer, so its malloc is replaced by glibc's; but it also defines operator new, which
-//   allocates from it directly, never through malloc.
+//   the interposer, which records its malloc and forwards to it (next_allocator.hpp); but it also
+//   defines operator new, which allocates from it directly, never through malloc.
 // dlsym is not async-signal-safe and may take the loader's lock: this runs from the library's
 // constructor only, never from inside an allocation.
 #include "interposer/allocator_check.hpp"
@@ -18,23 +18,15 @@
 
 #include <cstdlib>
 
+#include "interposer/next_allocator.hpp"
+
 namespace sprof::heap::interposer {
-namespace {
-
-// The load address of the object that holds `address`, or nullptr.
-const void* object_of(const void* address) {
-  Dl_info info{};
-  if (address == nullptr || ::dladdr(address, &info) == 0) return nullptr;
-  return info.dli_fbase;
-}
-
-}  // namespace
 
 uint16_t bypassed_calls() {
   uint16_t flags = 0;
   const void* self = object_of(reinterpret_cast<const void*>(&bypassed_calls));
   if (object_of(::dlsym(RTLD_DEFAULT, "malloc")) != self) flags |= kAttachMallocBypassed;
-  // The malloc the interposer hides: glibc's, or a replacement library's. (Not &__libc_malloc
+  // The malloc behind the interposer: glibc's, or a replacement library's. (Not &__libc_malloc
   // for glibc's: tcmalloc and mimalloc define __libc_malloc too, and then the interposer's
   // calls reach them.)
   const void* next_malloc = object_of(::dlsym(RTLD_NEXT, "malloc"));

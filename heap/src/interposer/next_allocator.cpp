@@ -94,12 +94,6 @@ F next_definition(const char* name) {
   return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
 }
 
-const void* object_of(const void* address) {
-  Dl_info info{};
-  if (address == nullptr || ::dladdr(address, &info) == 0) return nullptr;
-  return info.dli_fbase;
-}
-
 // The next definition of `name` if the allocator's object defines it: jemalloc has no pvalloc,
 // and the next pvalloc, glibc's, would hand out a glibc block in a jemalloc process.
 template <typename F>
@@ -173,6 +167,12 @@ size_t next_usable_size(void* block) {
   if (g_arena.owns(block)) return g_arena.size_of(block);
   const auto usable = __atomic_load_n(&g_owner.usable_size, __ATOMIC_RELAXED);
   return usable == nullptr ? 0 : usable(block);
+}
+
+const void* object_of(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || ::dladdr(address, &info) == 0) return nullptr;
+  return info.dli_fbase;
 }
 
 }  // namespace sprof::heap::interposer

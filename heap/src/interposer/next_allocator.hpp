@@ -48,4 +48,8 @@ inline void resolve_next_allocator() {
 // malloc_usable_size of any block: the arena's or the owner's.
 size_t next_usable_size(void* block);
 
+// The load address of the object (executable or library) that holds `address`; nullptr for none.
+// dladdr: not for a hook's fast path.
+const void* object_of(const void* address);
+
 }  // namespace sprof::heap::interposer
