@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""sprof's memory over a long flight recording, and how soon SIGUSR2 gives a file.
+"""sprof's memory and CPU over a long flight recording, and how soon SIGUSR2 gives a file.
 
 usage: bench/flight-recorder.py [--seconds N] [--window W] [--threads T] [--triggers K]
                                 [--presymbolicate] SPROF TARGET
 
 Records `TARGET T SECONDS+5` (tests/targets' it_threads: T threads spinning) with
-`sprof record --flight-recorder W -F 1000`, reads sprof's VmRSS from /proc every 10 s, and
+`sprof record --flight-recorder W -F 1000`, reads sprof's VmRSS and CPU time (user + system,
+all its threads) from /proc every 10 s, and
 sends SIGUSR2 K times spread over the run, timing each from kill(2) to the window's file
 appearing in the output directory (it appears by rename, so it is whole). Then stops sprof
-with SIGINT. Prints the RSS series and the latencies; with --baseline also the RSS of the same
-recording without --flight-recorder, for comparison.
+with SIGINT. Prints the RSS series, the CPU sprof used in each 10 s (as % of one CPU), and the
+latencies; with --baseline also the same series of the recording without --flight-recorder.
 """
 import argparse
 import os
@@ -26,6 +27,13 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def cpu_s(pid):
+    # utime and stime, fields 14 and 15 of /proc/PID/stat (after the parenthesised name).
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def files(d):
@@ -45,6 +53,8 @@ def run(args, flight):
     sprof = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(out + "/log", "w"))
     start = time.monotonic()
     rss = []
+    cpu = []
+    last_cpu = 0.0
     latencies = []
     trigger_at = [args.seconds * (i + 1) / (args.triggers + 1) for i in range(args.triggers)]
     next_rss = 10.0
@@ -52,6 +62,9 @@ def run(args, flight):
         now = time.monotonic() - start
         if now >= next_rss:
             rss.append((round(now), rss_kb(sprof.pid)))
+            used = cpu_s(sprof.pid)
+            cpu.append((round(now), (used - last_cpu) / 10 * 100))
+            last_cpu = used
             next_rss += 10
         if flight and trigger_at and now >= trigger_at[0]:
             trigger_at.pop(0)
@@ -64,7 +77,7 @@ def run(args, flight):
         time.sleep(0.01)
     sprof.send_signal(signal.SIGINT)
     sprof.wait(timeout=120)
-    return rss, latencies, out
+    return rss, cpu, latencies, out
 
 
 def main():
@@ -78,14 +91,16 @@ def main():
     p.add_argument("sprof")
     p.add_argument("target")
     args = p.parse_args()
-    rss, lat, out = run(args, True)
+    rss, cpu, lat, out = run(args, True)
     print(f"flight recorder {args.window}, {args.threads} threads, {args.seconds} s ({out})")
     print("RSS MB at s:", " ".join(f"{t}:{kb / 1024:.1f}" for t, kb in rss))
+    print("CPU % of one CPU in the 10 s before s:", " ".join(f"{t}:{p:.1f}" for t, p in cpu))
     print("SIGUSR2 -> file ms:", " ".join(f"{ms:.0f}" for ms in lat))
     if args.baseline:
-        rss, _, out = run(args, False)
+        rss, cpu, _, out = run(args, False)
         print(f"without --flight-recorder ({out})")
         print("RSS MB at s:", " ".join(f"{t}:{kb / 1024:.1f}" for t, kb in rss))
+        print("CPU % of one CPU in the 10 s before s:", " ".join(f"{t}:{p:.1f}" for t, p in cpu))
 
 
 if __name__ == "__main__":

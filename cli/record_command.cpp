@@ -222,6 +222,11 @@ int run_record_command(const RecordCommandOptions& options) {
       control.on_interval = [&rotation](recorder::Recording&& interval) {
         rotation->submit(std::move(interval));
       };
+      if (flight) {
+        control.on_flight_preview = [&rotation](recorder::Recording&& window_so_far) {
+          rotation->preview(std::move(window_so_far));
+        };
+      }
     }
     auto result = (*session)->run(control);
     status.clear();

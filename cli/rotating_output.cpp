@@ -16,6 +16,7 @@
 #include "console.hpp"
 #include "self_contained.hpp"
 #include "sprof/core/clock.hpp"
+#include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
@@ -125,6 +126,21 @@ void RotatingOutput::submit(recorder::Recording&& interval) {
   }
   totals_.longest_wait_ms = std::max(totals_.longest_wait_ms, ms_since(wait_start));
   changed_.notify_all();
+  start_writer();
+}
+
+void RotatingOutput::preview(recorder::Recording&& preview) {
+  if (!presymbolicate_) return;
+  {
+    const std::lock_guard lock(mutex_);
+    if (!queue_.empty()) return;
+    queue_.emplace_back(std::move(preview), std::string());
+  }
+  changed_.notify_all();
+  start_writer();
+}
+
+void RotatingOutput::start_writer() {
   if (!writer_.joinable()) writer_ = std::thread([this] { write_queued(); });
 }
 
@@ -146,7 +162,11 @@ void RotatingOutput::write_queued() {
     // only this thread pops, so the front stays put meanwhile.
     const auto& [interval, path] = queue_.front();
     lock.unlock();
-    write(interval, path);
+    if (path.empty()) {
+      read_symbols_of(interval);
+    } else {
+      write(interval, path);
+    }
     lock.lock();
     queue_.pop_front();
     changed_.notify_all();
@@ -177,6 +197,18 @@ void RotatingOutput::write(const recorder::Recording& interval, const std::strin
   ++totals_.files_written;
   totals_.longest_write_ms = std::max(totals_.longest_write_ms, ms_since(start));
   if (max_files_ > 0) remove_oldest();
+}
+
+void RotatingOutput::read_symbols_of(const recorder::Recording& preview) {
+  const uint64_t start = clock_ns(CLOCK_MONOTONIC);
+  // The answers are dropped: what is kept is what the symbolicator read to give them (symbol
+  // tables, the DWARF units these addresses fall in), which the next file's pass reuses.
+  presymbolicate::presymbolicate(preview.profile, symbolicator_for_interval(preview.profile));
+  const double took_ms = ms_since(start);
+  ++totals_.previews_read;
+  totals_.longest_preview_ms = std::max(totals_.longest_preview_ms, took_ms);
+  log::info("flight window preview: symbols read in " +
+            std::to_string(static_cast<int64_t>(took_ms)) + " ms");
 }
 
 symbolicator::Symbolicator& RotatingOutput::symbolicator_for_interval(

@@ -39,6 +39,8 @@ struct RotationTotals {
   // How long the recording thread waited for room in the writer's queue (0 unless writes fall
   // behind the intervals).
   double longest_wait_ms = 0;
+  int previews_read = 0;          // flight previews whose symbols the writer read
+  double longest_preview_ms = 0;  // the longest of those reads
 };
 
 class RotatingOutput {
@@ -51,6 +53,11 @@ class RotatingOutput {
 
   // Queues `interval`'s profile for the writer; waits while kMaxQueued are queued.
   void submit(recorder::Recording&& interval);
+  // A flight window so far (RunControl::on_flight_preview): when the writer is idle, it reads
+  // the symbols `preview` needs, so that the next file's presymbolication finds them read, and
+  // writes nothing. Dropped when the writer is busy (it then reads them for a file anyway) or
+  // with --no-presymbolicate. Never waits.
+  void preview(recorder::Recording&& preview);
   // Writes what is queued and stops the writer.
   void finish();
   const RotationTotals& totals() const { return totals_; }
@@ -68,6 +75,9 @@ class RotatingOutput {
   bool is_ours(const std::string& name) const;  // a name file_name gives with our prefix
   // Writes one file and prunes the directory; runs on the writer thread.
   void write(const recorder::Recording& interval, const std::string& path);
+  // Reads the symbols a preview's addresses need; runs on the writer thread.
+  void read_symbols_of(const recorder::Recording& preview);
+  void start_writer();
   void remove_oldest();
   // The symbolicator for `profile`: one for every file, so that each module's symbols are read
   // once per recording, not once per interval; told of the modules new in `profile`.
@@ -86,7 +96,8 @@ class RotatingOutput {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::pair<recorder::Recording, std::string>> queue_;  // profile, path
+  // Profile and path; an empty path: a preview, read for its symbols only.
+  std::deque<std::pair<recorder::Recording, std::string>> queue_;
   bool closing_ = false;
   std::thread writer_;
 };

@@ -136,6 +136,9 @@ struct Session::Impl {
   uint64_t flight_window_ns = 0;
   uint64_t next_eviction_ns = 0;
   int windows_answered = 0;
+  // When control.on_flight_preview is next called, and the interval after that one.
+  uint64_t next_preview_ns = 0;
+  uint64_t preview_spacing_ns = 1'000'000'000;
 
   void set_origin() {
     origin_ns = clock_ns(CLOCK_MONOTONIC);
@@ -159,8 +162,11 @@ struct Session::Impl {
   // Gives `c` the kernel lib once its computation is done (see run).
   void adopt_kernel_lib(convert::ProfileConverter& c);
   // --flight-recorder: every eighth of the window, drops from the converter what aged out of
-  // it; when control.window_requests grew, hands the window's profile to control.on_interval.
+  // it; when control.window_requests grew, hands the window's profile to control.on_interval;
+  // else, when a preview is due, to control.on_flight_preview.
   void keep_flight_window(const RunControl& control);
+  // The profile of the flight window that ends at `now`, from a copy of the converter's.
+  Recording cut_flight_window(uint64_t now);
   // Where the flight window that ends at `end_ns` starts (not before the recording).
   uint64_t flight_start_ns(uint64_t end_ns) const {
     return end_ns - std::min(flight_window_ns, end_ns - std::min(end_ns, origin_ns));
@@ -425,10 +431,28 @@ void Session::Impl::keep_flight_window(const RunControl& control) {
     converter->evict_before(flight_start_ns(now));
     next_eviction_ns = now + std::max<uint64_t>(flight_window_ns / 8, 1'000'000);
   }
-  if (control.window_requests == nullptr || !control.on_interval) return;
-  const int requests = control.window_requests->load();
-  if (requests == windows_answered) return;
-  windows_answered = requests;  // requests that came together get one window
+  const bool requested = control.window_requests != nullptr && control.on_interval &&
+                         control.window_requests->load() != windows_answered;
+  if (next_preview_ns == 0) next_preview_ns = origin_ns + preview_spacing_ns;
+  const bool preview_due = control.on_flight_preview && now >= next_preview_ns;
+  if (!requested && !preview_due) return;
+  // A window written on request reads the symbols a preview would: the next preview can wait.
+  preview_spacing_ns =
+      std::min(2 * preview_spacing_ns, std::max<uint64_t>(flight_window_ns, 1'000'000'000));
+  next_preview_ns = now + preview_spacing_ns;
+  const char* what = "flight window preview";
+  if (requested) {
+    windows_answered = control.window_requests->load();  // requests that came together: one
+    what = "flight window cut";
+    control.on_interval(cut_flight_window(now));
+  } else {
+    control.on_flight_preview(cut_flight_window(now));
+  }
+  log::info(std::string(what) + ": the recording thread paused " +
+            std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+}
+
+Recording Session::Impl::cut_flight_window(uint64_t now) {
   adopt_kernel_lib(*converter);
   const uint64_t start_ns = flight_start_ns(now);
   convert::ProfileConverter::Window window = converter->window(start_ns, now);
@@ -440,9 +464,7 @@ void Session::Impl::keep_flight_window(const RunControl& control) {
   out.duration_s = static_cast<double>(now - start_ns) / 1e9;
   convert::describe_recording(out.profile.meta, describe(origin_ns), out.stats);
   describe_flight(out, now, window.dropped);
-  control.on_interval(std::move(out));
-  log::info("flight window cut: the recording thread paused " +
-            std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+  return out;
 }
 
 void Session::Impl::describe_flight(Recording& out, uint64_t end_ns,

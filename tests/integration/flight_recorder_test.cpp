@@ -209,6 +209,40 @@ void touch(const std::string& path) { std::ofstream(path) << "x"; }
 
 }  // namespace
 
+TEST_CASE("a presymbolicated flight recording reads its symbols before the first SIGUSR2") {
+  // Reading the modules' debug info is most of a first window's write (0.3-0.6 s): the writer
+  // reads it from previews of the window while recording (RunControl::on_flight_preview), so
+  // that the window asked for is written from symbols already read.
+  skip_without_perf();
+  const auto dir = make_temp_dir("flight-preview");
+  const auto windows = dir + "/windows";
+  BackgroundProcess recorder({kSprofExe, "record", "-v", "--flight-recorder", "2s", "--output-dir",
+                              windows, "--", target_path("mk_flight_event"), "1"},
+                             dir + "/sprof.log");
+  REQUIRE_MESSAGE(!recorder.wait_for_log("flight window preview: symbols read", 60s).empty(),
+                  recorder.log());
+  REQUIRE_MESSAGE(!recorder.wait_for_log("event", 60s).empty(), recorder.log());
+  REQUIRE(::kill(recorder.pid(), SIGUSR2) == 0);
+  REQUIRE_MESSAGE(wait_for_windows(windows, 1), recorder.log());
+  recorder.stop(SIGINT, 60s);
+  const std::string log = recorder.log();
+  INFO("sprof log: " << log);
+  // No preview is written: the request's window and the last one are the only files.
+  CHECK(log.find("2 flight-recorder windows written to " + windows) != std::string::npos);
+  // The preview came before the request's window was cut.
+  const auto preview_at = log.find("flight window preview: symbols read");
+  const auto cut_at = log.find("flight window cut");
+  REQUIRE(cut_at != std::string::npos);
+  CHECK(preview_at < cut_at);
+  // The window is self-contained: `sprof report` names the function the program spins in.
+  const auto names = windows_in(windows);
+  REQUIRE(names.size() == 2);
+  const ProcessResult report = run_process({kSprofExe, "report", windows + "/" + names[0]});
+  INFO("report: " << report.out << report.err);
+  CHECK(report.exit_code == 0);
+  CHECK(report.out.find("mk_flight_event   spin_for_ms(unsigned long)") != std::string::npos);
+}
+
 TEST_CASE("a command that crashes leaves its last window, named after -o without --output-dir") {
   skip_without_perf();
   const auto dir = make_temp_dir("flight-crash");

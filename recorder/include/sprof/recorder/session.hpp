@@ -75,6 +75,11 @@ struct RunControl {
   // on; `run` returns the window that ends with the recording.
   std::chrono::milliseconds flight_window{0};
   const std::atomic<int>* window_requests = nullptr;
+  // --flight-recorder: the window so far, handed out now and then while no window is asked for
+  // (1 s after the start, then at doubling intervals up to one window apart), so that the caller
+  // can read the symbols of the modules and addresses it uses before the first request: a window
+  // written on request then spends no time on reading debug info. Same contract as on_interval.
+  std::function<void(Recording&& window_so_far)> on_flight_preview;
 };
 
 struct Recording {
