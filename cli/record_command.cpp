@@ -23,6 +23,7 @@
 #include "sprof/recorder/session.hpp"
 #include "status_line.hpp"
 #include "summary.hpp"
+#include "symbol_prefetch.hpp"
 #include "write_signal_guard.hpp"
 
 namespace sprof::cli {
@@ -198,6 +199,9 @@ int run_record_command(const RecordCommandOptions& options) {
     return run_error_exit_code(session.error());
   }
 
+  // The symbols of a profile that is saved with them are read while the program runs.
+  std::optional<SymbolPrefetch> prefetch;
+  if (!rotation && options.presymbolicate) prefetch.emplace(options.serve.symbols);
   recorder::Recording recording;
   int stop_signal = 0;  // the signal that stopped a recording by request
   {
@@ -223,10 +227,14 @@ int run_record_command(const RecordCommandOptions& options) {
         rotation->submit(std::move(interval));
       };
       if (flight) {
-        control.on_flight_preview = [&rotation](recorder::Recording&& window_so_far) {
+        control.on_preview = [&rotation](recorder::Recording&& window_so_far) {
           rotation->preview(std::move(window_so_far));
         };
       }
+    } else if (prefetch) {
+      control.on_preview = [&prefetch](recorder::Recording&& so_far) {
+        prefetch->offer(std::move(so_far));
+      };
     }
     auto result = (*session)->run(control);
     status.clear();
@@ -294,17 +302,21 @@ int run_record_command(const RecordCommandOptions& options) {
   }
   // One symbolicator names the summary's allocation paths and embeds the symbols after: the
   // symbol maps it builds for the first serve the second.
-  std::unique_ptr<symbolicator::Symbolicator> symbolicator;
-  if (options.presymbolicate || (recording.stats.heap.enabled && !quiet())) {
-    symbolicator = symbolicator_for(recording.profile, options.serve.symbols);
+  std::unique_ptr<symbolicator::Symbolicator> own_symbolicator;
+  symbolicator::Symbolicator* symbolicator = nullptr;
+  if (prefetch) {
+    symbolicator = &prefetch->finish(recording.profile);
+  } else if (recording.stats.heap.enabled && !quiet()) {
+    own_symbolicator = symbolicator_for(recording.profile, options.serve.symbols);
+    symbolicator = own_symbolicator.get();
   }
   if (!quiet()) {
-    print_heap_summary(recording, symbolicator.get());
+    print_heap_summary(recording, symbolicator);
   }
 
   const int serve_code =
       save_and_serve(recording.profile, options.output, *written, options.save_only,
-                     options.presymbolicate, options.serve, facts, symbolicator.get());
+                     options.presymbolicate, options.serve, facts, symbolicator);
   if (serve_code != kExitOk) return serve_code;
   return record_exit_code(recording, options, stop_signal);
 }

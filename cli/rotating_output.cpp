@@ -20,7 +20,6 @@
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
-#include "symbol_hints.hpp"
 
 namespace sprof::cli {
 
@@ -96,8 +95,8 @@ RotatingOutput::RotatingOutput(RotatingOutput&& other) noexcept
       prefix_(std::move(other.prefix_)),
       max_files_(other.max_files_),
       presymbolicate_(other.presymbolicate_),
-      symbols_(std::move(other.symbols_)),
       sequence_(other.sequence_),
+      symbols_(std::move(other.symbols_)),
       totals_(other.totals_) {}
 
 RotatingOutput::~RotatingOutput() { finish(); }
@@ -179,8 +178,8 @@ void RotatingOutput::write(const recorder::Recording& interval, const std::strin
   if (presymbolicate_) {
     // Debuginfod downloads this file's pass starts are not waited for: the next files have
     // the names they bring.
-    auto report = presymbolicate::save_self_contained(
-        interval.profile, symbolicator_for_interval(interval.profile), path);
+    auto report = presymbolicate::save_self_contained(interval.profile,
+                                                      symbols_.for_profile(interval.profile), path);
     if (!report) written = unexpected(std::move(report).error());
   } else {
     auto bytes = profile::write_gecko_file(interval.profile, path);
@@ -203,28 +202,11 @@ void RotatingOutput::read_symbols_of(const recorder::Recording& preview) {
   const uint64_t start = clock_ns(CLOCK_MONOTONIC);
   // The answers are dropped: what is kept is what the symbolicator read to give them (symbol
   // tables, the DWARF units these addresses fall in), which the next file's pass reuses.
-  presymbolicate::presymbolicate(preview.profile, symbolicator_for_interval(preview.profile));
+  presymbolicate::presymbolicate(preview.profile, symbols_.for_profile(preview.profile));
   const double took_ms = ms_since(start);
   ++totals_.previews_read;
   totals_.longest_preview_ms = std::max(totals_.longest_preview_ms, took_ms);
-  log::info("flight window preview: symbols read in " +
-            std::to_string(static_cast<int64_t>(took_ms)) + " ms");
-}
-
-symbolicator::Symbolicator& RotatingOutput::symbolicator_for_interval(
-    const profile::Profile& profile) {
-  std::vector<symbolicator::ModuleHint> fresh;
-  for (auto& hint : presymbolicate::module_hints(profile)) {
-    if (hinted_.emplace(hint.debug_name, hint.breakpad_id).second) {
-      fresh.push_back(std::move(hint));
-    }
-  }
-  if (!symbolicator_) {
-    symbolicator_ = make_symbolicator(std::move(fresh), symbols_);
-  } else if (!fresh.empty()) {
-    add_hints(*symbolicator_, std::move(fresh));
-  }
-  return *symbolicator_;
+  log::info("preview: symbols read in " + std::to_string(static_cast<int64_t>(took_ms)) + " ms");
 }
 
 void RotatingOutput::remove_oldest() {

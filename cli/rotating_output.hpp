@@ -16,15 +16,14 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 
+#include "hinted_symbolicator.hpp"
 #include "options.hpp"
 #include "sprof/core/result.hpp"
 #include "sprof/recorder/session.hpp"
-#include "sprof/symbolicator/symbolicator.hpp"
 
 namespace sprof::cli {
 
@@ -79,20 +78,15 @@ class RotatingOutput {
   void read_symbols_of(const recorder::Recording& preview);
   void start_writer();
   void remove_oldest();
-  // The symbolicator for `profile`: one for every file, so that each module's symbols are read
-  // once per recording, not once per interval; told of the modules new in `profile`.
-  symbolicator::Symbolicator& symbolicator_for_interval(const profile::Profile& profile);
   void write_queued();  // the writer thread
 
   std::string dir_;
   std::string prefix_;  // "sprof", or a flight recording's -o name
   int max_files_ = 0;   // 0: keep all
   bool presymbolicate_ = true;
-  SymbolSources symbols_;
   uint64_t sequence_ = 0;
-  std::unique_ptr<symbolicator::Symbolicator> symbolicator_;  // the writer thread's
-  std::set<std::pair<std::string, std::string>> hinted_;      // debug name, breakpad id
-  RotationTotals totals_;  // longest_wait_ms: the submitter's; the rest: the writer's
+  HintedSymbolicator symbols_;  // the writer thread's: one for every file
+  RotationTotals totals_;       // longest_wait_ms: the submitter's; the rest: the writer's
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -136,7 +136,7 @@ struct Session::Impl {
   uint64_t flight_window_ns = 0;
   uint64_t next_eviction_ns = 0;
   int windows_answered = 0;
-  // When control.on_flight_preview is next called, and the interval after that one.
+  // When control.on_preview is next called, and the interval after that one.
   uint64_t next_preview_ns = 0;
   uint64_t preview_spacing_ns = 1'000'000'000;
 
@@ -162,11 +162,14 @@ struct Session::Impl {
   // Gives `c` the kernel lib once its computation is done (see run).
   void adopt_kernel_lib(convert::ProfileConverter& c);
   // --flight-recorder: every eighth of the window, drops from the converter what aged out of
-  // it; when control.window_requests grew, hands the window's profile to control.on_interval;
-  // else, when a preview is due, to control.on_flight_preview.
+  // it; when control.window_requests grew, hands the window's profile to control.on_interval.
   void keep_flight_window(const RunControl& control);
   // The profile of the flight window that ends at `now`, from a copy of the converter's.
   Recording cut_flight_window(uint64_t now);
+  // Hands control.on_preview the profile (flight window) so far when one is due.
+  void preview_if_due(const RunControl& control);
+  // The next preview comes twice as long after `now` as the last came after the one before.
+  void schedule_next_preview(uint64_t now);
   // Where the flight window that ends at `end_ns` starts (not before the recording).
   uint64_t flight_start_ns(uint64_t end_ns) const {
     return end_ns - std::min(flight_window_ns, end_ns - std::min(end_ns, origin_ns));
@@ -332,6 +335,7 @@ DrainLimits Session::Impl::drain_limits(const RunControl& control, int stop_at) 
   limits.after_round = [this, &control, interval_ns, next_ns = origin_ns + interval_ns]() mutable {
     cut_interval_if_due(control);
     keep_flight_window(control);
+    preview_if_due(control);
     if (!control.on_progress) return;
     const uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (now < next_ns) return;
@@ -431,25 +435,46 @@ void Session::Impl::keep_flight_window(const RunControl& control) {
     converter->evict_before(flight_start_ns(now));
     next_eviction_ns = now + std::max<uint64_t>(flight_window_ns / 8, 1'000'000);
   }
-  const bool requested = control.window_requests != nullptr && control.on_interval &&
-                         control.window_requests->load() != windows_answered;
-  if (next_preview_ns == 0) next_preview_ns = origin_ns + preview_spacing_ns;
-  const bool preview_due = control.on_flight_preview && now >= next_preview_ns;
-  if (!requested && !preview_due) return;
-  // A window written on request reads the symbols a preview would: the next preview can wait.
-  preview_spacing_ns =
-      std::min(2 * preview_spacing_ns, std::max<uint64_t>(flight_window_ns, 1'000'000'000));
-  next_preview_ns = now + preview_spacing_ns;
-  const char* what = "flight window preview";
-  if (requested) {
-    windows_answered = control.window_requests->load();  // requests that came together: one
-    what = "flight window cut";
-    control.on_interval(cut_flight_window(now));
-  } else {
-    control.on_flight_preview(cut_flight_window(now));
-  }
-  log::info(std::string(what) + ": the recording thread paused " +
+  if (control.window_requests == nullptr || !control.on_interval) return;
+  const int requests = control.window_requests->load();
+  if (requests == windows_answered) return;
+  windows_answered = requests;  // requests that came together get one window
+  control.on_interval(cut_flight_window(now));
+  // The window's write reads the symbols a preview would: the next preview can wait.
+  schedule_next_preview(now);
+  log::info("flight window cut: the recording thread paused " +
             std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+}
+
+void Session::Impl::preview_if_due(const RunControl& control) {
+  if (!control.on_preview || control.rotate_interval.count() > 0 ||
+      options.heap != HeapMode::kOff || options.per_cpu_threads) {
+    return;
+  }
+  const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+  if (next_preview_ns == 0) next_preview_ns = origin_ns + preview_spacing_ns;
+  if (now < next_preview_ns) return;
+  schedule_next_preview(now);
+  Recording preview;
+  if (flight_window_ns > 0) {
+    preview = cut_flight_window(now);
+  } else {
+    adopt_kernel_lib(*converter);
+    preview.profile = std::move(converter->window(origin_ns, now).profile);
+    preview.interval_start_monotonic_ns = origin_ns;
+  }
+  control.on_preview(std::move(preview));
+  log::info("preview: the recording thread paused " +
+            std::to_string((clock_ns(CLOCK_MONOTONIC) - now) / 1000) + " us");
+}
+
+void Session::Impl::schedule_next_preview(uint64_t now) {
+  // A flight recording's window changes as it slides: a preview at least once a window keeps
+  // what it will need read. Another recording only grows, and new code runs less often.
+  const uint64_t longest =
+      flight_window_ns > 0 ? std::max<uint64_t>(flight_window_ns, 1'000'000'000) : UINT64_MAX / 4;
+  preview_spacing_ns = std::min(2 * preview_spacing_ns, longest);
+  next_preview_ns = now + preview_spacing_ns;
 }
 
 Recording Session::Impl::cut_flight_window(uint64_t now) {

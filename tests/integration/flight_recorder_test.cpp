@@ -211,7 +211,7 @@ void touch(const std::string& path) { std::ofstream(path) << "x"; }
 
 TEST_CASE("a presymbolicated flight recording reads its symbols before the first SIGUSR2") {
   // Reading the modules' debug info is most of a first window's write (0.3-0.6 s): the writer
-  // reads it from previews of the window while recording (RunControl::on_flight_preview), so
+  // reads it from previews of the window while recording (RunControl::on_preview), so
   // that the window asked for is written from symbols already read.
   skip_without_perf();
   const auto dir = make_temp_dir("flight-preview");
@@ -219,8 +219,7 @@ TEST_CASE("a presymbolicated flight recording reads its symbols before the first
   BackgroundProcess recorder({kSprofExe, "record", "-v", "--flight-recorder", "2s", "--output-dir",
                               windows, "--", target_path("mk_flight_event"), "1"},
                              dir + "/sprof.log");
-  REQUIRE_MESSAGE(!recorder.wait_for_log("flight window preview: symbols read", 60s).empty(),
-                  recorder.log());
+  REQUIRE_MESSAGE(!recorder.wait_for_log("preview: symbols read", 60s).empty(), recorder.log());
   REQUIRE_MESSAGE(!recorder.wait_for_log("event", 60s).empty(), recorder.log());
   REQUIRE(::kill(recorder.pid(), SIGUSR2) == 0);
   REQUIRE_MESSAGE(wait_for_windows(windows, 1), recorder.log());
@@ -230,7 +229,7 @@ TEST_CASE("a presymbolicated flight recording reads its symbols before the first
   // No preview is written: the request's window and the last one are the only files.
   CHECK(log.find("2 flight-recorder windows written to " + windows) != std::string::npos);
   // The preview came before the request's window was cut.
-  const auto preview_at = log.find("flight window preview: symbols read");
+  const auto preview_at = log.find("preview: symbols read");
   const auto cut_at = log.find("flight window cut");
   REQUIRE(cut_at != std::string::npos);
   CHECK(preview_at < cut_at);

@@ -53,15 +53,18 @@ std::string copy_target(const std::string& dir) {
   return copy;
 }
 
-// `sprof record -s [extra] -o <dir>/p.json.gz -- <dir>/presym_target 1`; returns the profile path.
-std::string record_target(const std::string& dir, const std::vector<std::string>& extra = {}) {
+// `sprof record -s [extra] -o <dir>/p.json.gz -- <dir>/presym_target <cpu_seconds>`; returns the
+// profile path, and sprof's messages in `log` when given.
+std::string record_target(const std::string& dir, const std::vector<std::string>& extra = {},
+                          const std::string& cpu_seconds = "1", std::string* log = nullptr) {
   const std::string out = dir + "/p.json.gz";
   std::vector<std::string> argv{kSprofExe, "record", "-s", "-o", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.insert(argv.end(), {"--", copy_target(dir), "1"});
+  argv.insert(argv.end(), {"--", copy_target(dir), cpu_seconds});
   const ProcessResult r = run_process(argv);
   INFO("sprof:\n" << r.out << r.err);
   REQUIRE(r.exit_code == 0);
+  if (log != nullptr) *log = r.err;
   return out;
 }
 
@@ -190,13 +193,9 @@ EmbeddedTarget embedded_target(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("a saved profile opens with no server and shows names, inline frames and lines") {
-  skip_without_perf();
-  const auto dir = make_temp_dir("sc-standalone");
-  const std::string file = record_target(dir);
-  require_self_contained(file);
-
-  // No sprof is running: `record -s` exited. The names can only come from the file.
+// Opens `file` in profiler-cli with no symbol server and checks the names, inline frames and lines
+// of presym_target's profile: `record -s` exited, so they can only come from the file.
+void check_names_from_file(const std::string& file) {
   ProfilerCli cli = locate_cli();
   require_loaded(cli.load_standalone(file), cli);
   const CallNode tree = call_tree(cli);
@@ -244,6 +243,31 @@ TEST_CASE("a saved profile opens with no server and shows names, inline frames a
     }
   }
   CHECK(samples_at_body > 0);
+}
+
+TEST_CASE("a saved profile opens with no server and shows names, inline frames and lines") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-standalone");
+  const std::string file = record_target(dir);
+  require_self_contained(file);
+  check_names_from_file(file);
+}
+
+TEST_CASE("a recording's symbols are read while it runs, and the file names the same") {
+  // Previews of the profile so far (1 s in, then 3 s, ...) are presymbolicated while the program
+  // runs (cli/symbol_prefetch.hpp); the save after the exit reads only what ran since.
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-prefetch");
+  std::string log;
+  const std::string file = record_target(dir, {"-v"}, "2.5", &log);
+  INFO("sprof:\n" << log);
+  const auto preview = log.find("preview: symbols read in");
+  const auto embedded = log.find("is self-contained");
+  REQUIRE(preview != std::string::npos);
+  REQUIRE(embedded != std::string::npos);
+  CHECK(preview < log.find("written"));  // while recording, before the Gecko file was written
+  require_self_contained(file);
+  check_names_from_file(file);
 }
 
 TEST_CASE("with the binary deleted, sprof load answers symbolicate/v5 from the file") {

@@ -75,11 +75,14 @@ struct RunControl {
   // on; `run` returns the window that ends with the recording.
   std::chrono::milliseconds flight_window{0};
   const std::atomic<int>* window_requests = nullptr;
-  // --flight-recorder: the window so far, handed out now and then while no window is asked for
-  // (1 s after the start, then at doubling intervals up to one window apart), so that the caller
-  // can read the symbols of the modules and addresses it uses before the first request: a window
-  // written on request then spends no time on reading debug info. Same contract as on_interval.
-  std::function<void(Recording&& window_so_far)> on_flight_preview;
+  // The profile so far (with --flight-recorder: the window so far), handed out now and then on
+  // the recording thread (same contract as on_interval): 1 s after the start, then at doubling
+  // intervals (a flight recording: up to one window apart; a window written on request counts
+  // as one). The caller reads the symbols of the modules and addresses it uses while the
+  // program runs, so that the profile (or window) saved later is embedded without reading debug
+  // info first. Not with --rotate (each interval is written anyway), --heap or
+  // --per-cpu-threads (their tables are completed only when the recording ends).
+  std::function<void(Recording&& so_far)> on_preview;
 };
 
 struct Recording {
