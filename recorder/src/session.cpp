@@ -469,11 +469,22 @@ void Session::Impl::preview_if_due(const RunControl& control) {
 }
 
 void Session::Impl::schedule_next_preview(uint64_t now) {
-  // A flight recording's window changes as it slides: a preview at least once a window keeps
-  // what it will need read. Another recording only grows, and new code runs less often.
-  const uint64_t longest =
-      flight_window_ns > 0 ? std::max<uint64_t>(flight_window_ns, 1'000'000'000) : UINT64_MAX / 4;
-  preview_spacing_ns = std::min(2 * preview_spacing_ns, longest);
+  constexpr uint64_t kSecondNs = 1'000'000'000;
+  if (flight_window_ns > 0) {
+    // The window slides: a preview at least once a window keeps what it needs read.
+    preview_spacing_ns = std::min(2 * preview_spacing_ns, std::max(flight_window_ns, kSecondNs));
+    next_preview_ns = now + preview_spacing_ns;
+    return;
+  }
+  // Another recording's profile only grows, and with it the copy each preview takes while the
+  // recording thread waits; code that first runs late is rarer. The last preview comes about
+  // two minutes in (1, 3, 7, ..., 127 s); what runs first after it is read at the save.
+  constexpr uint64_t kLongestSpacingNs = 64 * kSecondNs;
+  if (preview_spacing_ns >= kLongestSpacingNs) {
+    next_preview_ns = UINT64_MAX;
+    return;
+  }
+  preview_spacing_ns *= 2;
   next_preview_ns = now + preview_spacing_ns;
 }
 

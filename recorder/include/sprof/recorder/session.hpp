@@ -77,10 +77,11 @@ struct RunControl {
   const std::atomic<int>* window_requests = nullptr;
   // The profile so far (with --flight-recorder: the window so far), handed out now and then on
   // the recording thread (same contract as on_interval): 1 s after the start, then at doubling
-  // intervals (a flight recording: up to one window apart; a window written on request counts
-  // as one). The caller reads the symbols of the modules and addresses it uses while the
-  // program runs, so that the profile (or window) saved later is embedded without reading debug
-  // info first. Not with --rotate (each interval is written anyway), --heap or
+  // intervals (a flight recording: up to one window apart, for as long as it runs, a window
+  // written on request counting as one; another recording: the last at about 127 s). The caller
+  // reads the symbols of the modules and addresses it uses while the program runs, so that the
+  // profile (or window) saved later is embedded without reading debug info first. Not with --rotate
+  // (each interval is written anyway), --heap or
   // --per-cpu-threads (their tables are completed only when the recording ends).
   std::function<void(Recording&& so_far)> on_preview;
 };
