@@ -25,6 +25,7 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   meta.extra.emplace_back("heap", std::string(heap.sample_interval_bytes == 0 ? "all" : "sampled"));
   add("heapIntervalBytes", heap.sample_interval_bytes);
   add("heapStackCopyBytes", heap.stack_copy_bytes);
+  add("heapFreeStacks", heap.free_stacks ? 1 : 0);
   add("heapCalls", s.calls);
   add("heapCallBytes", s.call_bytes);
   add("heapAllocations", s.allocations);
