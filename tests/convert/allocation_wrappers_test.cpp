@@ -9,6 +9,7 @@
 #include <string_view>
 
 using sprof::convert::is_allocation_wrapper;
+using sprof::convert::is_deallocation_wrapper;
 
 TEST_CASE("operator new and new[] in every form are allocation wrappers") {
   for (std::string_view name :
