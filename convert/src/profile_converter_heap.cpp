@@ -51,6 +51,7 @@ void ProfileConverter::on_heap_free(const perf::HeapFreeRecord& r) {
     if (const std::optional<AllocationOwner> owner = heap_->owner_of(r.id.pid, r.address)) {
       profile::Thread& table = profile_.processes[owner->image].threads[owner->thread];
       stack = intern_allocation_stack(table, r.id.pid, *r.regs, r.stack, deallocator_frames_);
+      ++stats_.heap.stacked_frees;
     }
   }
   heap_->free(profile_, r, to_ms(r.id.time), stack);

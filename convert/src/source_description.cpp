@@ -30,6 +30,7 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapCallBytes", s.call_bytes);
   add("heapAllocations", s.allocations);
   add("heapFrees", s.frees);
+  add("heapStackedFrees", s.stacked_frees);
   add("heapDroppedRecords", s.dropped_records);
   add("heapDroppedContended", s.dropped_contended);
   add("heapDroppedReaderGone", s.dropped_reader_gone);

@@ -26,6 +26,8 @@ struct FreeSitesRun {
   std::map<std::string, FunctionWeight> allocated;    // native-allocations
   std::map<std::string, FunctionWeight> freed_sites;  // native-deallocations-sites
   std::optional<int64_t> meta_free_stacks;            // meta.sprof.heapFreeStacks
+  std::optional<int64_t> meta_stacked_frees;          // meta.sprof.heapStackedFrees
+  std::string summary;                                // sprof's output
 };
 
 std::map<std::string, FunctionWeight> main_weights(ProfilerCli& cli, const std::string& strategy) {
@@ -50,11 +52,13 @@ FreeSitesRun record_free_sites(const std::string& tag, const std::vector<std::st
   auto cli = ProfilerCli::with_standalone(file);
   REQUIRE_MESSAGE(cli.has_value(), (cli ? "" : cli.error().message));
   FreeSitesRun out;
+  out.summary = run.out + run.err;
   out.allocated = main_weights(*cli, "native-allocations");
   out.freed_sites = main_weights(*cli, "native-deallocations-sites");
   const auto text = read_profile_text(file);
   REQUIRE(text.has_value());
   out.meta_free_stacks = JsonDoc(*text).integer("/meta/sprof/heapFreeStacks");
+  out.meta_stacked_frees = JsonDoc(*text).integer("/meta/sprof/heapStackedFrees");
   return out;
 }
 
@@ -84,6 +88,10 @@ TEST_CASE("record --heap-free-stacks: Deallocation Sites name the functions that
   INFO("deallocation sites:\n" << functions_text(with.freed_sites));
   INFO("allocations:\n" << functions_text(with.allocated));
   CHECK(with.meta_free_stacks == 1);
+  // At least the program's 70 frees (libc's own may add some).
+  REQUIRE(with.meta_stacked_frees.has_value());
+  CHECK(*with.meta_stacked_frees >= 70);
+  CHECK(with.summary.find(" frees with stacks") != std::string::npos);
   // Each free's own stack, led by the function that freed: 50 x 100 bytes with free(), 20 x 100
   // with delete[] (libstdc++'s operator delete[] is trimmed, as operator new is for allocations).
   // The front end counts a deallocation site's bytes as negative.
@@ -97,6 +105,8 @@ TEST_CASE("record --heap-free-stacks: Deallocation Sites name the functions that
   const FreeSitesRun without = record_free_sites("heap-no-free-stacks", {});
   INFO("without the option, deallocation sites:\n" << functions_text(without.freed_sites));
   CHECK(without.meta_free_stacks == 0);
+  CHECK(without.meta_stacked_frees == 0);
+  CHECK(without.summary.find("frees with stacks") == std::string::npos);
   CHECK(total_of(without.freed_sites, "hp_free_sites!release_here") == 0);
   CHECK(total_of(without.freed_sites, "hp_free_sites!delete_here") == 0);
   // Allocation stacks are the same with and without the option.
