@@ -140,6 +140,7 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     line += grouped(heap.allocations) + " of " + grouped(calls) + " allocations sampled (one per " +
             human_bytes(heap.sample_interval_bytes) + ")";
   }
+  if (heap.stacked_frees != 0) line += ", " + grouped(heap.stacked_frees) + " frees with stacks";
   char peak_time[32];
   std::snprintf(peak_time, sizeof peak_time, "%.3f s", heap.peak_time_ms / 1000);
   line += ", " + human_bytes(heap.call_bytes) + " allocated; peak " +

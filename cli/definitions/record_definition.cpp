@@ -76,6 +76,10 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
       ->transform(CLI::AsSizeValue(false))
       ->type_name("BYTES")
       ->needs(heap);
+  cmd->add_flag("--heap-free-stacks", record.heap_free_stacks,
+                "With --heap: record where each recorded free happens too (the profiler's "
+                "Deallocation Sites); every recorded free then copies its stack")
+      ->needs(heap);
   cmd->add_flag_callback(
          "--no-cpu", [&record] { record.sample_cpu = false; },
          "With --heap: record allocations only, no CPU samples")

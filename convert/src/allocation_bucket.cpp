@@ -14,12 +14,21 @@ uint32_t AllocationBucket::hold(AllocationOwner owner, const profile::NativeAllo
   return static_cast<uint32_t>(held_.size() - 1);
 }
 
-void AllocationBucket::fold(uint32_t index, double time_ms) {
+namespace {
+
+uint32_t plus_one(std::optional<uint32_t> stack) { return stack ? *stack + 1 : 0U; }
+std::optional<uint32_t> minus_one(uint32_t stack_plus_one) {
+  return stack_plus_one == 0 ? std::nullopt : std::optional<uint32_t>(stack_plus_one - 1);
+}
+
+}  // namespace
+
+void AllocationBucket::fold(uint32_t index, std::optional<uint32_t> free_stack, double time_ms) {
   HeldRow& held = held_.at(index);
   held.folded = true;
   const profile::NativeAllocation& row = held.row;
-  auto [it, first] =
-      folded_.try_emplace({held.owner.image, held.owner.thread, row.stack ? *row.stack + 1 : 0U});
+  auto [it, first] = folded_.try_emplace(
+      {held.owner.image, held.owner.thread, plus_one(row.stack), plus_one(free_stack)});
   Folded& f = it->second;
   if (first) f.first_allocation_ms = row.time_ms;
   f.bytes += row.bytes;
@@ -36,13 +45,14 @@ uint64_t AllocationBucket::flush(profile::Profile& profile) {
   std::vector<HeldRow> out;
   out.reserve(held_.size() + 2 * folded_.size());
   for (const auto& [key, f] : folded_) {
-    const auto [image, thread, stack_plus_one] = key;
-    const std::optional<uint32_t> stack =
-        stack_plus_one == 0 ? std::nullopt : std::optional<uint32_t>(stack_plus_one - 1);
+    const auto [image, thread, stack_plus_one, free_stack_plus_one] = key;
     const uint64_t address = next_folded_address_++;
-    out.push_back({{image, thread}, {f.first_allocation_ms, f.bytes, stack, address, f.thread_id}});
     out.push_back(
-        {{image, thread}, {f.last_free_ms, -f.bytes, std::nullopt, address, f.thread_id}});
+        {{image, thread},
+         {f.first_allocation_ms, f.bytes, minus_one(stack_plus_one), address, f.thread_id}});
+    out.push_back(
+        {{image, thread},
+         {f.last_free_ms, -f.bytes, minus_one(free_stack_plus_one), address, f.thread_id}});
   }
   for (const HeldRow& held : held_) {
     if (!held.folded) out.push_back(held);

@@ -192,11 +192,44 @@ bool is_libc_wrapper(std::string_view name) {
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
 }
 
+bool is_cxx_freeing_wrapper(std::string_view name) {
+  // operator delete (dl) and delete[] (da) at global scope, of any signature (sized, aligned).
+  if (name.starts_with("_Zdl") || name.starts_with("_Zda")) return true;
+  static constexpr std::array<std::string_view, 5> kOwners = {
+      "_ZNSt15__new_allocatorI", "_ZN9__gnu_cxx13new_allocatorI", "_ZNSt16allocator_traitsI",
+      "_ZNSaI", "_ZNSt3__19allocatorI"};
+  const bool deallocate = std::any_of(kOwners.begin(), kOwners.end(), [&](std::string_view owner) {
+    return name.starts_with(owner) &&
+           name.find("10deallocate", owner.size()) != std::string_view::npos;
+  });
+  return deallocate ||
+         (name.starts_with("_ZNSt12_Vector_baseI") &&
+          name.find("13_M_deallocateE") != std::string_view::npos) ||
+         name.starts_with("_ZNSt3__119__libcpp_deallocate") ||
+         name.starts_with("_ZNSt3__124__libcpp_operator_delete");
+}
+
+bool is_rust_freeing_shim(std::string_view name) {
+  static constexpr std::array<std::string_view, 3> kShims = {"__rust_dealloc", "__rdl_dealloc",
+                                                             "__rg_dealloc"};
+  return std::find(kShims.begin(), kShims.end(), name) != kShims.end();
+}
+
+bool is_rust_freeing_wrapper(std::string_view name) {
+  if (is_rust_freeing_shim(name)) return true;
+  const Path p = rust_path(name);
+  return p.size() >= 2 && p[0] == "__rustc" && is_rust_freeing_shim(p[1]);
+}
+
 }  // namespace
 
 bool is_allocation_wrapper(std::string_view symbol_name) {
   return is_cxx_wrapper(symbol_name) || is_libc_wrapper(symbol_name) ||
          is_rust_wrapper(symbol_name);
+}
+
+bool is_deallocation_wrapper(std::string_view symbol_name) {
+  return is_cxx_freeing_wrapper(symbol_name) || is_rust_freeing_wrapper(symbol_name);
 }
 
 }  // namespace sprof::convert

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "sprof/convert/allocation_wrappers.hpp"
-
 namespace sprof::convert {
 
 bool AllocatorFrames::contains(const Mapping& mapping, Avma address) {
@@ -25,7 +23,7 @@ const AllocatorFrames::Ranges& AllocatorFrames::ranges_of(const std::string& pat
   if (auto symbols = files_.function_symbols(path); symbols.has_value()) {
     for (const elf::ElfSymbol& s : *symbols) {
       // An ifunc symbol's address is its resolver's, and a sizeless one has no extent.
-      if (s.size == 0 || s.ifunc || !is_allocation_wrapper(s.name)) continue;
+      if (s.size == 0 || s.ifunc || !is_wrapper_(s.name)) continue;
       ranges.emplace_back(Svma{s.address}, Svma{s.address + s.size});
     }
   }

@@ -59,7 +59,7 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
     ++stats_.lost_frees;
     const Block old = it->second;
     blocks.erase(it);
-    release(profile, r.address, old, r.id.tid, time_ms);
+    release(profile, r.address, old, r.id.tid, std::nullopt, time_ms);
   }
   Block block{owner, stack, weight(r.size)};
   ++stats_.allocations;
@@ -73,8 +73,16 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
   blocks.emplace(r.address, block);
 }
 
+std::optional<AllocationOwner> NativeAllocations::owner_of(uint32_t pid, uint64_t address) const {
+  const auto process = live_.find(pid);
+  if (process == live_.end()) return std::nullopt;
+  const auto block = process->second.find(address);
+  if (block == process->second.end()) return std::nullopt;
+  return block->second.owner;
+}
+
 void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
-                             double time_ms) {
+                             double time_ms, std::optional<uint32_t> stack) {
   advance_bucket(profile, time_ms);
   analysis_.free({time_ms, r.id.pid, r.id.tid, r.address});
   auto process = live_.find(r.id.pid);
@@ -92,15 +100,15 @@ void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeReco
   blocks.erase(it);
   if (blocks.empty()) live_.erase(process);  // a forged ring's many pids leave nothing behind
   ++stats_.frees;
-  release(profile, r.address, block, r.id.tid, time_ms);
+  release(profile, r.address, block, r.id.tid, stack, time_ms);
 }
 
 void NativeAllocations::release(profile::Profile& profile, uint64_t address, const Block& block,
-                                int64_t tid, double time_ms) {
+                                int64_t tid, std::optional<uint32_t> free_stack, double time_ms) {
   if (block.held_in_bucket != 0 && block.held_in_bucket == bucket_serial_) {
-    bucket_.fold(block.held_index, time_ms);  // allocated and freed within the bucket
+    bucket_.fold(block.held_index, free_stack, time_ms);  // allocated and freed within the bucket
   } else {
-    add_row(profile, block.owner, {time_ms, -block.bytes, std::nullopt, address, tid});
+    add_row(profile, block.owner, {time_ms, -block.bytes, free_stack, address, tid});
   }
   change_live(profile, block.owner.image, -block.bytes, time_ms);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sprof/convert/allocation_wrappers.hpp"
 #include "sprof/convert/marker_schemas.hpp"
 
 namespace sprof::convert {
@@ -22,7 +23,8 @@ ProfileConverter::ProfileConverter(ConverterOptions options, ModuleCache& module
       lifecycle_(options_.root_pid),
       marker_files_(modules.files()),
       jit_(JitLibraries::for_recording(options_.origin_wall_ms, modules.files())),
-      allocator_frames_(modules.files()) {
+      allocator_frames_(modules.files(), is_allocation_wrapper),
+      deallocator_frames_(modules.files(), is_deallocation_wrapper) {
   stats_.event_name = options_.event_name;
   profile_.meta.marker_schema = sprof_marker_schemas();
   profile_.meta.start_time_ms = options_.origin_wall_ms;

@@ -3,7 +3,9 @@
 // registers the interposer's capture stub saw at malloc's entry; the leading frames in the
 // interposer itself are dropped, by module rather than by count, and so are the allocation
 // wrappers that called malloc (operator new, Rust's __rust_alloc, strdup, ...: by address,
-// allocator_frames.hpp), so the first frame is the code that asked for memory. CPU samples lose
+// allocator_frames.hpp), so the first frame is the code that asked for memory. A free recorded
+// with its stack (--heap-free-stacks) is unwound the same way, past the deallocation wrappers
+// (operator delete, ...), and its row gets the stack. CPU samples lose
 // the interposer's frames too (drop_interposer_frames). The bookkeeping (tables, counters,
 // retained memory) is NativeAllocations'.
 #include <algorithm>
@@ -35,12 +37,24 @@ unwind::UserRegs user_regs(const heap::CapturedRegs& c) {
 void ProfileConverter::on_heap_alloc(const perf::HeapAllocRecord& r) {
   if (!heap_) return;
   ThreadState& ts = thread(r.id.pid, r.id.tid, r.id.time);
-  const std::optional<uint32_t> stack = intern_allocation_stack(ts, r);
+  const std::optional<uint32_t> stack =
+      intern_allocation_stack(profile_thread(ts), r.id.pid, r.regs, r.stack, allocator_frames_);
   heap_->allocate(profile_, {ts.image, ts.thread}, r, stack, to_ms(r.id.time));
 }
 
 void ProfileConverter::on_heap_free(const perf::HeapFreeRecord& r) {
-  if (heap_) heap_->free(profile_, r, to_ms(r.id.time));
+  if (!heap_) return;
+  // The free's row goes into the table of the block's allocation (the front end pairs them by
+  // address within one table), so its stack is interned there, whichever thread freed it.
+  std::optional<uint32_t> stack;
+  if (r.regs) {
+    if (const std::optional<AllocationOwner> owner = heap_->owner_of(r.id.pid, r.address)) {
+      profile::Thread& table = profile_.processes[owner->image].threads[owner->thread];
+      stack = intern_allocation_stack(table, r.id.pid, *r.regs, r.stack, deallocator_frames_);
+      ++stats_.heap.stacked_frees;
+    }
+  }
+  heap_->free(profile_, r, to_ms(r.id.time), stack);
 }
 
 void ProfileConverter::on_heap_attach(const perf::HeapAttachRecord& r) {
@@ -61,16 +75,17 @@ bool ProfileConverter::in_interposer(const ModuleMap& modules, uint64_t lookup_a
 }
 
 size_t ProfileConverter::first_allocating_frame(const ModuleMap& modules,
-                                                const std::vector<FrameAddress>& frames) {
+                                                const std::vector<FrameAddress>& frames,
+                                                AllocatorFrames& wrappers) {
   // The capture stub, and the entry point if it did not tail-call, are the interposer's.
   size_t first = 0;
   while (first < frames.size() && in_interposer(modules, frames[first].lookup_address())) ++first;
-  // Then whatever called malloc only to allocate for its own caller. The last frame stays: a
+  // Then whatever called malloc (or free) only for its own caller. The last frame stays: a
   // stack cut short inside operator new still says that it was operator new.
   while (first + 1 < frames.size()) {
     const uint64_t address = frames[first].lookup_address();
     const Mapping* mapping = modules.find_mapping(address);
-    if (mapping == nullptr || !allocator_frames_.contains(*mapping, Avma{address})) break;
+    if (mapping == nullptr || !wrappers.contains(*mapping, Avma{address})) break;
     ++first;
   }
   return first;
@@ -104,30 +119,30 @@ void ProfileConverter::drop_interposer_frames(const ModuleMap& modules, bool on_
   frames_.resize(out);
 }
 
-std::optional<uint32_t> ProfileConverter::intern_allocation_stack(ThreadState& ts,
-                                                                  const perf::HeapAllocRecord& r) {
-  ProcessState& p = processes_.at(r.id.pid);
-  const unwind::UserRegs regs = user_regs(r.regs);
-  learn_mapping_of(regs.ip(), r.id.pid, p);
+std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
+    profile::Thread& table, uint32_t pid, const heap::CapturedRegs& captured,
+    std::span<const uint8_t> stack_copy, AllocatorFrames& wrappers) {
+  ProcessState& p = processes_.at(pid);
+  const unwind::UserRegs regs = user_regs(captured);
+  learn_mapping_of(regs.ip(), pid, p);
   frames_.clear();
   unwind::Unwinder* unwinder = options_.heap->unwinder;
   if (unwinder != nullptr) {
-    unwinder->unwind(regs, unwind::StackMemory(r.regs.sp, r.stack), p.modules, unwind_result_);
+    unwinder->unwind(regs, unwind::StackMemory(captured.sp, stack_copy), p.modules, unwind_result_);
     const auto stop = static_cast<size_t>(unwind_result_.stop);
     if (stop < stats_.heap.unwind_stops.size()) ++stats_.heap.unwind_stops[stop];
     const std::vector<FrameAddress>& frames = unwind_result_.frames;
-    for (size_t i = first_allocating_frame(p.modules, frames); i < frames.size(); ++i) {
+    for (size_t i = first_allocating_frame(p.modules, frames, wrappers); i < frames.size(); ++i) {
       frames_.emplace_back(frames[i].address.value, profile::Category::kUser);
     }
   } else if (uint64_t return_address = 0;
-             unwind::StackMemory(r.regs.sp, r.stack).read_u64(r.regs.sp, return_address)) {
+             unwind::StackMemory(captured.sp, stack_copy).read_u64(captured.sp, return_address)) {
     frames_.emplace_back(return_address, profile::Category::kUser);  // malloc's caller only
   }
-  profile::Thread& t = profile_thread(ts);
   std::optional<uint32_t> stack;
   for (size_t i = frames_.size(); i > 0; --i) {
-    const uint32_t frame = t.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);
-    stack = t.intern_stack(stack, frame);
+    const uint32_t frame = table.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);
+    stack = table.intern_stack(stack, frame);
   }
   return stack;
 }

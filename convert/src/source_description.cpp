@@ -25,10 +25,12 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   meta.extra.emplace_back("heap", std::string(heap.sample_interval_bytes == 0 ? "all" : "sampled"));
   add("heapIntervalBytes", heap.sample_interval_bytes);
   add("heapStackCopyBytes", heap.stack_copy_bytes);
+  add("heapFreeStacks", heap.free_stacks ? 1 : 0);
   add("heapCalls", s.calls);
   add("heapCallBytes", s.call_bytes);
   add("heapAllocations", s.allocations);
   add("heapFrees", s.frees);
+  add("heapStackedFrees", s.stacked_frees);
   add("heapDroppedRecords", s.dropped_records);
   add("heapDroppedContended", s.dropped_contended);
   add("heapDroppedReaderGone", s.dropped_reader_gone);

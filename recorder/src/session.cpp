@@ -241,7 +241,8 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   if (errno == 0) impl->command_nice = nice_now;
   if (options.heap != HeapMode::kOff) {
     SPROF_TRY(impl->heap,
-              HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes),
+              HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes,
+                                                      options.heap_free_stacks),
                                     "/proc/self/exe"));
   }
   SPROF_TRY_VOID(impl->spawn_iteration());

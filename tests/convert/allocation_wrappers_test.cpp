@@ -9,6 +9,7 @@
 #include <string_view>
 
 using sprof::convert::is_allocation_wrapper;
+using sprof::convert::is_deallocation_wrapper;
 
 TEST_CASE("operator new and new[] in every form are allocation wrappers") {
   for (std::string_view name :
@@ -103,5 +104,22 @@ TEST_CASE("the user's Rust functions and other alloc modules are not wrappers") 
        }) {
     INFO(name);
     CHECK_FALSE(is_allocation_wrapper(name));
+  }
+}
+
+TEST_CASE(
+    "operator delete, deallocate and Rust's dealloc shims lead a free's stack, not malloc's") {
+  for (std::string_view name : {"_ZdlPv", "_ZdlPvm", "_ZdaPv", "_ZdlPvSt11align_val_t",
+                                "_ZNSt15__new_allocatorIiE10deallocateEPim",
+                                "_ZNSt12_Vector_baseIiSaIiEE13_M_deallocateEPim", "__rust_dealloc",
+                                "_RNvCsfLfy6EI15iL_7___rustc14___rust_dealloc", "__rdl_dealloc"}) {
+    INFO(name);
+    CHECK(is_deallocation_wrapper(name));
+    CHECK_FALSE(is_allocation_wrapper(name));
+  }
+  for (std::string_view name : {"_Znwm", "malloc", "free", "_ZNSaIcED2Ev", "__rust_alloc",
+                                "_ZNSt6vectorIiSaIiEED2Ev", "strdup"}) {
+    INFO(name);
+    CHECK_FALSE(is_deallocation_wrapper(name));
   }
 }

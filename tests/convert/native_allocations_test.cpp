@@ -433,3 +433,75 @@ TEST_CASE("a block that outlives its bucket keeps its own rows, and its free pai
   CHECK(other[1].bytes == -40);
   CHECK(stats.folded_blocks == 1);
 }
+
+TEST_CASE("a free recorded with its stack gets it, unwound like an allocation's") {
+  constexpr uint64_t kHeapLib = 0x7f0000000000, kApp = 0x555555554000;
+  FixedUnwinder unwinder({kHeapLib + 0x10, kApp + 0x700, kApp + 0x800});
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ConverterOptions o;
+  o.origin_monotonic_ns = kOrigin;
+  o.root_pid = 10;
+  o.heap = HeapOptions{0, "libsprof-heap.so", &unwinder};
+  ProfileConverter c(o, cache);
+  auto mmap = [](const std::string& path, uint64_t start) {
+    perf::Mmap2Record m;
+    m.id = test::sample_id(10, 10, at_us(0));
+    m.pid = m.tid = 10;
+    m.addr = start;
+    m.len = 0x10000;
+    m.executable = true;
+    m.filename = path;
+    return m;
+  };
+  c.consume(test::comm_record(10, 10, "app", true, at_us(0)));
+  c.consume(mmap("/opt/sprof/lib/sprof/libsprof-heap.so", kHeapLib));
+  c.consume(mmap("/opt/app", kApp));
+  c.consume(alloc(10, 10, 10, 0x1000, 64));
+  c.consume(alloc(10, 10, 11, 0x2000, 32));
+  // Freed by another thread of the process, with the free's registers and stack.
+  perf::HeapFreeRecord stacked = free_of(10, 11, 20, 0x1000);
+  stacked.regs = heap::CapturedRegs{};
+  stacked.regs->ip = kHeapLib + 0x10;
+  stacked.regs->sp = 0x7ffe00000000;
+  stacked.stack.assign(64, 0);
+  c.consume(stacked);
+  c.consume(free_of(10, 10, 21, 0x2000));  // without a stack
+  const profile::Profile p = c.finish(at_us(50));
+
+  const profile::Thread& main = p.processes[0].threads[0];
+  const auto& rows = main.native_allocations();
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[2].bytes == -64);
+  CHECK(rows[2].thread_id == 11);
+  REQUIRE(rows[2].stack.has_value());
+  std::vector<std::string> locations;
+  for (std::optional<uint32_t> s = rows[2].stack; s; s = main.stacks()[*s].prefix) {
+    locations.push_back(main.strings()[main.frames()[main.stacks()[*s].frame].location]);
+  }
+  // In the allocating thread's table, leaf first, without the interposer's frame.
+  CHECK(locations == std::vector<std::string>{"0x555555554700", "0x555555554800"});
+  CHECK(rows[3].bytes == -32);
+  CHECK_FALSE(rows[3].stack.has_value());
+}
+
+TEST_CASE("folded pairs keep each free stack apart") {
+  profile::Profile p = two_threads();
+  HeapStats stats;
+  NativeAllocations heap(0, stats, FoldingOptions{.exact_rows = 0, .bucket_ms = 10});
+  // Four blocks of one allocation stack, freed within the bucket at two free stacks.
+  for (uint64_t i = 0; i < 4; ++i) {
+    const uint64_t us = 100 + i * 10;
+    heap.allocate(p, {0, 0}, alloc(10, 10, us, 0x1000 + i * 16, 16), 1, ms(us));
+    heap.free(p, free_of(10, 10, us + 5, 0x1000 + i * 16), ms(us + 5), i % 2 == 0 ? 5u : 6u);
+  }
+  heap.finish(p, ms(1000));
+  const auto& rows = p.processes[0].threads[0].native_allocations();
+  std::map<uint32_t, int64_t> freed_by_stack;
+  for (const auto& r : rows) {
+    if (r.bytes < 0) freed_by_stack[r.stack.value_or(0)] += r.bytes;
+  }
+  CHECK(freed_by_stack == std::map<uint32_t, int64_t>{{5, -32}, {6, -32}});
+  CHECK(sum_of(rows) == 0);
+  CHECK(stats.folded_blocks == 4);
+}

@@ -35,6 +35,10 @@ void check_event(const HeapEvent& event, std::span<const uint8_t> bytes) {
   if (const auto* a = std::get_if<HeapAlloc>(&event)) {
     check_within(a->stack, bytes);
     if (a->regs.sp + a->stack.size() < a->regs.sp) std::abort();
+  } else if (const auto* f = std::get_if<HeapFree>(&event)) {
+    check_within(f->stack, bytes);
+    if (!f->has_stack() && !f->stack.empty()) std::abort();
+    if (f->regs.sp + f->stack.size() < f->regs.sp) std::abort();
   } else if (const auto* at = std::get_if<HeapAttach>(&event)) {
     check_within({reinterpret_cast<const uint8_t*>(at->exe.data()), at->exe.size()}, bytes);
   }

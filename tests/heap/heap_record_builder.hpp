@@ -63,6 +63,37 @@ inline std::vector<uint8_t> free_record(uint64_t address, uint32_t tid = 43,
   return out;
 }
 
+// A free recorded with --heap-free-stacks: FreeFields, StackFields, the stack copy.
+struct StackedFreeSpec {
+  uint64_t address = 0x5555'0000'1000;
+  uint16_t flags = kFlagFreeStack;
+  StackFields fields = default_fields();
+  std::vector<uint8_t> stack = std::vector<uint8_t>(44, 0xCD);  // padded to 48
+
+  static StackFields default_fields() {
+    StackFields f{};
+    f.regs.ip = 0x7f00'0000'2345;
+    f.regs.sp = 0x7ffe'0000'0100;
+    f.regs.bx = 0x1234;
+    f.stack_end = 0x7ffe'0000'1000;
+    return f;
+  }
+};
+
+inline std::vector<uint8_t> stacked_free_record(const StackedFreeSpec& spec,
+                                                uint64_t position = 0) {
+  StackFields f = spec.fields;
+  f.stack_bytes = static_cast<uint32_t>(spec.stack.size());
+  std::vector<uint8_t> out;
+  append(out, RecordHeader{commit_word(position), stacked_free_record_bytes(f.stack_bytes),
+                           RecordKind::kFree, spec.flags});
+  append(out, FreeFields{EventFields{2000, 42, 44}, spec.address});
+  append(out, f);
+  out.insert(out.end(), spec.stack.begin(), spec.stack.end());
+  pad8(out);
+  return out;
+}
+
 inline std::vector<uint8_t> attach_record(std::string_view exe, AttachHow how = AttachHow::kStart,
                                           uint64_t position = 0) {
   std::vector<uint8_t> out;

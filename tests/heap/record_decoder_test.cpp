@@ -90,6 +90,74 @@ TEST_CASE("free and attach records decode") {
   CHECK(at.ppid == 1);
 }
 
+TEST_CASE("a free recorded with its stack decodes to its registers and stack copy") {
+  StackedFreeSpec spec;
+  const auto bytes = stacked_free_record(spec);
+  CHECK(bytes.size() == kFreeRecordBytes + sizeof(StackFields) + 48);
+  auto e = decode(bytes);
+  REQUIRE(e.has_value());
+  const auto& f = std::get<HeapFree>(*e);
+  CHECK(f.address == 0x5555'0000'1000);
+  CHECK(f.tid == 44);
+  REQUIRE(f.has_stack());
+  CHECK(f.regs.ip == 0x7f00'0000'2345);
+  CHECK(f.regs.sp == 0x7ffe'0000'0100);
+  CHECK(f.regs.bx == 0x1234);
+  CHECK(f.stack_end == 0x7ffe'0000'1000);
+  REQUIRE(f.stack.size() == 44);
+  CHECK(f.stack[0] == 0xCD);
+  CHECK(f.stack.data() == bytes.data() + kFreeRecordBytes + sizeof(StackFields));
+
+  // Without the flag the same bytes are a free of the wrong size; a plain free has no stack.
+  auto unflagged = bytes;
+  poke(unflagged, offsetof(RecordHeader, flags), uint16_t{0});
+  CHECK(error_of(unflagged).find("free record of") != std::string::npos);
+  auto plain = decode(free_record(0x1000));
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(std::get<HeapFree>(*plain).has_stack());
+}
+
+TEST_CASE("a free's stack copy is checked like an allocation's") {
+  SUBCASE("every truncation is rejected") {
+    const auto bytes = stacked_free_record({});
+    for (size_t n = 0; n < bytes.size(); n += 8) {
+      auto cut = std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(n));
+      if (cut.size() >= sizeof(RecordHeader)) poke(cut, offsetof(RecordHeader, size), uint32_t(n));
+      CHECK_FALSE(decode(cut).has_value());
+    }
+  }
+  SUBCASE("stack copy beyond the configured size") {
+    StackedFreeSpec spec;
+    spec.stack.assign(2048, 0);
+    CHECK(error_of(stacked_free_record(spec)).find("limit 1024") != std::string::npos);
+  }
+  SUBCASE("stack copy past the stack end") {
+    StackedFreeSpec spec;
+    spec.fields.stack_end = spec.fields.regs.sp + 8;
+    CHECK(error_of(stacked_free_record(spec)).find("past the stack end") != std::string::npos);
+  }
+  SUBCASE("no-stack claimed with a copy") {
+    StackedFreeSpec spec;
+    spec.flags |= kFlagNoStack;
+    CHECK(error_of(stacked_free_record(spec)).find("without stack") != std::string::npos);
+  }
+  SUBCASE("stack pointer outside user space") {
+    StackedFreeSpec spec;
+    spec.fields.regs.sp = kAddressLimit;
+    error_of(stacked_free_record(spec));
+  }
+  SUBCASE("stack flags without the free-stack flag") {
+    auto record = free_record(0x1000);
+    poke(record, offsetof(RecordHeader, flags), kFlagNoStack);
+    CHECK(error_of(record).find("allocation flags on a free") != std::string::npos);
+  }
+  SUBCASE("the free-stack flag on an allocation") {
+    AllocSpec spec;
+    spec.flags = kFlagFreeStack;
+    CHECK(error_of(alloc_record(spec)).find("free-stack flag") != std::string::npos);
+  }
+}
+
 TEST_CASE("attach flags say which calls bypass the interposer") {
   auto record = attach_record("/usr/bin/own-malloc");
   auto plain = decode(record);

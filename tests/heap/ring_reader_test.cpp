@@ -100,6 +100,14 @@ TEST_CASE("ring reader refuses areas that are not a ring it knows") {
     area.header()->config.version = 99;
     CHECK_FALSE(RingReader::open(area.span()).has_value());
   }
+  SUBCASE("the version before free stacks") {
+    area.header()->config.version = 3;
+    CHECK(RingReader::open(area.span()).error().message.find("version") != std::string::npos);
+  }
+  SUBCASE("unknown options") {
+    area.header()->config.options = 2;
+    CHECK(RingReader::open(area.span()).error().message.find("options") != std::string::npos);
+  }
   SUBCASE("data size not a power of two") {
     area.header()->config.data_bytes = kData + 8;
     CHECK(RingReader::open(area.span()).error().message.find("power of two") != std::string::npos);
@@ -122,6 +130,35 @@ TEST_CASE("records come out in reservation order and the tail is handed back") {
   CHECK(d.addresses == std::vector<uint64_t>{0x1000, 0x1000});
   CHECK(area.header()->read_tail == area.header()->write_head);
   CHECK(drain(*reader).count == 0);
+}
+
+TEST_CASE("a free with its stack comes out of the ring with the stack, also across the end") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  // Fill to just before the end, so the stacked free straddles it.
+  uint64_t address = 0x10000;
+  while (area.header()->write_head + alloc_record_bytes(64) < kData - 64)
+    REQUIRE(area.put(alloc_at(address += 16)));
+  drain(*reader);
+  StackedFreeSpec spec;
+  spec.address = 0x7000;
+  spec.stack.assign(300, 0x77);
+  REQUIRE(area.put(stacked_free_record(spec)));
+  REQUIRE(area.header()->write_head > kData);  // it wrapped
+  std::vector<HeapFree> frees;
+  std::vector<uint8_t> stack;
+  reader->drain({}, [&](const DrainedRecord& r) {
+    const auto& f = std::get<HeapFree>(r.event);
+    frees.push_back(f);
+    stack.assign(f.stack.begin(), f.stack.end());
+  });
+  REQUIRE(frees.size() == 1);
+  CHECK(frees[0].address == 0x7000);
+  CHECK(frees[0].has_stack());
+  CHECK(frees[0].regs.sp == spec.fields.regs.sp);
+  CHECK(stack == std::vector<uint8_t>(300, 0x77));
+  CHECK(reader->stats().malformed_records == 0);
 }
 
 TEST_CASE("records that wrap the end of the data area are reassembled, lap after lap") {

@@ -68,6 +68,22 @@ TEST_CASE("free and attach events become records naming their task and time") {
   CHECK(fr->id.tid == 21);
   CHECK(fr->id.time == 7);
   CHECK(fr->address == 0x9000);
+  CHECK_FALSE(fr->regs.has_value());
+  CHECK(fr->stack.empty());
+
+  // Recorded with --heap-free-stacks: the registers and an owned copy of the stack.
+  const std::array<uint8_t, 4> stack{9, 8, 7, 6};
+  f.flags = heap::kFlagFreeStack;
+  f.regs.ip = 0x402000;
+  f.regs.sp = 0x7ffd0000;
+  f.stack = stack;
+  const perf::Record stacked = heap_record(f);
+  const auto* sr = std::get_if<perf::HeapFreeRecord>(&stacked);
+  REQUIRE(sr != nullptr);
+  REQUIRE(sr->regs.has_value());
+  CHECK(sr->regs->ip == 0x402000);
+  CHECK(sr->regs->sp == 0x7ffd0000);
+  CHECK(sr->stack == std::vector<uint8_t>{9, 8, 7, 6});
 
   heap::HeapAttach at;
   at.time_ns = 9;

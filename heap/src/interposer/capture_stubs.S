@@ -1,6 +1,7 @@
 // heap/src/interposer/capture_stubs.S
 //
-// Register capture for sampled allocations (x86-64 System V). An entry point in
+// Register capture for sampled allocations, and for recorded frees with --heap-free-stacks
+// (x86-64 System V). An entry point in
 // entry_points.cpp that decides to take its slow path tail-calls one of these stubs with its
 // own arguments untouched, so at the stub's first instruction the machine state is the state at
 // the entry of the public function: %rsp points at the return address into the allocation's
@@ -47,6 +48,7 @@
 .endm
 
 SPROF_CAPTURE_STUB sprof_heap_capture_malloc, sprof_heap_malloc_hook
+SPROF_CAPTURE_STUB sprof_heap_capture_free, sprof_heap_free_hook
 SPROF_CAPTURE_STUB sprof_heap_capture_calloc, sprof_heap_calloc_hook
 SPROF_CAPTURE_STUB sprof_heap_capture_realloc, sprof_heap_realloc_hook
 SPROF_CAPTURE_STUB sprof_heap_capture_reallocarray, sprof_heap_reallocarray_hook

@@ -39,8 +39,13 @@ inline bool free_needs_hook(void* block) {
   return p.sample_interval == 0 || p.tracked.may_contain(reinterpret_cast<uint64_t>(block));
 }
 
+// A free that may be recorded goes through a capture stub only when the user asked for free
+// stacks: without --heap-free-stacks a recorded free costs what it did (no stack copy).
 inline void release(void* block) {
-  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) return free_slow(block);
+  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) {
+    if (g_process.free_stacks) return sprof_heap_capture_free(block);
+    return free_slow(block);
+  }
   return next<&Allocator::free>()(block);
 }
 

@@ -120,26 +120,27 @@ void* sampled(AllocFunction function, uint64_t size, uint64_t alignment, uint64_
 // A block passed to realloc/reallocarray stops being the block it was: record its free first
 // (before glibc may hand the address to another thread). If realloc then fails the block lives
 // on unrecorded; that only happens when memory is exhausted.
-void forget_reallocated(void* block) {
+// With --heap-free-stacks that free gets the realloc's stack.
+void forget_reallocated(void* block, const CapturedRegs* regs) {
   if (block != nullptr && __atomic_load_n(&g_process.watch_frees, __ATOMIC_RELAXED) != 0)
-    free_slow_record_only(block);
+    free_slow_record_only(block, regs);
 }
 
 }  // namespace
 
-void free_slow_record_only(void* block) {
+void free_slow_record_only(void* block, const CapturedRegs* regs) {
   Process& p = g_process;
   const auto address = reinterpret_cast<uint64_t>(block);
   if (p.sample_interval != 0 && !p.tracked.erase(address)) return;
   const int saved_errno = errno;
   ThreadState& t = t_thread;
   refresh_thread(t);
-  write_free_record(t, address);
+  write_free_record(t, address, p.free_stacks ? regs : nullptr);
   errno = saved_errno;
 }
 
 void free_slow(void* block) {
-  free_slow_record_only(block);
+  free_slow_record_only(block, nullptr);
   next<&Allocator::free>()(block);
 }
 
@@ -150,6 +151,11 @@ using sprof::heap::CapturedRegs;
 using namespace sprof::heap::interposer;
 
 extern "C" {
+
+void sprof_heap_free_hook(void* block, uint64_t, uint64_t, const CapturedRegs* regs) {
+  free_slow_record_only(block, regs);
+  next<&Allocator::free>()(block);
+}
 
 void* sprof_heap_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
   return sampled(AllocFunction::kMalloc, size, 0, 0, regs,
@@ -164,7 +170,7 @@ void* sprof_heap_calloc_hook(size_t count, size_t size, uint64_t, const Captured
 }
 
 void* sprof_heap_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
-  forget_reallocated(block);
+  forget_reallocated(block, regs);
   return sampled(AllocFunction::kRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
                  [&] { return next<&Allocator::realloc>()(block, size); });
 }
@@ -176,7 +182,7 @@ void* sprof_heap_reallocarray_hook(void* block, size_t count, size_t size,
     errno = ENOMEM;
     return nullptr;
   }
-  forget_reallocated(block);
+  forget_reallocated(block, regs);
   return sampled(AllocFunction::kReallocArray, total, 0, reinterpret_cast<uint64_t>(block), regs,
                  [&] { return next<&Allocator::realloc>()(block, total); });
 }
@@ -231,7 +237,7 @@ void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const Captu
 }
 
 void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
-  forget_reallocated(block);
+  forget_reallocated(block, regs);
   return sampled(AllocFunction::kMiRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
                  [&] { return mi::next_realloc()(block, size); });
 }

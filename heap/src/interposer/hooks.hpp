@@ -12,15 +12,22 @@
 
 namespace sprof::heap::interposer {
 
+using sprof::heap::CapturedRegs;
+
 // free(): records the free if the block is sampled (or always in record-all mode), then frees.
+// No stack: with --heap-free-stacks, free() goes through sprof_heap_capture_free instead.
 void free_slow(void* block);
-// The recording half alone (realloc records the old block's free before reallocating).
-void free_slow_record_only(void* block);
+// The recording half alone (realloc records the old block's free before reallocating). `regs`
+// are the capture stub's, or null; the record carries the stack only when the ring asks for free
+// stacks (Process::free_stacks) and `regs` is given.
+void free_slow_record_only(void* block, const CapturedRegs* regs);
 
 }  // namespace sprof::heap::interposer
 
 extern "C" {
 using sprof::heap::CapturedRegs;
+// free() with --heap-free-stacks, for a block that may be recorded: records it with its stack.
+void sprof_heap_free_hook(void* block, uint64_t, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs);
@@ -46,6 +53,7 @@ void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
 // The capture stubs, declared with the public functions' signatures so that an entry point can
 // tail-call them with its arguments untouched.
 void* sprof_heap_capture_malloc(size_t size);
+void sprof_heap_capture_free(void* block);
 void* sprof_heap_capture_calloc(size_t count, size_t size);
 void* sprof_heap_capture_realloc(void* block, size_t size);
 void* sprof_heap_capture_reallocarray(void* block, size_t count, size_t size);

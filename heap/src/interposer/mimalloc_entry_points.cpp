@@ -5,7 +5,8 @@
 // frees mi_free, mi_free_size, mi_free_aligned. The same fast path and sampling as glibc's entry
 // points (entry_points.cpp), but the blocks are mimalloc's: every call ends in the real function
 // (mimalloc_api.hpp), so the rest of mimalloc's API (mi_usable_size, heaps, ...) keeps working on
-// them. Programs that never call mimalloc never reach this file.
+// them. Programs that never call mimalloc never reach this file. Their frees are recorded without
+// a stack even with --heap-free-stacks (no capture stubs for them).
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -57,16 +58,16 @@ SPROF_HEAP_EXPORT void* mi_zalloc_aligned(size_t size, size_t alignment) noexcep
 }
 
 SPROF_HEAP_EXPORT void mi_free(void* block) noexcept {
-  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block);
+  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block, nullptr);
   mi::next_free()(block);
 }
 
 SPROF_HEAP_EXPORT void mi_free_size(void* block, size_t size) noexcept {
-  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block);
+  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block, nullptr);
   mi::next_free_size()(block, size);
 }
 
 SPROF_HEAP_EXPORT void mi_free_aligned(void* block, size_t alignment) noexcept {
-  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block);
+  if (SPROF_HEAP_UNLIKELY(free_needs_hook(block))) free_slow_record_only(block, nullptr);
   mi::next_free_aligned()(block, alignment);
 }

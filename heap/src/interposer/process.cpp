@@ -86,6 +86,7 @@ bool map_ring(const char* path) {
                 config.sample_interval_bytes == 0, config.creator_pid);
   p.sample_interval = config.sample_interval_bytes;
   p.stack_copy_bytes = config.stack_copy_bytes;
+  p.free_stacks = (config.options & kOptionFreeStacks) != 0;
   return true;
 }
 

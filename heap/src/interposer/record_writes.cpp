@@ -30,24 +30,39 @@ bool stack_end(ThreadState& t, uint64_t sp, uint64_t& end) {
   return true;
 }
 
+// How much of the stack above `regs.sp` a record copies (stack_copy_bytes at most, up to the
+// stack's end), with the flags that say so.
+struct StackCopy {
+  uint64_t end = 0;
+  uint32_t bytes = 0;
+  uint16_t flags = 0;
+};
+
+StackCopy plan_stack_copy(ThreadState& t, const CapturedRegs& regs) {
+  Process& p = g_process;
+  StackCopy copy;
+  if (p.stack_copy_bytes == 0) return copy;
+  if (!stack_end(t, regs.sp, copy.end)) {
+    copy.flags |= kFlagNoStack;
+    __atomic_fetch_add(&p.header->counters.stack_copy_failures, 1, __ATOMIC_RELAXED);
+    return copy;
+  }
+  const uint64_t available = copy.end - regs.sp;
+  copy.bytes = available < p.stack_copy_bytes ? static_cast<uint32_t>(available & ~7ULL)
+                                              : p.stack_copy_bytes;
+  if (regs.sp + copy.bytes == copy.end) copy.flags |= kFlagStackReachedEnd;
+  return copy;
+}
+
 }  // namespace
 
 bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
                         const CapturedRegs& regs) {
   Process& p = g_process;
-  uint64_t end = 0;
-  uint32_t stack_bytes = 0;
-  if (p.stack_copy_bytes != 0) {
-    if (stack_end(t, regs.sp, end)) {
-      const uint64_t available = end - regs.sp;
-      stack_bytes = available < p.stack_copy_bytes ? static_cast<uint32_t>(available & ~7ULL)
-                                                   : p.stack_copy_bytes;
-      if (regs.sp + stack_bytes == end) flags |= kFlagStackReachedEnd;
-    } else {
-      flags |= kFlagNoStack;
-      __atomic_fetch_add(&p.header->counters.stack_copy_failures, 1, __ATOMIC_RELAXED);
-    }
-  }
+  const StackCopy copy = plan_stack_copy(t, regs);
+  flags |= copy.flags;
+  const uint64_t end = copy.end;
+  const uint32_t stack_bytes = copy.bytes;
   const RecordKind kind =
       is_realloc_function(event.function) ? RecordKind::kRealloc : RecordKind::kAlloc;
   const uint32_t size = alloc_record_bytes(stack_bytes);
@@ -74,13 +89,29 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
   return true;
 }
 
-bool write_free_record(ThreadState& t, uint64_t address) {
+bool write_free_record(ThreadState& t, uint64_t address, const CapturedRegs* regs) {
   Process& p = g_process;
+  uint16_t flags = p.sample_interval == 0 ? kFlagAllMode : 0;
+  StackCopy copy;
+  uint32_t size = kFreeRecordBytes;
+  if (regs != nullptr) {
+    copy = plan_stack_copy(t, *regs);
+    flags |= kFlagFreeStack | copy.flags;
+    size = stacked_free_record_bytes(copy.bytes);
+  }
   uint64_t pos = 0;
-  if (!p.writer.reserve(kFreeRecordBytes, pos)) return false;
-  const uint16_t flags = p.sample_interval == 0 ? kFlagAllMode : 0;
-  p.writer.begin_record(pos, kFreeRecordBytes, RecordKind::kFree, flags, event_fields(t));
+  if (!p.writer.reserve(size, pos)) return false;
+  p.writer.begin_record(pos, size, RecordKind::kFree, flags, event_fields(t));
   p.writer.write(pos, sizeof(RecordHeader) + sizeof(EventFields), &address, sizeof address);
+  if (regs != nullptr) {
+    StackFields f{};
+    f.regs = *regs;
+    f.stack_end = copy.end;
+    f.stack_bytes = copy.bytes;
+    p.writer.write(pos, kFreeRecordBytes, &f, sizeof f);
+    p.writer.write(pos, kFreeRecordBytes + sizeof f, reinterpret_cast<const void*>(regs->sp),
+                   copy.bytes);
+  }
   p.writer.commit(pos);
   ++t.pending_free_records;
   return true;

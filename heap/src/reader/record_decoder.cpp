@@ -25,6 +25,21 @@ Result<void> check_event(const EventFields& e) {
   return ok();
 }
 
+// The registers and stack copy of an allocation or a stacked free.
+Result<void> check_stack(const RecordHeader& h, const CapturedRegs& regs, uint64_t stack_end,
+                         uint32_t stack_bytes) {
+  if (!is_user_address(regs.sp) || !is_user_address(regs.ip))
+    return malformed("stack or instruction pointer outside user space");
+  const uint64_t copy_end = regs.sp + stack_bytes;  // no overflow: both < 2^57
+  if (stack_end != 0 && (stack_end < copy_end || !is_user_address(stack_end)))
+    return malformed("stack copy extends past the stack end");
+  if ((h.flags & kFlagStackReachedEnd) != 0 && copy_end != stack_end)
+    return malformed("stack copy said to reach the stack end does not");
+  if ((h.flags & kFlagNoStack) != 0 && stack_bytes != 0)
+    return malformed("stack copy on a record without stack");
+  return ok();
+}
+
 template <typename Event>
 Event with_event_fields(const EventFields& e) {
   Event out;
@@ -40,6 +55,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
     return malformed("allocation record of " + std::to_string(record.size()) + " bytes");
   const auto f = read_struct<AllocFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
+  if ((h.flags & kFlagFreeStack) != 0) return malformed("free-stack flag on an allocation");
   if (f.stack_bytes > limits.max_stack_bytes)
     return malformed("stack copy of " + std::to_string(f.stack_bytes) + " bytes, limit " +
                      std::to_string(limits.max_stack_bytes));
@@ -57,15 +73,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
     return malformed("address outside user space");
   if (!is_user_address(f.size) || !is_user_address(f.alignment))
     return malformed("size or alignment beyond the address space");
-  if (!is_user_address(f.regs.sp) || !is_user_address(f.regs.ip))
-    return malformed("stack or instruction pointer outside user space");
-  const uint64_t copy_end = f.regs.sp + f.stack_bytes;  // no overflow: both < 2^57
-  if (f.stack_end != 0 && (f.stack_end < copy_end || !is_user_address(f.stack_end)))
-    return malformed("stack copy extends past the stack end");
-  if ((h.flags & kFlagStackReachedEnd) != 0 && copy_end != f.stack_end)
-    return malformed("stack copy said to reach the stack end does not");
-  if ((h.flags & kFlagNoStack) != 0 && f.stack_bytes != 0)
-    return malformed("stack copy on a record without stack");
+  SPROF_TRY_VOID(check_stack(h, f.regs, f.stack_end, f.stack_bytes));
 
   auto a = with_event_fields<HeapAlloc>(f.event);
   a.address = f.address;
@@ -81,15 +89,42 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
   return HeapEvent{a};
 }
 
-Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> record) {
-  if (record.size() != kFreeRecordBytes)
+// The stack part of a free record with kFlagFreeStack (StackFields, then the stack copy).
+Result<void> decode_free_stack(const RecordHeader& h, std::span<const uint8_t> record,
+                               const DecodeLimits& limits, HeapFree& out) {
+  if (record.size() < kFreeRecordBytes + sizeof(StackFields))
+    return malformed("stacked free record of " + std::to_string(record.size()) + " bytes");
+  const auto f = read_struct<StackFields>(record, kFreeRecordBytes);
+  if (f.stack_bytes > limits.max_stack_bytes)
+    return malformed("stack copy of " + std::to_string(f.stack_bytes) + " bytes, limit " +
+                     std::to_string(limits.max_stack_bytes));
+  if (record.size() != stacked_free_record_bytes(f.stack_bytes))
+    return malformed("stacked free record size " + std::to_string(record.size()) +
+                     " does not match a stack copy of " + std::to_string(f.stack_bytes));
+  SPROF_TRY_VOID(check_stack(h, f.regs, f.stack_end, f.stack_bytes));
+  out.regs = f.regs;
+  out.stack_end = f.stack_end;
+  out.stack = record.subspan(kFreeRecordBytes + sizeof(StackFields), f.stack_bytes);
+  return ok();
+}
+
+Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> record,
+                              const DecodeLimits& limits) {
+  const bool stacked = (h.flags & kFlagFreeStack) != 0;
+  constexpr uint16_t kStackFlags = kFlagFreeStack | kFlagStackReachedEnd | kFlagNoStack;
+  if ((h.flags & ~(kFlagAllMode | (stacked ? kStackFlags : 0))) != 0)
+    return malformed("allocation flags on a free record");
+  if (!stacked && record.size() != kFreeRecordBytes)
     return malformed("free record of " + std::to_string(record.size()) + " bytes");
-  if ((h.flags & ~kFlagAllMode) != 0) return malformed("allocation flags on a free record");
+  if (record.size() < kFreeRecordBytes)
+    return malformed("free record of " + std::to_string(record.size()) + " bytes");
   const auto f = read_struct<FreeFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
   if (f.address == 0 || !is_user_address(f.address)) return malformed("address outside user space");
   auto freed = with_event_fields<HeapFree>(f.event);
   freed.address = f.address;
+  freed.flags = h.flags;
+  if (stacked) SPROF_TRY_VOID(decode_free_stack(h, record, limits, freed));
   return HeapEvent{freed};
 }
 
@@ -126,7 +161,7 @@ Result<HeapEvent> decode_record(std::span<const uint8_t> record, const DecodeLim
   switch (h.kind) {
     case RecordKind::kAlloc:
     case RecordKind::kRealloc: return decode_alloc(h, record, limits);
-    case RecordKind::kFree: return decode_free(h, record);
+    case RecordKind::kFree: return decode_free(h, record, limits);
     case RecordKind::kAttach: return decode_attach(h, record);
   }
   return malformed("unknown kind " + std::to_string(static_cast<uint16_t>(h.kind)));

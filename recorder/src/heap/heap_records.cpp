@@ -26,6 +26,10 @@ cperf::Record from(const heap::HeapFree& f) {
   cperf::HeapFreeRecord r;
   r.id = id_of(f.pid, f.tid, f.time_ns);
   r.address = f.address;
+  if (f.has_stack()) {
+    r.regs = f.regs;
+    r.stack.assign(f.stack.begin(), f.stack.end());
+  }
   return r;
 }
 

@@ -7,8 +7,9 @@
 
 namespace sprof::recorder {
 
-heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes) {
+heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes, bool free_stacks) {
   heap::HeapRingOptions o;
+  o.free_stacks = free_stacks;
   if (mode == HeapMode::kAll) {
     o.sample_interval_bytes = 0;
     // 16 KiB covers 98-99 % of the allocations of the programs measured in docs/heap.md.
@@ -36,6 +37,7 @@ convert::HeapDescription HeapRingInput::description() const {
   convert::HeapDescription d;
   d.sample_interval_bytes = reader_.config().sample_interval_bytes;
   d.stack_copy_bytes = reader_.config().stack_copy_bytes;
+  d.free_stacks = (reader_.config().options & heap::kOptionFreeStacks) != 0;
   const auto slash = interposer_.rfind('/');
   d.interposer_name = slash == std::string::npos ? interposer_ : interposer_.substr(slash + 1);
   return d;

@@ -413,8 +413,11 @@ void write_heap_ring_seeds() {
   write("heap_ring", "seed-attach-record", attach);
   write("heap_ring", "seed-alloc-record", alloc);
   write("heap_ring", "seed-free-record", free);
+  // A free recorded with its stack (--heap-free-stacks).
+  const Bytes stacked_free = heap::stacked_free_record(heap::StackedFreeSpec{});
+  write("heap_ring", "seed-stacked-free-record", stacked_free);
   Bytes ring{0, 0, 0, 0};
-  for (const Bytes* record : {&attach, &alloc, &free}) {
+  for (const Bytes* record : {&attach, &alloc, &free, &alloc, &stacked_free}) {
     ring.insert(ring.end(), record->begin(), record->end());
   }
   write("heap_ring", "seed-ring", ring);

@@ -43,9 +43,9 @@ class AllocationBucket {
   // Holds a row (an allocation, or the free of a block allocated before the bucket); the
   // returned index names an allocation in `fold`.
   uint32_t hold(AllocationOwner owner, const profile::NativeAllocation& row);
-  // The block whose allocation is held as `index` was freed at `time_ms`: its rows become part
-  // of its call path's folded pair.
-  void fold(uint32_t index, double time_ms);
+  // The block whose allocation is held as `index` was freed at `time_ms` (at `free_stack`, when
+  // frees are recorded with stacks): its rows become part of the folded pair of its call paths.
+  void fold(uint32_t index, std::optional<uint32_t> free_stack, double time_ms);
 
   // Writes what the bucket holds into the profile's tables in time order (a folded pair at its
   // first allocation and its last free) and closes it. Returns the rows written.
@@ -66,7 +66,8 @@ class AllocationBucket {
     int64_t thread_id = 0;  // the allocating thread's
     double last_free_ms = 0;
   };
-  using FoldKey = std::tuple<size_t, size_t, uint32_t>;  // image, thread, stack + 1 (0: none)
+  // image, thread, allocation stack + 1, free stack + 1 (0: none)
+  using FoldKey = std::tuple<size_t, size_t, uint32_t, uint32_t>;
 
   bool open_ = false;
   double end_ms_ = 0;

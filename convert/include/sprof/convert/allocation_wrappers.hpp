@@ -26,4 +26,11 @@ namespace sprof::convert {
 
 bool is_allocation_wrapper(std::string_view symbol_name);
 
+// The same for a free's stack (`--heap-free-stacks`): functions that only free on their caller's
+// behalf. C++: operator delete and delete[], every form (_Zdl*, _Zda*); the standard allocators'
+// deallocate and std::_Vector_base::_M_deallocate; libc++'s __libcpp_deallocate and
+// __libcpp_operator_delete. Rust: __rust_dealloc, __rdl_dealloc, __rg_dealloc, plain or under
+// the __rustc crate.
+bool is_deallocation_wrapper(std::string_view symbol_name);
+
 }  // namespace sprof::convert

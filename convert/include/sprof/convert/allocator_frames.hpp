@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,10 +20,14 @@ namespace sprof::convert {
 
 class AllocatorFrames {
  public:
-  explicit AllocatorFrames(HostFiles& files) : files_(files) {}
+  // `is_wrapper` names the functions to find: is_allocation_wrapper, or is_deallocation_wrapper
+  // for frees' stacks.
+  using Classifier = bool (*)(std::string_view symbol_name);
+  AllocatorFrames(HostFiles& files, Classifier is_wrapper)
+      : files_(files), is_wrapper_(is_wrapper) {}
 
   // Whether the code at `address` (a frame's lookup address), which `mapping` holds, is in one
-  // of the allocation wrappers.
+  // of the wrappers.
   bool contains(const Mapping& mapping, Avma address);
 
  private:
@@ -30,6 +35,7 @@ class AllocatorFrames {
   const Ranges& ranges_of(const std::string& path);
 
   HostFiles& files_;
+  Classifier is_wrapper_;
   std::unordered_map<std::string, Ranges> by_path_;
 };
 

@@ -70,8 +70,12 @@ class NativeAllocations {
   // A recorded allocation of process `pid`, whose stack was interned in `owner`'s thread.
   void allocate(profile::Profile& profile, AllocationOwner owner, const perf::HeapAllocRecord& r,
                 std::optional<uint32_t> stack, double time_ms);
-  // A recorded free of process `r.id.pid`.
-  void free(profile::Profile& profile, const perf::HeapFreeRecord& r, double time_ms);
+  // A recorded free of process `r.id.pid`; `stack` is where it was freed, when recorded
+  // (--heap-free-stacks): the free's row gets it.
+  void free(profile::Profile& profile, const perf::HeapFreeRecord& r, double time_ms,
+            std::optional<uint32_t> stack = std::nullopt);
+  // The thread table of live block `address` of process `pid`: where its free's row goes.
+  std::optional<AllocationOwner> owner_of(uint32_t pid, uint64_t address) const;
   // The current image of `pid` ends (exit, or an exec replacing it): what it still holds is
   // retained.
   void end_image(uint32_t pid, double time_ms);
@@ -108,7 +112,7 @@ class NativeAllocations {
   };
 
   void release(profile::Profile& profile, uint64_t address, const Block& block, int64_t tid,
-               double time_ms);
+               std::optional<uint32_t> free_stack, double time_ms);
   // Writes a row now, or holds it in the open bucket and returns its index there.
   std::optional<uint32_t> add_row(profile::Profile& profile, AllocationOwner owner,
                                   const profile::NativeAllocation& row);

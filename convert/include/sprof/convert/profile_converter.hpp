@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -184,14 +185,18 @@ class ProfileConverter {
   void on_heap_alloc(const perf::HeapAllocRecord& r);
   void on_heap_free(const perf::HeapFreeRecord& r);
   void on_heap_attach(const perf::HeapAttachRecord& r);
-  // Unwinds an allocation from the interposer's registers and stack copy, without the
-  // interposer's own frames and the allocation wrappers above them, and interns it in the
-  // thread's tables.
-  std::optional<uint32_t> intern_allocation_stack(ThreadState& ts, const perf::HeapAllocRecord& r);
+  // Unwinds an allocation, or a free recorded with its stack, from the interposer's registers
+  // and stack copy, without the interposer's own frames and the allocation (or deallocation)
+  // wrappers above them, and interns it in `table` (the thread table its row goes into).
+  // `wrappers`: allocator_frames_, or deallocator_frames_ for a free.
+  std::optional<uint32_t> intern_allocation_stack(profile::Thread& table, uint32_t pid,
+                                                  const heap::CapturedRegs& captured,
+                                                  std::span<const uint8_t> stack_copy,
+                                                  AllocatorFrames& wrappers);
   // The first of `frames` (leaf first) that the program wrote: past the interposer's frames,
-  // then past the allocation wrappers (allocator_frames.hpp) that called it; never past the
-  // last frame.
-  size_t first_allocating_frame(const ModuleMap& modules, const std::vector<FrameAddress>& frames);
+  // then past the `wrappers` (allocator_frames.hpp) that called it; never past the last frame.
+  size_t first_allocating_frame(const ModuleMap& modules, const std::vector<FrameAddress>& frames,
+                                AllocatorFrames& wrappers);
   // Whether the code at `lookup_address` is the interposer's (libsprof-heap.so).
   bool in_interposer(const ModuleMap& modules, uint64_t lookup_address) const;
   // Takes the interposer's frames out of a CPU sample's `frames_` (collect_frames). An on-CPU
@@ -261,6 +266,7 @@ class ProfileConverter {
   std::vector<uint64_t> off_cpu_times_;    // scratch
   std::optional<NativeAllocations> heap_;  // with options_.heap
   AllocatorFrames allocator_frames_;       // used with options_.heap
+  AllocatorFrames deallocator_frames_;     // for frees recorded with their stacks
   std::optional<PerCpuTracks> per_cpu_;    // --per-cpu-threads
   WindowTrim evicted_;                     // the flight recorder's evict_before
 };

@@ -27,6 +27,7 @@ namespace sprof::convert {
 struct HeapDescription {
   uint64_t sample_interval_bytes = 0;  // mean bytes between samples; 0: every allocation
   uint32_t stack_copy_bytes = 0;
+  bool free_stacks = false;  // --heap-free-stacks: frees were recorded with their stacks
   std::string interposer_name = "libsprof-heap.so";  // its frames are not the program's
 };
 

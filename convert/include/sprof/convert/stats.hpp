@@ -45,6 +45,7 @@ struct HeapStats {
   uint64_t allocations = 0;      // allocation records
   int64_t estimated_bytes = 0;   // bytes they stand for
   uint64_t frees = 0;            // frees of recorded blocks
+  uint64_t stacked_frees = 0;    // of them, with the stack they were freed at (--heap-free-stacks)
   uint64_t unmatched_frees = 0;  // frees of blocks not recorded here (inherited at fork, ...)
   uint64_t lost_frees = 0;       // a block's address was allocated again: its free was lost
   int64_t peak_live_bytes = 0;   // over every process

@@ -30,6 +30,12 @@ struct HeapFree {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t address = 0;
+  uint16_t flags = 0;  // kFlagFreeStack: regs, stack_end and stack are the free's
+  CapturedRegs regs{};
+  uint64_t stack_end = 0;
+  std::span<const uint8_t> stack;
+
+  bool has_stack() const { return (flags & kFlagFreeStack) != 0; }
 };
 
 // A process started writing to the ring: a new program image (kStart: the launched program or

@@ -32,6 +32,7 @@ struct HeapRingOptions {
   // here), docs/heap.md "Ring size".
   uint64_t data_bytes = 8ULL << 20;
   uint32_t tracked_capacity_log2 = 16;  // 65,536 slots (512 KiB per process)
+  bool free_stacks = false;             // kOptionFreeStacks: recorded frees copy their stack
 };
 
 class MappedHeapRing {

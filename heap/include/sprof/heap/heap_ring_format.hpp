@@ -31,7 +31,8 @@ namespace sprof::heap {
 // "SPRFHEAP" little-endian. The version changes with any layout change; both sides refuse a
 // header whose magic or version they do not know.
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
-inline constexpr uint32_t kRingVersion = 3;  // 3: attach records carry flags; mimalloc's functions
+// 4: RingConfig::options; free records may carry a stack (kFlagFreeStack).
+inline constexpr uint32_t kRingVersion = 4;
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -56,9 +57,16 @@ struct RingConfig {
   uint32_t stack_copy_bytes;       // most stack bytes copied per allocation; multiple of 8
   uint32_t tracked_capacity_log2;  // slots in each process's set of sampled live addresses
   uint64_t creator_pid;
-  uint64_t reserved[2];
+  uint64_t options;  // kOption* bits
+  uint64_t reserved[1];
 };
 static_assert(sizeof(RingConfig) == 64);
+
+// RingConfig::options bits.
+// Copy registers and stack at each recorded free, as at an allocation (`--heap-free-stacks`):
+// free records then carry kFlagFreeStack.
+inline constexpr uint64_t kOptionFreeStacks = 1;
+inline constexpr uint64_t kKnownOptions = 1;
 
 // Totals the interposers add to (atomically, shared by every attached process). The counts of
 // calls, samples and free records are gathered per thread and added in batches (every 32
@@ -110,7 +118,7 @@ inline constexpr uint64_t commit_word(uint64_t position) { return position ^ kCo
 
 enum class RecordKind : uint16_t {
   kAlloc = 1,    // AllocFields + stack bytes
-  kFree = 2,     // FreeFields
+  kFree = 2,     // FreeFields (+ StackFields + stack bytes with kFlagFreeStack)
   kRealloc = 3,  // AllocFields + stack bytes; `old_address` was given to realloc
   kAttach = 4,   // AttachFields + executable path bytes
 };
@@ -120,7 +128,8 @@ inline constexpr uint16_t kFlagStackReachedEnd = 1;  // the copy ends at the sta
 inline constexpr uint16_t kFlagNoStack = 2;          // no stack could be copied
 inline constexpr uint16_t kFlagUntracked = 4;        // sampled but not tracked: no free follows
 inline constexpr uint16_t kFlagAllMode = 8;          // written in record-every-call mode
-inline constexpr uint16_t kKnownFlags = 15;
+inline constexpr uint16_t kFlagFreeStack = 16;       // a free record with StackFields + stack
+inline constexpr uint16_t kKnownFlags = 31;
 
 struct RecordHeader {
   uint64_t commit;  // commit_word(position) once published; stored last, with release order
@@ -205,6 +214,17 @@ struct FreeFields {
 };
 static_assert(sizeof(FreeFields) == 24);
 
+// What a free record with kFlagFreeStack adds after its FreeFields: the registers at the free's
+// capture stub, then `stack_bytes` bytes of stack from regs.sp and zero padding to 8, as in an
+// allocation record (kFlagStackReachedEnd and kFlagNoStack mean the same there).
+struct StackFields {
+  CapturedRegs regs;
+  uint64_t stack_end;  // end of the mapping holding regs.sp (0 when unknown)
+  uint32_t stack_bytes;
+  uint32_t reserved;
+};
+static_assert(sizeof(StackFields) == 80);
+
 enum class AttachHow : uint16_t {
   kStart = 1,  // a new program image (the launched program or an exec'd descendant)
   kFork = 2,   // a fork child (it inherited the mapping; written by the child)
@@ -238,18 +258,23 @@ inline constexpr uint32_t alloc_record_bytes(uint32_t stack_bytes) {
   return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AllocFields)) +
          align_record(stack_bytes);
 }
+inline constexpr uint32_t stacked_free_record_bytes(uint32_t stack_bytes) {
+  return kFreeRecordBytes + static_cast<uint32_t>(sizeof(StackFields)) + align_record(stack_bytes);
+}
 inline constexpr uint32_t attach_record_bytes(uint32_t exe_bytes) {
   return static_cast<uint32_t>(sizeof(RecordHeader) + sizeof(AttachFields)) +
          align_record(exe_bytes);
 }
 // No valid record is larger than this; a reader rejects bigger sizes without looking further.
 inline constexpr uint32_t kMaxRecordBytes = alloc_record_bytes(kMaxStackCopyBytes);
+static_assert(stacked_free_record_bytes(kMaxStackCopyBytes) <= kMaxRecordBytes);
 
 // A configuration of the current version with the given parameters (check it with
 // ring_config_problem).
 inline constexpr RingConfig make_ring_config(uint64_t data_bytes, uint64_t sample_interval_bytes,
                                              uint32_t stack_copy_bytes,
-                                             uint32_t tracked_capacity_log2, uint64_t creator_pid) {
+                                             uint32_t tracked_capacity_log2, uint64_t creator_pid,
+                                             uint64_t options = 0) {
   RingConfig c{};
   c.magic = kRingMagic;
   c.version = kRingVersion;
@@ -259,6 +284,7 @@ inline constexpr RingConfig make_ring_config(uint64_t data_bytes, uint64_t sampl
   c.stack_copy_bytes = stack_copy_bytes;
   c.tracked_capacity_log2 = tracked_capacity_log2;
   c.creator_pid = creator_pid;
+  c.options = options;
   return c;
 }
 
@@ -269,6 +295,7 @@ inline constexpr const char* ring_config_problem(const RingConfig& c, uint64_t a
   if (c.magic != kRingMagic) return "bad magic";
   if (c.version != kRingVersion) return "unknown version";
   if (c.header_bytes != kRingHeaderBytes) return "bad header size";
+  if ((c.options & ~kKnownOptions) != 0) return "unknown options";
   if (c.data_bytes < kMinDataBytes || c.data_bytes > kMaxDataBytes) return "data size out of range";
   if ((c.data_bytes & (c.data_bytes - 1)) != 0) return "data size not a power of two";
   if (area_bytes < c.header_bytes || area_bytes - c.header_bytes < c.data_bytes)

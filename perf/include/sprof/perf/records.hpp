@@ -144,10 +144,14 @@ struct HeapAllocRecord : heap::Allocation {
   std::vector<uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
 };
 
-// A block that was recorded as allocated is handed back (recorded before glibc has it).
+// A block that was recorded as allocated is handed back (recorded before glibc has it). With
+// `--heap-free-stacks`, the registers at the free's capture stub and the stack copied from there,
+// to unwind like an allocation's; without, no `regs` and no stack.
 struct HeapFreeRecord {
   SampleId id;
   uint64_t address = 0;
+  std::optional<heap::CapturedRegs> regs;
+  std::vector<uint8_t> stack;  // memory at [regs->sp, regs->sp + stack.size())
 };
 
 // A process began writing to the ring: an exec'd program image that loaded the interposer

@@ -71,6 +71,9 @@ struct RecordOptions {
 
   HeapMode heap = HeapMode::kOff;
   uint64_t heap_interval_bytes = 512 * 1024;  // --heap-interval, for kSampled
+  // --heap-free-stacks: each recorded free copies registers and stack as an allocation does, so
+  // the profile says where blocks were freed (docs/heap.md, "Free stacks").
+  bool heap_free_stacks = false;
   // --no-cpu: no CPU samples (only what describes the processes), for allocations only.
   bool sample_cpu = true;
   // How the profile presents what was recorded.
