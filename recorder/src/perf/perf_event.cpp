@@ -430,6 +430,7 @@ PerfEvents::PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing
 
 std::vector<RingRecordSource::Ring> PerfEvents::ring_views(std::vector<CpuRing>& rings) {
   std::vector<RingRecordSource::Ring> views;
+  views.reserve(rings.size());
   for (auto& r : rings) views.push_back({r.cpu, &r.ring.ring()});
   return views;
 }
