@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kEllipsis = "\u2026";
 
 // "100.00%  " per percentage column; "123456789  " for samples.
-constexpr size_t kPercentColumns = 2 * 9;
+constexpr size_t kPercentColumns = size_t{2} * 9;
 constexpr size_t kSamplesColumn = 9 + 2;
 // Below this width the function list has no module column.
 constexpr size_t kNarrowWidth = 60;

@@ -70,7 +70,7 @@ struct RecordOptions {
   int iteration_count = 1;
 
   HeapMode heap = HeapMode::kOff;
-  uint64_t heap_interval_bytes = 512 * 1024;  // --heap-interval, for kSampled
+  uint64_t heap_interval_bytes = 512ULL * 1024;  // --heap-interval, for kSampled
   // --no-cpu: no CPU samples (only what describes the processes), for allocations only.
   bool sample_cpu = true;
   // How the profile presents what was recorded.
