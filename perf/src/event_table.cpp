@@ -36,7 +36,7 @@ Result<EventTable> EventTable::create(std::vector<EventSpec> specs) {
   std::vector<Event> events;
   for (auto& spec : specs) {
     SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(spec.attr));
-    events.push_back(Event{spec, layout});
+    events.push_back(Event{std::move(spec), layout});
   }
   EventTable table(std::move(events));
   table.sample_id_offset_ = sample_id_offset(table.events_[0].layout);

@@ -149,7 +149,7 @@ DebuginfodEvent DebuginfodFetcher::download(Job& job) {
   return event;
 }
 
-void DebuginfodFetcher::emit(DebuginfodEvent event) const {
+void DebuginfodFetcher::emit(const DebuginfodEvent& event) const {
   if (options_.on_event) options_.on_event(event);
 }
 
