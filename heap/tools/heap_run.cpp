@@ -30,8 +30,6 @@
 #include "sprof/heap/heap_ring.hpp"
 #include "sprof/heap/ring_reader.hpp"
 
-extern char** environ;
-
 namespace {
 
 using namespace sprof::heap;
