@@ -16,6 +16,15 @@ fi
 # The sources git tracks (so nothing generated) that the build compiles (so each has its flags).
 compiled=$(sed -n 's|^ *"file": "'"$PWD"'/\(.*\)",\{0,1\}$|\1|p' "$build_dir/compile_commands.json")
 mapfile -t files < <(git ls-files '*.cpp' ':!:tests/' | grep -Fx -f <(printf '%s\n' "$compiled"))
+# `scripts/check-tidy.sh FILE...` lints only those of them (paths from the top of the repository).
+if (($#)); then
+  mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -Fx -f <(printf '%s\n' "$@"))
+fi
+# None at all means a mismatch (a build configured elsewhere), not a clean tree.
+if ((${#files[@]} == 0)); then
+  echo "check-tidy: no file to lint (is $build_dir configured from $PWD?)"
+  exit 1
+fi
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
