@@ -31,12 +31,12 @@ std::optional<size_t> trailer_id_from_end(const SampleLayout& l) {
 
 }  // namespace
 
-Result<EventTable> EventTable::create(std::vector<EventSpec> specs) {
+Result<EventTable> EventTable::create(const std::vector<EventSpec>& specs) {
   if (specs.empty()) return fail(Errc::kInvalidArgument, "event table: no events");
   std::vector<Event> events;
-  for (auto& spec : specs) {
+  for (const auto& spec : specs) {
     SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(spec.attr));
-    events.push_back(Event{std::move(spec), layout});
+    events.push_back(Event{spec, layout});
   }
   EventTable table(std::move(events));
   table.sample_id_offset_ = sample_id_offset(table.events_[0].layout);
