@@ -24,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using sprof::profile::detail::ParallelGzip;
 
-constexpr size_t kPiece = 64 * 1024;
+constexpr size_t kPiece = size_t{64} * 1024;
 
 std::string read_file(const char* path) {
   std::ifstream in(path, std::ios::binary);

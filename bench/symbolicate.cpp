@@ -122,6 +122,7 @@ std::vector<std::string> loaded_libraries() {
       },
       &paths);
   std::vector<std::string> out;
+  out.reserve(paths.size());
   for (const auto& [prefix, path] : paths) out.push_back(path);
   return out;
 }
@@ -488,6 +489,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<std::string> module_requests;
+  module_requests.reserve(modules.size());
   for (const auto& m : modules) module_requests.push_back(v5_request({m}));
 
   const std::string llvm =

@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     warm.push_back(one_pass(warm_unwinder, *run));
   }
   std::vector<PassResult> fp;
+  fp.reserve(static_cast<size_t>(options.runs));
   FramePointerUnwinder fp_unwinder;
   for (int i = 0; i < options.runs; ++i) fp.push_back(one_pass(fp_unwinder, *run));
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 4;
   const int units = argc > 2 ? std::atoi(argv[2]) : 200;
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
   std::vector<double> sinks(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {

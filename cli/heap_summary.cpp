@@ -55,6 +55,7 @@ std::vector<RetainedPath> retained_paths(const profile::Profile& profile,
     p.blocks += site.blocks;
   }
   std::vector<RetainedPath> out;
+  out.reserve(by_path.size());
   for (auto& [path, p] : by_path) out.push_back(std::move(p));
   std::stable_sort(out.begin(), out.end(),
                    [](const RetainedPath& a, const RetainedPath& b) { return a.bytes > b.bytes; });

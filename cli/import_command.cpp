@@ -1,5 +1,6 @@
 #include "import_command.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "console.hpp"
@@ -86,7 +87,7 @@ int run_import_command(const ImportCommandOptions& options) {
     const double rate =
         imported->profile.meta.interval_ms > 0 ? 1000.0 / imported->profile.meta.interval_ms : 0;
     std::fprintf(stderr, "%s\n%s\n", summary_line(facts).c_str(),
-                 details_line(imported->stats, static_cast<int>(rate + 0.5)).c_str());
+                 details_line(imported->stats, static_cast<int>(std::lround(rate))).c_str());
   }
   return save_and_serve(imported->profile, options.output, *written, options.save_only,
                         options.presymbolicate, options.serve, facts);

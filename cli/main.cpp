@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args = arguments_for_parser(
       std::vector<std::string>(argv, argv + argc), *sprof.app, sprof.command_runners);
   std::vector<const char*> parser_argv;
+  parser_argv.reserve(args.size());
   for (const auto& a : args) parser_argv.push_back(a.c_str());
   try {
     sprof.app->parse(static_cast<int>(parser_argv.size()), parser_argv.data());

@@ -86,6 +86,7 @@ StatSummary summarize(const std::vector<recorder::Counts>& runs) {
   summary.runs = runs.size();
   if (runs.empty()) return summary;
   std::vector<double> walls;
+  walls.reserve(runs.size());
   for (const auto& run : runs) walls.push_back(run.wall_s);
   summary.wall_s = mean_and_spread(walls);
 

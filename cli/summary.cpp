@@ -19,7 +19,7 @@ std::string human_bytes(uint64_t bytes) {
   char buf[32];
   if (bytes < 1024) {
     std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-  } else if (bytes < 1024 * 1024) {
+  } else if (bytes < 1024ULL * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024);
   } else if (bytes < 1024ULL * 1024 * 1024) {
     std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));

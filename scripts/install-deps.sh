@@ -22,6 +22,7 @@ packages=(
   heaptrack               # baseline in bench/run-heap.py only
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # record --heap under other allocators (tests/targets/heap.cmake)
   clang-format-14         # scripts/check-format.sh (the plain test stage runs it)
+  clang-tidy-14           # scripts/check-tidy.sh (the plain test stage runs it)
   chromium                # headless browser for the browser tests (tests/browser: flame graph SVG)
   clang-14 libclang-rt-14-dev  # libFuzzer targets and their sanitizers (tests/fuzz, the `fuzz` preset)
   # The toolchain matrix (tests/targets/unwind_matrix.cmake): programs built the ways users build

@@ -2,7 +2,8 @@
 # Quick start, part 2, and CI's entry point (.ci/run): installs dependencies, then builds and runs
 # every test stage (the conformance tests install the Firefox Profiler's CLI from npm themselves):
 #   plain     build/       (RelWithDebInfo)        clang-format check, a build with warnings as
-#                                                  errors, unit, integration and conformance tests
+#                                                  errors, clang-tidy check, unit, integration and
+#                                                  conformance tests
 #   sanitize  build-asan/  (`asan` preset)         the same suite under ASan + UBSan
 #   fuzz      build-fuzz/  (`fuzz` preset, clang)  each fuzz target over its seeds, then a few
 #                                                  seconds of fuzzing (ctest label `fuzz`)
@@ -26,11 +27,13 @@ scripts/install-deps.sh || exit 1
 run_stage() {
   case "$1" in
     plain)
-      # A formatting slip fails the stage but does not keep the tests from running.
-      local formatted=0
+      # A formatting slip or a lint finding fails the stage but does not keep the tests from
+      # running. The lint comes after the build: it reads build/compile_commands.json.
+      local formatted=0 linted=0
       scripts/check-format.sh || formatted=1
-      SPROF_CMAKE_ARGS="${SPROF_CMAKE_ARGS:-} -DSPROF_WERROR=ON" scripts/build.sh &&
-        (cd build && ctest --output-on-failure -j2 "${@:2}") && return $formatted ;;
+      SPROF_CMAKE_ARGS="${SPROF_CMAKE_ARGS:-} -DSPROF_WERROR=ON" scripts/build.sh || return 1
+      scripts/check-tidy.sh || linted=1
+      (cd build && ctest --output-on-failure -j2 "${@:2}") && return $((formatted | linted)) ;;
     sanitize)
       cmake --preset asan ${SPROF_CMAKE_ARGS:-} >/dev/null &&
         cmake --build --preset asan -j"$(nproc)" &&
@@ -50,7 +53,7 @@ declare -A build_dir=([plain]=build [sanitize]=build-asan [fuzz]=build-fuzz)
 # no test ran.
 recap_stage() {
   local dir=${build_dir[$1]} log=$2
-  grep '^check-format: [0-9]' "$log"
+  grep '^check-format: [0-9]\|^check-tidy: ' "$log"
   local failed_list=$dir/Testing/Temporary/LastTestsFailed.log
   if [ -s "$failed_list" ] && [ "$failed_list" -nt "$log.started" ]; then
     echo "--- $1: failed tests"

@@ -97,7 +97,7 @@ std::vector<std::string> JitLibraries::files_of(uint32_t pid) const {
   std::vector<std::string> files;
   const std::string perf_map = options_.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
   if (const auto mtime = files_.modified_wall_ms(perf_map)) {
-    if (*mtime >= options_.min_mtime_wall_ms || attached_.count(pid)) {
+    if (*mtime >= options_.min_mtime_wall_ms || attached_.contains(pid)) {
       files.push_back(perf_map);
     } else {
       log::debug(perf_map + " predates the recording; ignored");

@@ -42,7 +42,7 @@ bool ProcessName::note_mapped_file(std::string_view path) {
 bool ProcessName::set_arguments(const std::vector<std::string>& argv, int max_args) {
   std::string arguments;
   const size_t shown =
-      std::min(argv.size() > 0 ? argv.size() - 1 : 0, static_cast<size_t>(std::max(max_args, 0)));
+      std::min(argv.empty() ? 0 : argv.size() - 1, static_cast<size_t>(std::max(max_args, 0)));
   for (size_t i = 1; i <= shown; ++i) arguments += " " + argv[i];
   if (arguments == arguments_) return false;
   arguments_ = std::move(arguments);

@@ -297,7 +297,7 @@ void ProfileConverter::on_comm(const perf::CommRecord& c) {
 }
 
 void ProfileConverter::on_fork(const perf::ForkRecord& f) {
-  if (f.pid != f.ppid && !processes_.count(f.pid)) {
+  if (f.pid != f.ppid && !processes_.contains(f.pid)) {
     // A new process starts as a copy of its parent: same name, same mappings.
     auto parent = processes_.find(f.ppid);
     ++stats_.processes;

@@ -129,7 +129,7 @@ struct CfiModule::Impl {
   // gets whatever that decides; so results never differ from checking everything first.
   struct LazyEhFrame {
     LazyEhFrame(detail::EhFrameSearchTable t, const detail::CfiSection& section)
-        : table(std::move(t)), checker(section) {}
+        : table(t), checker(section) {}
     detail::EhFrameSearchTable table;
     detail::FdeChecker checker;
     std::unordered_map<uint64_t, std::optional<detail::FdeEntry>> clean_fdes;  // by offset
@@ -198,9 +198,8 @@ Dwarf_CFI* CfiModule::Impl::checked_eh_frame() {
         {hdr_bytes, hdr.shdr.sh_addr, eh.shdr.sh_addr, 8}, eh_bytes.size());
     if (table) {
       lazy_eh_frame = std::make_unique<LazyEhFrame>(
-          std::move(*table),
-          detail::CfiSection{eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
-                             detail::dwarf_register_count(ehdr.e_machine)});
+          *table, detail::CfiSection{eh_bytes, eh.shdr.sh_addr, detail::CfiFormat::kEhFrame, 8,
+                                     detail::dwarf_register_count(ehdr.e_machine)});
       // libdw uses the table only when .eh_frame_hdr precedes .eh_frame in the section table
       // (GNU ld's and LLD's order). After it (gold's and mold's, libLLVM's), libdw would scan
       // .eh_frame linearly: give it a copy of the two sections in GNU ld's order instead

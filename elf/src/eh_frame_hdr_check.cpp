@@ -79,7 +79,7 @@ DecodedHeader decode_header(const EhFrameHdr& hdr) {
     out.problem = ".eh_frame_hdr's table encoding has no fixed size";
     return out;
   }
-  if (*fde_count > (b.size() - pos) / (2u * *value_size)) {
+  if (*fde_count > (b.size() - pos) / (2 * size_t{*value_size})) {
     out.problem =
         ".eh_frame_hdr claims " + std::to_string(*fde_count) + " entries, more than it holds";
     return out;

@@ -30,8 +30,6 @@
 #include "sprof/heap/heap_ring.hpp"
 #include "sprof/heap/ring_reader.hpp"
 
-extern char** environ;
-
 namespace {
 
 using namespace sprof::heap;
@@ -127,6 +125,7 @@ std::vector<std::string> child_environment(const std::vector<std::string>& overr
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;

@@ -31,10 +31,10 @@ std::optional<size_t> trailer_id_from_end(const SampleLayout& l) {
 
 }  // namespace
 
-Result<EventTable> EventTable::create(std::vector<EventSpec> specs) {
+Result<EventTable> EventTable::create(const std::vector<EventSpec>& specs) {
   if (specs.empty()) return fail(Errc::kInvalidArgument, "event table: no events");
   std::vector<Event> events;
-  for (auto& spec : specs) {
+  for (const auto& spec : specs) {
     SPROF_TRY(SampleLayout layout, SampleLayout::from_attr(spec.attr));
     events.push_back(Event{spec, layout});
   }

@@ -23,10 +23,10 @@ ProcessFilter::ProcessFilter(std::vector<uint32_t> pids, std::vector<std::string
     : pids_(pids.begin(), pids.end()), names_(names.begin(), names.end()) {}
 
 bool ProcessFilter::selected(uint32_t pid) const {
-  if (pids_.count(pid) != 0) return true;
+  if (pids_.contains(pid)) return true;
   if (names_.empty()) return false;
   const auto it = name_of_.find(pid);
-  return it != name_of_.end() && names_.count(it->second) != 0;
+  return it != name_of_.end() && names_.contains(it->second);
 }
 
 bool ProcessFilter::keep(const perf::Record& record) {
@@ -34,7 +34,7 @@ bool ProcessFilter::keep(const perf::Record& record) {
   if (const auto* c = std::get_if<perf::CommRecord>(&record)) {
     if (c->exec || c->tid == c->pid) name_of_[c->pid] = c->comm;
   } else if (const auto* f = std::get_if<perf::ForkRecord>(&record)) {
-    if (f->pid != f->ppid && name_of_.count(f->pid) == 0) {
+    if (f->pid != f->ppid && !name_of_.contains(f->pid)) {
       const auto parent = name_of_.find(f->ppid);
       if (parent != name_of_.end()) name_of_[f->pid] = parent->second;
     }

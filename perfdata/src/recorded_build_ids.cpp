@@ -33,7 +33,8 @@ std::optional<RecordedBuildId> parse_build_id_entry(std::span<const uint8_t> rec
   RecordedBuildId entry;
   entry.path.assign(chars, strnlen(chars, name.size()));
   if (entry.path.empty()) return std::nullopt;
-  entry.build_id = BuildId(std::vector<uint8_t>(id_bytes.begin(), id_bytes.begin() + id_size));
+  const auto id = id_bytes.first(id_size);
+  entry.build_id = BuildId(std::vector<uint8_t>(id.begin(), id.end()));
   entry.kernel = cpumode == PERF_RECORD_MISC_KERNEL;
   return entry;
 }

@@ -19,7 +19,7 @@ namespace {
 
 // Deflate's window: the most a match can reach back, so the most of the previous input a block
 // can use as its dictionary.
-constexpr size_t kWindow = 32 * 1024;
+constexpr size_t kWindow = size_t{32} * 1024;
 // Blocks queued or being compressed per worker before the caller waits for the oldest: enough
 // that a worker finding its next block waiting is the rule, few enough to bound memory.
 constexpr size_t kBlocksPerThread = 2;

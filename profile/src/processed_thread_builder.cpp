@@ -144,6 +144,10 @@ class ThreadBuilder {
     Expansion e{static_cast<uint32_t>(out_.frame_address.size()), 0};
     if (located) {
       add_native_frames(location, *located, role, entry.category);
+      // An address no module covers stays whole, as the last branch keeps any other location:
+      // taken first so that split_native_location never sees it. bugprone-branch-clone only sees
+      // the two same bodies, a false positive.
+      // NOLINTNEXTLINE(bugprone-branch-clone)
     } else if (is_address_location(location)) {
       add_frame(-1, 0, entry.category, func(location, {}, -1), std::nullopt, 0);
     } else if (const auto native = split_native_location(location)) {

@@ -35,7 +35,7 @@ std::string paint_delta(double delta, bool colour) {
   return (delta > 0 ? "\x1b[31m" : "\x1b[32m") + text + "\x1b[0m";
 }
 
-std::string dim(std::string text, bool colour) {
+std::string dim(const std::string& text, bool colour) {
   return colour && !text.empty() ? "\x1b[2m" + text + "\x1b[0m" : text;
 }
 

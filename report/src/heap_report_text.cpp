@@ -77,7 +77,7 @@ std::string site_name(const ReportProfile& profile, const HeapSite& site, size_t
 
 // Column widths of a site line, and its heading.
 constexpr size_t kBytes = 9, kCount = 9, kLife = 9, kShort = 7;
-constexpr size_t kFixed = 3 * kBytes + 2 * kCount + kLife + kShort + 7 * 2;
+constexpr size_t kFixed = 3 * kBytes + 2 * kCount + kLife + kShort + size_t{7} * 2;
 
 std::string site_heading() {
   return right("Bytes", kBytes) + "  " + right("Calls", kCount) + "  " +

@@ -1,14 +1,14 @@
 #include "sprof/report/json_report.hpp"
 
+#include <cmath>
+
 #include "sprof/core/json_writer.hpp"
 
 namespace sprof::report {
 
 namespace {
 
-double rounded(double percent_value) {
-  return static_cast<double>(static_cast<int64_t>(percent_value * 100 + 0.5)) / 100;
-}
+double rounded(double percent_value) { return std::round(percent_value * 100) / 100; }
 
 void write_function(JsonWriter& w, const Function& f) {
   w.field("name", f.name).field("module", f.module);

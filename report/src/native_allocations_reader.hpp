@@ -15,6 +15,7 @@
 namespace sprof::report {
 
 Result<std::vector<AllocationRow>> read_native_allocations(simdjson::dom::element thread,
-                                                           const std::string& where, size_t stacks);
+                                                           const std::string& thread_at,
+                                                           size_t stacks);
 
 }  // namespace sprof::report

@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kEllipsis = "\u2026";
 
 // "100.00%  " per percentage column; "123456789  " for samples.
-constexpr size_t kPercentColumns = 2 * 9;
+constexpr size_t kPercentColumns = size_t{2} * 9;
 constexpr size_t kSamplesColumn = 9 + 2;
 // Below this width the function list has no module column.
 constexpr size_t kNarrowWidth = 60;
@@ -97,10 +97,12 @@ class Painter {
     const char* code = value >= 5 ? "\x1b[31m" : value >= 0.5 ? "\x1b[32m" : nullptr;
     return code ? code + text + "\x1b[0m" : text;
   }
-  std::string dim(std::string text) const {
+  std::string dim(const std::string& text) const {
     return colour_ && !text.empty() ? "\x1b[2m" + text + "\x1b[0m" : text;
   }
-  std::string bold(std::string text) const { return colour_ ? "\x1b[1m" + text + "\x1b[0m" : text; }
+  std::string bold(const std::string& text) const {
+    return colour_ ? "\x1b[1m" + text + "\x1b[0m" : text;
+  }
 
  private:
   bool colour_;

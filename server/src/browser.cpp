@@ -15,8 +15,6 @@
 
 #include "sprof/core/log.hpp"
 
-extern char** environ;
-
 namespace sprof::server {
 namespace {
 

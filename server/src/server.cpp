@@ -36,7 +36,7 @@ constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(100);
 // Last line of defence for a coroutine: our code does not throw, but a dependency might
 // (std::bad_alloc aside). The coroutine frame, and with it the socket, is already gone.
 auto log_escaped_exception(const char* what) {
-  return [what](std::exception_ptr exception) {
+  return [what](const std::exception_ptr& exception) {
     if (!exception) return;
     try {
       std::rethrow_exception(exception);

@@ -135,7 +135,7 @@ asio::awaitable<void> write_bad_request(beast::tcp_stream& stream, const Session
 // until the client closes.
 asio::awaitable<void> drain_before_close(beast::tcp_stream& stream) {
   constexpr auto kLinger = std::chrono::seconds(1);
-  constexpr std::size_t kMaxDrainBytes = 256 * 1024;
+  constexpr std::size_t kMaxDrainBytes = std::size_t{256} * 1024;
   stream.expires_after(kLinger);
   std::array<char, 4096> sink{};
   for (std::size_t drained = 0; drained < kMaxDrainBytes;) {

@@ -110,7 +110,7 @@ void DebuginfodFetcher::run() {
     changed_.notify_all();
     // Reported once the outcome is visible to `files` and `finished`.
     lock.unlock();
-    emit(std::move(outcome));
+    emit(outcome);
     lock.lock();
   }
 }
@@ -132,7 +132,7 @@ DebuginfodEvent DebuginfodFetcher::download(Job& job) {
     progress.total = p.total;
     progress.url = p.url;
     progress.seconds = seconds();
-    emit(std::move(progress));
+    emit(progress);
   });
   event.seconds = seconds();
   if (result) {
@@ -149,7 +149,7 @@ DebuginfodEvent DebuginfodFetcher::download(Job& job) {
   return event;
 }
 
-void DebuginfodFetcher::emit(DebuginfodEvent event) const {
+void DebuginfodFetcher::emit(const DebuginfodEvent& event) const {
   if (options_.on_event) options_.on_event(event);
 }
 

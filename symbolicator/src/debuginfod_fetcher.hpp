@@ -63,7 +63,7 @@ class DebuginfodFetcher {
   void run();
   // Fetches `job`'s file (setting `path` on success) and returns the outcome to report.
   DebuginfodEvent download(Job& job);
-  void emit(DebuginfodEvent event) const;
+  void emit(const DebuginfodEvent& event) const;
   const Job* job(const std::string& build_id, elf::DebuginfodArtifact artifact) const;
 
   const DebuginfodOptions options_;

@@ -104,7 +104,7 @@ class DwarfLookup {
 
   DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base, size_t concurrency);
 
-  Unit& read_unit(uint32_t unit);
+  Unit& read_unit(uint32_t index);
   const Tree* read_tree(const Unit& unit, Function& function);
   void read_unit_now(Unit& unit);
   void read_tree_now(const Unit& unit, Function& function);

@@ -30,7 +30,7 @@ class ModuleSymbolMap final : public SymbolMap {
   static Result<std::shared_ptr<const ModuleSymbolMap>> build(const elf::LocatedModule& located,
                                                               std::string module_name);
 
-  std::optional<SymbolInfo> lookup(RelativeAddress address) const override;
+  std::optional<SymbolInfo> lookup(RelativeAddress relative) const override;
   void prepare(std::span<const RelativeAddress> addresses) const override;
   bool names_source_file(const std::string& path) const override;
   const std::string& debug_file() const override { return debug_file_; }

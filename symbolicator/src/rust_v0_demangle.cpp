@@ -27,7 +27,7 @@ namespace {
 // left mangled.
 constexpr int kMaxDepth = 300;
 constexpr size_t kMaxNodes = 20000;
-constexpr size_t kMaxOutputBytes = 64 * 1024;  // also bounds "for<'a, ...>" binder lists
+constexpr size_t kMaxOutputBytes = size_t{64} * 1024;  // also bounds "for<'a, ...>" binder lists
 
 class V0Printer {
  public:

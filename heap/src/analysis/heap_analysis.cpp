@@ -22,7 +22,7 @@ SiteStats& HeapAnalysis::site(uint32_t id) {
 
 void HeapAnalysis::allocate(const AllocationEvent& e) {
   if (auto space = spaces_.find(e.space);
-      space != spaces_.end() && space->second.count(e.address) != 0) {
+      space != spaces_.end() && space->second.contains(e.address)) {
     // The address was handed out again, so its block was freed and the free's record was lost:
     // it ends now, as the converter's tables show it (native_allocations.hpp).
     free({e.time_ms, e.space, e.thread, e.address});

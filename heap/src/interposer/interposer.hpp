@@ -90,8 +90,12 @@ static_assert(std::is_trivially_destructible_v<Process>);
 static_assert(std::is_trivially_default_constructible_v<ThreadState>);
 static_assert(std::is_trivially_destructible_v<ThreadState>);
 
+// Declarations of trivially constructed objects (asserted above), defined in process.cpp:
+// bugprone-dynamic-static-initializers takes them for definitions, a false positive.
+// NOLINTBEGIN(bugprone-dynamic-static-initializers)
 extern Process g_process;
 extern __thread ThreadState t_thread SPROF_HEAP_TLS;
+// NOLINTEND(bugprone-dynamic-static-initializers)
 
 inline Attachment attachment() {
   return static_cast<Attachment>(__atomic_load_n(&g_process.attachment, __ATOMIC_ACQUIRE));

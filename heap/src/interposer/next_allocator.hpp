@@ -27,7 +27,8 @@ struct Allocator {
 };
 
 // Written only while resolving (one thread, once); read by every call.
-extern Allocator g_next;
+// (A declaration: bugprone-dynamic-static-initializers takes it for a definition.)
+extern Allocator g_next;  // NOLINT(bugprone-dynamic-static-initializers)
 
 // One of g_next's functions, e.g. next<&Allocator::malloc>()(size): a plain load on x86-64.
 template <auto Allocator::*Function>
@@ -39,7 +40,7 @@ inline auto next() {
 // thread inside the hook). The only dlsym in an allocation: while it runs, this thread's nested
 // allocations come from a static bootstrap arena (bootstrap_arena.hpp) and other threads wait.
 void resolve_next_allocator_slow();
-extern int g_next_resolved;  // 1 once g_next is final
+extern int g_next_resolved;  // 1 once g_next is final; NOLINT(bugprone-dynamic-static-initializers)
 inline void resolve_next_allocator() {
   if (__builtin_expect(__atomic_load_n(&g_next_resolved, __ATOMIC_ACQUIRE) == 0, 0))
     resolve_next_allocator_slow();

@@ -21,8 +21,6 @@
 #include "interposer/record_writes.hpp"
 #include "interposer/sample_gap.hpp"
 
-extern char** __environ;
-
 namespace sprof::heap::interposer {
 
 Process g_process;

@@ -356,7 +356,7 @@ Result<PerfEvents> PerfEvents::open(const EventConfig& config) {
           "perf: no scheduler CPU counts (sched:sched_stat_runtime is not readable in "
           "tracefs); CPU deltas come from switch records alone");
     }
-    SPROF_TRY(sprof::perf::EventTable table, sprof::perf::EventTable::create(std::move(specs)));
+    SPROF_TRY(sprof::perf::EventTable table, sprof::perf::EventTable::create(specs));
     PerfEvents events(kind, attr, std::move(*rings), std::move(table));
     if (off_cpu) SPROF_TRY_VOID(events.open_off_cpu_events(tasks));
     if (side_band) events.open_cpu_wide_switches();
@@ -430,6 +430,7 @@ PerfEvents::PerfEvents(EventKind kind, perf_event_attr attr, std::vector<CpuRing
 
 std::vector<RingRecordSource::Ring> PerfEvents::ring_views(std::vector<CpuRing>& rings) {
   std::vector<RingRecordSource::Ring> views;
+  views.reserve(rings.size());
   for (auto& r : rings) views.push_back({r.cpu, &r.ring.ring()});
   return views;
 }

@@ -98,6 +98,7 @@ Result<LaunchedChild> Launcher::spawn(const std::vector<std::string>& argv,
   }
   // Built before fork: the child must not allocate.
   std::vector<char*> c_argv;
+  c_argv.reserve(argv.size() + 1);
   for (const auto& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
   c_argv.push_back(nullptr);
   std::vector<char*> c_env;

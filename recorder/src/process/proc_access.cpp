@@ -18,7 +18,7 @@ std::vector<convert::ProcAccess::Map> exec_maps_from(const std::vector<MapsEntry
 
 }  // namespace
 
-convert::ProcAccess live_proc_access(std::string proc_root) {
+convert::ProcAccess live_proc_access(const std::string& proc_root) {
   convert::ProcAccess access;
   access.read_comm = [proc_root](uint32_t pid, uint32_t tid) -> std::optional<std::string> {
     auto comm = read_comm(static_cast<pid_t>(pid), static_cast<pid_t>(tid), proc_root);
@@ -56,8 +56,8 @@ SystemSnapshot snapshot_system(std::string_view proc_root) {
   return snapshot;
 }
 
-convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
-                                           std::shared_ptr<const SystemSnapshot> snapshot) {
+convert::ProcAccess with_snapshot_fallback(const convert::ProcAccess& live,
+                                           const std::shared_ptr<const SystemSnapshot>& snapshot) {
   convert::ProcAccess access;
   access.read_argv = live.read_argv;
   access.read_comm = [live, snapshot](uint32_t pid, uint32_t tid) -> std::optional<std::string> {

@@ -24,7 +24,7 @@ namespace sprof::recorder {
 using convert::kIdleProcessName;  // pid 0's name in system-wide profiles (host.hpp)
 
 // Reads /proc (or a fake tree at `proc_root`) on every call.
-convert::ProcAccess live_proc_access(std::string proc_root = "/proc");
+convert::ProcAccess live_proc_access(const std::string& proc_root = "/proc");
 
 struct ProcessSnapshot {
   std::unordered_map<uint32_t, std::string>
@@ -40,7 +40,7 @@ std::vector<uint32_t> list_pids(std::string_view proc_root = "/proc");
 SystemSnapshot snapshot_system(std::string_view proc_root = "/proc");
 
 // `live` first; the snapshot for tasks that are gone. pid 0 reads as kIdleProcessName.
-convert::ProcAccess with_snapshot_fallback(convert::ProcAccess live,
-                                           std::shared_ptr<const SystemSnapshot> snapshot);
+convert::ProcAccess with_snapshot_fallback(const convert::ProcAccess& live,
+                                           const std::shared_ptr<const SystemSnapshot>& snapshot);
 
 }  // namespace sprof::recorder

@@ -21,7 +21,7 @@ using symbolicator::SymbolInfo;
 // Parts of about this size go to the server at a time: large enough that handing each over
 // costs nothing next to writing it, small enough that a reply for any number of addresses
 // stays out of the memory profile.
-constexpr size_t kPartBytes = 128 * 1024;
+constexpr size_t kPartBytes = size_t{128} * 1024;
 
 // Optional keys are written only when known: the front end's validator rejects the whole reply
 // for a single `null` (docs/firefox-profiler-format.md, "symbolication API /symbolicate/v5").

@@ -106,13 +106,13 @@ inline Result<void> ok() { return {}; }
 #define SPROF_CONCAT_INNER_(a, b) a##b
 #define SPROF_CONCAT_(a, b) SPROF_CONCAT_INNER_(a, b)
 
-// SPROF_TRY(auto x, expr): evaluates `expr` (a Result<T>); on error returns the error from the
-// enclosing function, otherwise declares `x` holding the moved value.
+// SPROF_TRY(auto x, expr): evaluates `expr` (a Result<T>); on error returns it from the enclosing
+// function, else declares `x` holding the moved value (a declaration: no parentheses around it).
 #define SPROF_TRY(decl, expr)                                                           \
   auto SPROF_CONCAT_(sprof_try_, __LINE__) = (expr);                                    \
   if (!SPROF_CONCAT_(sprof_try_, __LINE__).has_value())                                 \
     return ::sprof::unexpected(std::move(SPROF_CONCAT_(sprof_try_, __LINE__)).error()); \
-  decl = std::move(*SPROF_CONCAT_(sprof_try_, __LINE__))
+  decl = std::move(*SPROF_CONCAT_(sprof_try_, __LINE__))  // NOLINT(bugprone-macro-parentheses)
 
 // SPROF_TRY_VOID(expr): for Result<void>.
 #define SPROF_TRY_VOID(expr)                                          \

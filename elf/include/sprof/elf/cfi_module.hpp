@@ -54,13 +54,13 @@ class CfiModule {
   CfiModule(const CfiModule&) = delete;
   CfiModule& operator=(const CfiModule&) = delete;
 
-  // The rule for the instruction at `svma`, or nullopt when no CFI covers it.
-  std::optional<FrameRule> find_rule(Svma svma);
+  // The rule for the instruction at `address`, or nullopt when no CFI covers it.
+  std::optional<FrameRule> find_rule(Svma address);
 
-  // Copies `out.size()` bytes of the executable section containing [svma, svma + size) into
+  // Copies `out.size()` bytes of the executable section containing [address, address + size) into
   // `out`; false when no executable section holds them all. Used to recognise code by its bytes
   // (the sigreturn trampoline).
-  bool read_code(Svma svma, std::span<uint8_t> out) const;
+  bool read_code(Svma address, std::span<uint8_t> out) const;
 
   // Whether the file (or its debug file) has any CFI at all.
   bool has_cfi() const;

@@ -87,7 +87,7 @@ struct DwarfLines {
 class DwarfReader {
  public:
   // Line rows parsed by one libdw line handle before it is ended (about 40 bytes each in libdw).
-  static constexpr size_t kRetainedLineRows = 8 * 1024;
+  static constexpr size_t kRetainedLineRows = size_t{8} * 1024;
 
   // kNotFound if the file doesn't exist, kMalformed if it has no usable DWARF. `concurrency`
   // (at least 1) is how many calls may read at once.

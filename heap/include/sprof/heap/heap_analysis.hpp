@@ -104,7 +104,7 @@ class HeapAnalysis {
   using Blocks = std::unordered_map<uint64_t, Block>;  // by address
 
   SiteStats& site(uint32_t id);
-  void change_live(uint32_t site, int64_t delta);
+  void change_live(uint32_t id, int64_t delta);
   void take_peak_snapshot();
   void leak(Blocks& blocks);
 

@@ -26,8 +26,8 @@
 namespace sprof::heap {
 
 struct HeapRingOptions {
-  uint64_t sample_interval_bytes = 512 * 1024;  // 0: record every allocation
-  uint32_t stack_copy_bytes = 32 * 1024;        // docs/heap.md, "Stack copy size"
+  uint64_t sample_interval_bytes = 512ULL * 1024;  // 0: record every allocation
+  uint32_t stack_copy_bytes = 32 * 1024;           // docs/heap.md, "Stack copy size"
   // Small on purpose: a writer takes a page fault per ring page on its first lap (4-11 us each
   // here), docs/heap.md "Ring size".
   uint64_t data_bytes = 8ULL << 20;

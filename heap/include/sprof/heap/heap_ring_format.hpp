@@ -36,7 +36,7 @@ inline constexpr uint32_t kRingVersion = 4;
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
-inline constexpr uint64_t kMinDataBytes = 64 * 1024;
+inline constexpr uint64_t kMinDataBytes = 64ULL * 1024;
 inline constexpr uint64_t kMaxDataBytes = 1ULL << 34;  // 16 GiB
 inline constexpr uint32_t kMaxStackCopyBytes = 256 * 1024;
 inline constexpr uint32_t kMinTrackedCapacityLog2 = 10;

@@ -57,7 +57,7 @@ class EventTable {
   // `specs[0]` is the default event. Errc::kInvalidArgument without events; kUnsupported when
   // an attr has no layout the parser can walk, or when events disagree on where records carry
   // their id (their records could not be told apart).
-  static Result<EventTable> create(std::vector<EventSpec> specs);
+  static Result<EventTable> create(const std::vector<EventSpec>& specs);
 
   // Records carrying `id` were written by `event(index)`.
   void add_id(uint64_t id, size_t index);

@@ -70,7 +70,7 @@ struct RecordOptions {
   int iteration_count = 1;
 
   HeapMode heap = HeapMode::kOff;
-  uint64_t heap_interval_bytes = 512 * 1024;  // --heap-interval, for kSampled
+  uint64_t heap_interval_bytes = 512ULL * 1024;  // --heap-interval, for kSampled
   // --heap-free-stacks: each recorded free copies registers and stack as an allocation does, so
   // the profile says where blocks were freed (docs/heap.md, "Free stacks").
   bool heap_free_stacks = false;
