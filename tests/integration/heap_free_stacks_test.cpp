@@ -62,16 +62,6 @@ FreeSitesRun record_free_sites(const std::string& tag, const std::vector<std::st
   return out;
 }
 
-int64_t total_of(const std::map<std::string, FunctionWeight>& w, const std::string& name) {
-  auto it = w.find(name);
-  return it == w.end() ? 0 : it->second.total;
-}
-
-int64_t self_of(const std::map<std::string, FunctionWeight>& w, const std::string& name) {
-  auto it = w.find(name);
-  return it == w.end() ? 0 : it->second.self;
-}
-
 std::string functions_text(const std::map<std::string, FunctionWeight>& w) {
   std::string out;
   for (const auto& [name, f] : w) {

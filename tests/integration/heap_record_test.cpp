@@ -58,16 +58,6 @@ std::map<std::string, FunctionWeight> weights(ProfilerCli& cli, int thread,
   return r.exit_code == 0 ? function_weights(r.out) : std::map<std::string, FunctionWeight>{};
 }
 
-int64_t total_of(const std::map<std::string, FunctionWeight>& w, const std::string& name) {
-  auto it = w.find(name);
-  return it == w.end() ? 0 : it->second.total;
-}
-
-int64_t self_of(const std::map<std::string, FunctionWeight>& w, const std::string& name) {
-  auto it = w.find(name);
-  return it == w.end() ? 0 : it->second.self;
-}
-
 // Adds up a function's total over every thread of the profile.
 int64_t total_over_threads(ProfilerCli& cli, const std::vector<ThreadHandle>& threads,
                            const std::string& strategy, const std::string& name) {

@@ -118,6 +118,16 @@ std::map<std::string, FunctionWeight> function_weights(const std::string& functi
   return out;
 }
 
+int64_t total_of(const std::map<std::string, FunctionWeight>& weights, const std::string& name) {
+  const auto it = weights.find(name);
+  return it == weights.end() ? 0 : it->second.total;
+}
+
+int64_t self_of(const std::map<std::string, FunctionWeight>& weights, const std::string& name) {
+  const auto it = weights.find(name);
+  return it == weights.end() ? 0 : it->second.self;
+}
+
 std::set<std::string> top_function_names(const std::string& samples_json) {
   std::set<std::string> names;
   simdjson::dom::parser parser;

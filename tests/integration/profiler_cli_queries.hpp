@@ -43,6 +43,9 @@ struct FunctionWeight {
 // `thread functions --json`'s functions by "lib!function", with their self and total weights
 // (bytes for the allocation strategies).
 std::map<std::string, FunctionWeight> function_weights(const std::string& functions_json);
+// The total and self weight of "lib!function" in `weights`; 0 when it is not there.
+int64_t total_of(const std::map<std::string, FunctionWeight>& weights, const std::string& name);
+int64_t self_of(const std::map<std::string, FunctionWeight>& weights, const std::string& name);
 
 // One name per line, for failure messages.
 std::string join_lines(const std::set<std::string>& names);
