@@ -26,6 +26,7 @@ if ((${#files[@]} == 0)); then
   exit 1
 fi
 
+started=$SECONDS
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # One log per file, so that parallel runs do not interleave their lines. A run that fails without
@@ -40,7 +41,7 @@ printf '%s\0' "${files[@]}" | xargs -0 -P"$(nproc)" -n1 sh -c '
 mapfile -t findings < <(cat "$logs"/* 2>/dev/null |
   sed -n 's|^'"$PWD"'/||; /^[^ ]*:[0-9]*:[0-9]*: \(warning\|error\): /p' | sort -u)
 failed=$(find "$logs" -name '*.failed' | wc -l)
-echo "check-tidy: ${#files[@]} files, ${#findings[@]} findings"
+echo "check-tidy: ${#files[@]} files, ${#findings[@]} findings ($((SECONDS - started)) s)"
 if ((${#findings[@]})); then
   printf 'check-tidy: %s\n' "${findings[@]}" | head -40
   echo "check-tidy: fix them (or, for a false positive, NOLINT(check) with the reason beside it)"
