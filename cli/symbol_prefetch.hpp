@@ -3,10 +3,11 @@
 // `sprof record` saves a self-contained profile, and reading the modules' debug info is most of
 // that (0.3-1 s for a small C++ program, more for large binaries and the kernel's symbols). The
 // recording hands out previews of the profile so far while the program runs
-// (recorder::RunControl::on_preview); this reads their symbols on a thread of its own, on the
-// CPU the program leaves, so that embedding the symbols once the recording ends finds the
-// symbol maps built and the DWARF units its addresses fall in read. Only the addresses that
-// first ran after the last preview are read then.
+// (recorder::RunControl::on_preview); this reads their symbols on a thread of its own, beside the
+// program (at ordinary priority: the recording thread's real-time policy is reset for threads it
+// starts, so where the program keeps every CPU busy the two share them), so that embedding the
+// symbols once the recording ends finds the symbol maps built and the DWARF units its addresses
+// fall in read. Only the addresses that first ran after the last preview are read then.
 #pragma once
 
 #include <condition_variable>
