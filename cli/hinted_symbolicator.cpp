@@ -1,7 +1,10 @@
 #include "hinted_symbolicator.hpp"
 
+#include <string>
 #include <vector>
 
+#include "sprof/core/clock.hpp"
+#include "sprof/core/log.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "symbol_hints.hpp"
 
@@ -20,6 +23,13 @@ symbolicator::Symbolicator& HintedSymbolicator::for_profile(const profile::Profi
     add_hints(*symbolicator_, std::move(fresh));
   }
   return *symbolicator_;
+}
+
+void HintedSymbolicator::read_ahead(const profile::Profile& profile) {
+  const uint64_t start = clock_ns(CLOCK_MONOTONIC);
+  presymbolicate::presymbolicate(profile, for_profile(profile));
+  log::info("preview: symbols read in " +
+            std::to_string((clock_ns(CLOCK_MONOTONIC) - start) / 1'000'000) + " ms");
 }
 
 }  // namespace sprof::cli

@@ -23,6 +23,11 @@ class HintedSymbolicator {
 
   // The symbolicator, told of the modules new in `profile`.
   symbolicator::Symbolicator& for_profile(const profile::Profile& profile);
+  // Reads ahead what presymbolicating `profile` needs (a preview of a profile or window to be
+  // saved later) and drops the answers: what stays is what the symbolicator read to give them
+  // (symbol maps, the DWARF units the addresses fall in), which the later save reuses. -v says
+  // how long it took.
+  void read_ahead(const profile::Profile& profile);
 
  private:
   SymbolSources sources_;

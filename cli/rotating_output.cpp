@@ -16,7 +16,6 @@
 #include "console.hpp"
 #include "self_contained.hpp"
 #include "sprof/core/clock.hpp"
-#include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/presymbolicate/presymbolicate.hpp"
 #include "sprof/profile/gecko_writer.hpp"
@@ -162,7 +161,7 @@ void RotatingOutput::write_queued() {
     const auto& [interval, path] = queue_.front();
     lock.unlock();
     if (path.empty()) {
-      read_symbols_of(interval);
+      symbols_.read_ahead(interval.profile);
     } else {
       write(interval, path);
     }
@@ -196,17 +195,6 @@ void RotatingOutput::write(const recorder::Recording& interval, const std::strin
   ++totals_.files_written;
   totals_.longest_write_ms = std::max(totals_.longest_write_ms, ms_since(start));
   if (max_files_ > 0) remove_oldest();
-}
-
-void RotatingOutput::read_symbols_of(const recorder::Recording& preview) {
-  const uint64_t start = clock_ns(CLOCK_MONOTONIC);
-  // The answers are dropped: what is kept is what the symbolicator read to give them (symbol
-  // tables, the DWARF units these addresses fall in), which the next file's pass reuses.
-  presymbolicate::presymbolicate(preview.profile, symbols_.for_profile(preview.profile));
-  const double took_ms = ms_since(start);
-  ++totals_.previews_read;
-  totals_.longest_preview_ms = std::max(totals_.longest_preview_ms, took_ms);
-  log::info("preview: symbols read in " + std::to_string(static_cast<int64_t>(took_ms)) + " ms");
 }
 
 void RotatingOutput::remove_oldest() {

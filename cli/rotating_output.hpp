@@ -38,8 +38,6 @@ struct RotationTotals {
   // How long the recording thread waited for room in the writer's queue (0 unless writes fall
   // behind the intervals).
   double longest_wait_ms = 0;
-  int previews_read = 0;          // flight previews whose symbols the writer read
-  double longest_preview_ms = 0;  // the longest of those reads
 };
 
 class RotatingOutput {
@@ -52,7 +50,7 @@ class RotatingOutput {
 
   // Queues `interval`'s profile for the writer; waits while kMaxQueued are queued.
   void submit(recorder::Recording&& interval);
-  // A flight window so far (RunControl::on_flight_preview): when the writer is idle, it reads
+  // A flight window so far (RunControl::on_preview): when the writer is idle, it reads
   // the symbols `preview` needs, so that the next file's presymbolication finds them read, and
   // writes nothing. Dropped when the writer is busy (it then reads them for a file anyway) or
   // with --no-presymbolicate. Never waits.
@@ -74,8 +72,6 @@ class RotatingOutput {
   bool is_ours(const std::string& name) const;  // a name file_name gives with our prefix
   // Writes one file and prunes the directory; runs on the writer thread.
   void write(const recorder::Recording& interval, const std::string& path);
-  // Reads the symbols a preview's addresses need; runs on the writer thread.
-  void read_symbols_of(const recorder::Recording& preview);
   void start_writer();
   void remove_oldest();
   void write_queued();  // the writer thread

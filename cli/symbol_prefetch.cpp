@@ -1,11 +1,6 @@
 #include "symbol_prefetch.hpp"
 
-#include <string>
 #include <utility>
-
-#include "sprof/core/clock.hpp"
-#include "sprof/core/log.hpp"
-#include "sprof/presymbolicate/presymbolicate.hpp"
 
 namespace sprof::cli {
 
@@ -40,11 +35,7 @@ void SymbolPrefetch::read_previews() {
     if (!pending_) return;  // closing, nothing being read
     // Kept in pending_ while read, so that offer() drops the next ones meanwhile.
     lock.unlock();
-    const uint64_t start = clock_ns(CLOCK_MONOTONIC);
-    // The answers are dropped: what is kept is what the symbolicator read to give them.
-    presymbolicate::presymbolicate(pending_->profile, symbols_.for_profile(pending_->profile));
-    log::info("preview: symbols read in " +
-              std::to_string((clock_ns(CLOCK_MONOTONIC) - start) / 1'000'000) + " ms");
+    symbols_.read_ahead(pending_->profile);
     lock.lock();
     pending_.reset();
   }
