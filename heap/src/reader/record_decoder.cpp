@@ -25,6 +25,14 @@ Result<void> check_event(const EventFields& e) {
   return ok();
 }
 
+// The size a stack copy claims, before the record's size is checked against it.
+Result<void> check_stack_size(uint32_t stack_bytes, const DecodeLimits& limits) {
+  if (stack_bytes > limits.max_stack_bytes)
+    return malformed("stack copy of " + std::to_string(stack_bytes) + " bytes, limit " +
+                     std::to_string(limits.max_stack_bytes));
+  return ok();
+}
+
 // The registers and stack copy of an allocation or a stacked free.
 Result<void> check_stack(const RecordHeader& h, const CapturedRegs& regs, uint64_t stack_end,
                          uint32_t stack_bytes) {
@@ -56,9 +64,7 @@ Result<HeapEvent> decode_alloc(const RecordHeader& h, std::span<const uint8_t> r
   const auto f = read_struct<AllocFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
   if ((h.flags & kFlagFreeStack) != 0) return malformed("free-stack flag on an allocation");
-  if (f.stack_bytes > limits.max_stack_bytes)
-    return malformed("stack copy of " + std::to_string(f.stack_bytes) + " bytes, limit " +
-                     std::to_string(limits.max_stack_bytes));
+  SPROF_TRY_VOID(check_stack_size(f.stack_bytes, limits));
   if (record.size() != alloc_record_bytes(f.stack_bytes))
     return malformed("allocation record size " + std::to_string(record.size()) +
                      " does not match a stack copy of " + std::to_string(f.stack_bytes));
@@ -95,9 +101,7 @@ Result<void> decode_free_stack(const RecordHeader& h, std::span<const uint8_t> r
   if (record.size() < kFreeRecordBytes + sizeof(StackFields))
     return malformed("stacked free record of " + std::to_string(record.size()) + " bytes");
   const auto f = read_struct<StackFields>(record, kFreeRecordBytes);
-  if (f.stack_bytes > limits.max_stack_bytes)
-    return malformed("stack copy of " + std::to_string(f.stack_bytes) + " bytes, limit " +
-                     std::to_string(limits.max_stack_bytes));
+  SPROF_TRY_VOID(check_stack_size(f.stack_bytes, limits));
   if (record.size() != stacked_free_record_bytes(f.stack_bytes))
     return malformed("stacked free record size " + std::to_string(record.size()) +
                      " does not match a stack copy of " + std::to_string(f.stack_bytes));
