@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace sprof::test {
@@ -108,12 +109,16 @@ std::map<std::string, FunctionWeight> function_weights(const std::string& functi
   }
   for (auto f : functions) {
     std::string_view name;
-    FunctionWeight w;
     if (f["nameWithLibrary"].get(name) != simdjson::SUCCESS) continue;
-    double self = 0, total = 0;
-    if (f["selfSamples"].get(self) == simdjson::SUCCESS) w.self = static_cast<int64_t>(self);
-    if (f["totalSamples"].get(total) == simdjson::SUCCESS) w.total = static_cast<int64_t>(total);
-    out[std::string(name)] = w;
+    double self = 0, total = 0;  // 0 where a weight is missing
+    if (f["selfSamples"].get(self) != simdjson::SUCCESS) self = 0;
+    if (f["totalSamples"].get(total) != simdjson::SUCCESS) total = 0;
+    const auto [it, first] = out.try_emplace(std::string(name));
+    FunctionWeight& w = it->second;
+    if (!first) ++w.functions;
+    w.self += static_cast<int64_t>(self);
+    w.total += static_cast<int64_t>(total);
+    w.largest_total = std::max(w.largest_total, static_cast<int64_t>(total));
   }
   return out;
 }

@@ -38,10 +38,17 @@ std::vector<ThreadHandle> all_threads(const std::string& info_json);
 struct FunctionWeight {
   int64_t self = 0;
   int64_t total = 0;
+  // The Firefox Profiler keeps one function per name and file, and an inlined function's file is
+  // that of its sampled line, so one name may be several of its functions (stl_algo.h and
+  // predefined_ops.h for the same inlined std:: template). Their self weights add up exactly;
+  // `total` is the sum of their totals, which counts a sample that holds two of them twice, so
+  // the weight of the samples under the name lies between `largest_total` and `total`.
+  int functions = 1;
+  int64_t largest_total = 0;
 };
 
 // `thread functions --json`'s functions by "lib!function", with their self and total weights
-// (bytes for the allocation strategies).
+// (bytes for the allocation strategies), the functions of one name added up.
 std::map<std::string, FunctionWeight> function_weights(const std::string& functions_json);
 // The total and self weight of "lib!function" in `weights`; 0 when it is not there.
 int64_t total_of(const std::map<std::string, FunctionWeight>& weights, const std::string& name);
