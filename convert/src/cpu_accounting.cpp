@@ -24,6 +24,19 @@ void CpuAccounting::credit(ThreadCpu& t, uint64_t ns, uint64_t left_out_ns) {
   s.on_cpu_ns += ns + left_out_ns;
 }
 
+void CpuAccounting::credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t period_ns) {
+  uint64_t stalled_ns = 0;
+  if (period_ns > 0) {
+    const uint64_t longest = period_ns + timer_slack_ns(period_ns);
+    if (ran_ns > longest) {
+      stalled_ns = ran_ns - longest;
+      t.stalled_ns += stalled_ns;
+      t.stall_credited_ns += longest;
+    }
+  }
+  credit(t, ran_ns - stalled_ns, stalled_ns);
+}
+
 uint64_t CpuAccounting::count_slack_ns(uint64_t on_cpu_ns) {
   // The switch records' times are each off by a few microseconds (cpu_accounting.hpp, top), in
   // both directions; a sixteenth of the interval plus 20 us covers that many times over, and
@@ -86,7 +99,9 @@ void CpuAccounting::picked(uint32_t tid, uint64_t time_ns) {
 void CpuAccounting::switched_out(uint32_t tid, uint64_t time_ns) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
-  if (t.on_cpu_since && time_ns > *t.on_cpu_since) credit(t, time_ns - *t.on_cpu_since);
+  if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
+    credit_stretch(t, time_ns - *t.on_cpu_since, t.stretch_bounded ? t.tick_period_ns : 0);
+  }
   t.on_cpu_since.reset();
   t.off_cpu_since = std::max(t.off_cpu_since, time_ns);
   t.stretch_bounded = false;
@@ -105,23 +120,13 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   // A tick ends the open stretch; if a timer was armed at its start, it bounds the stretch.
   const bool bounded =
       std::exchange(t.stretch_bounded, tick.has_value()) && tick && tick->period_ns > 0;
+  if (tick) t.tick_period_ns = tick->period_ns;
   if (created) {
     t.on_cpu_since = time_ns;
     return Taken{std::nullopt, time_ns};
   }
-  uint64_t stalled_ns = 0;
-  uint64_t stall_credited_ns = 0;
   if (t.on_cpu_since && time_ns > *t.on_cpu_since) {
-    uint64_t ran_ns = time_ns - *t.on_cpu_since;
-    if (bounded) {
-      const uint64_t longest = tick->period_ns + timer_slack_ns(tick->period_ns);
-      if (ran_ns > longest) {
-        stalled_ns = ran_ns - longest;
-        stall_credited_ns = longest;
-      }
-      ran_ns -= stalled_ns;
-    }
-    credit(t, ran_ns, stalled_ns);
+    credit_stretch(t, time_ns - *t.on_cpu_since, bounded ? tick->period_ns : 0);
     t.on_cpu_since = time_ns;
   }
   if (!t.on_cpu_since) t.stretch_bounded = false;  // not known to run: nothing to bound next time
@@ -133,8 +138,8 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   const int64_t reported = static_cast<int64_t>(t.unreported_ns);
   const int64_t corrected = std::min(owed, reported);
   t.corrected_ns += corrected;
-  Taken taken{static_cast<uint64_t>(reported - corrected), t.reported_until, stalled_ns,
-              stall_credited_ns, corrected};
+  Taken taken{static_cast<uint64_t>(reported - corrected), t.reported_until,
+              std::exchange(t.stalled_ns, 0), std::exchange(t.stall_credited_ns, 0), corrected};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
   return taken;

@@ -107,16 +107,90 @@ TEST_CASE("a stretch from a switch-in to a tick is bounded, the time before the 
   CpuAccounting cpu;
   cpu.switched_in(8, 0);
   CHECK(cpu.take(8, 1 * kMs, kTick).cpu_ns == kMs);
-  // Runs 1.9 ms more without a tick before it is preempted: perf may have handed its events to
-  // a sibling thread at a switch, so that time is its own and is not bounded.
-  cpu.switched_out(8, 2'900'000);
-  // Back 0.1 ms later; what is left of a timer's period is at most one, yet the tick comes
-  // 8 ms later: the CPU stalled for most of it.
+  // Runs 1.4 ms more without a tick before it is preempted (within the timer's slack).
+  cpu.switched_out(8, 2'400'000);
+  // Back 0.6 ms later; what is left of a timer's period is at most one, yet the tick comes
+  // 8 ms later: the CPU stalled for most of it. The 9.4 ms since the previous tick are not one
+  // bound: perf may have handed the thread a sibling's events at the switch-in, timers included.
   cpu.switched_in(8, 3'000'000);
   const auto taken = cpu.take(8, 11'000'000, kTick);
   const uint64_t longest = kMs + CpuAccounting::timer_slack_ns(kMs);
-  CHECK(taken.cpu_ns == 1'900'000 + longest);
+  CHECK(taken.cpu_ns == 1'400'000 + longest);
   CHECK(taken.stalled_ns == 8'000'000 - longest);
+}
+
+TEST_CASE("a stretch from a switch-in or a tick to a switch-out is bounded as one to a tick") {
+  const uint64_t longest = kMs + CpuAccounting::timer_slack_ns(kMs);
+  SUBCASE("from a tick: the timer re-armed there would have fired within a period") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    cpu.switched_out(8, kMs + 7 * kMs);  // 7 ms on CPU by the records, no tick: a stall
+    const auto taken = cpu.take(8, 20 * kMs);
+    CHECK(taken.cpu_ns == longest);
+    CHECK(taken.stalled_ns == 7 * kMs - longest);
+    CHECK(taken.stall_credited_ns == longest);
+    // Reported once: the next take has no stall left to report.
+    cpu.switched_in(8, 21 * kMs);
+    const auto next = cpu.take(8, 22 * kMs, kTick);
+    CHECK(next.cpu_ns == kMs);
+    CHECK(next.stalled_ns == 0u);
+  }
+  SUBCASE("from a switch-in, once a tick said the timer's period") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    cpu.switched_out(8, 1'200'000);
+    cpu.switched_in(8, 2 * kMs);
+    cpu.switched_out(8, 12 * kMs);  // 10 ms
+    const auto taken = cpu.take(8, 13 * kMs);
+    CHECK(taken.cpu_ns == 200'000 + longest);
+    CHECK(taken.stalled_ns == 10 * kMs - longest);
+  }
+  SUBCASE("within the bound, a stretch to a switch-out is credited whole") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    cpu.switched_out(8, kMs + longest);
+    const auto taken = cpu.take(8, 5 * kMs);
+    CHECK(taken.cpu_ns == longest);
+    CHECK(taken.stalled_ns == 0u);
+  }
+}
+
+TEST_CASE("a long stretch to a switch-out is the thread's CPU when no timer bounds it") {
+  const uint64_t gap = 8 * kMs;
+  SUBCASE("no tick was seen yet: the timer's period is not known") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    cpu.switched_out(8, gap);
+    CHECK(cpu.take(8, gap + kMs).cpu_ns == gap);
+  }
+  SUBCASE("the thread was found running (no switch-in or tick started the stretch)") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    cpu.switched_out(8, 2 * kMs);
+    cpu.running(8, 3 * kMs);
+    cpu.switched_out(8, 3 * kMs + gap);
+    CHECK(cpu.take(8, 20 * kMs).cpu_ns == kMs + gap);
+  }
+  SUBCASE("records were lost or sampling throttled in between") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    cpu.forget_ticks();
+    cpu.switched_out(8, kMs + gap);
+    CHECK(cpu.take(8, 20 * kMs).cpu_ns == gap);
+  }
+  SUBCASE("the previous take was not a tick (an off-CPU sample)") {
+    CpuAccounting cpu;
+    cpu.switched_in(8, 0);
+    CHECK(cpu.take(8, kMs, kTick).cpu_ns == kMs);
+    CHECK(cpu.take(8, 2 * kMs).cpu_ns == kMs);
+    cpu.switched_out(8, 2 * kMs + gap);
+    CHECK(cpu.take(8, 20 * kMs).cpu_ns == gap);
+  }
 }
 
 TEST_CASE("a long stretch to a tick is the thread's CPU when its start is not a timer's") {

@@ -345,6 +345,7 @@ TEST_CASE(
   ProfileConverter c(options(), cache);
   c.consume(exec_comm(0));
   c.consume(on_cpu(kPid, 1000));
+  c.consume(on_cpu(kPid, 2000));
   c.consume(switch_sample(kPid, 3000));        // taken as the thread leaves the CPU ...
   c.consume(switch_record(kPid, 3011, true));  // ... the record comes after its stack copy
   c.consume(switch_record(kPid, 13000, false));

@@ -355,9 +355,11 @@ TEST_CASE("switch records give CPU deltas: the on-CPU time between switch-in and
   out.out = true;
   w.add_record(builder().comm(test::comm_record(kPid, kPid, "app", true, 1'000'000)));
   w.add_record(builder().context_switch(in, false));
-  // Within one period of the switch-in, as the clock's timer fires (a later first tick would mean
-  // a stalled CPU; cpu_accounting.hpp).
-  w.add_record(test::sample_bytes(kPid, kPid, 2'200'000, {test::kContextUser, 0x1000}));
+  // Ticks within a period of the switch-in, of each other and of the switch-out, as the clock's
+  // timer fires (a longer stretch without one would mean a stalled CPU; cpu_accounting.hpp).
+  for (uint64_t t = 2'200'000; t < 5'000'000; t += a.sample_period) {
+    w.add_record(test::sample_bytes(kPid, kPid, t, {test::kContextUser, 0x1000}));
+  }
   w.add_record(builder().context_switch(out, false));
   w.add_record(builder().exit(test::exit_record(kPid, kPid, 9'000'000)));
   test::FakeHostFiles files;

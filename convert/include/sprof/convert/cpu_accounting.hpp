@@ -31,7 +31,11 @@
 // credited one period plus the timer's slack, and the rest is counted as stalled. (Only the
 // stretch since the last switch-in is bounded, not the thread's time since its last tick: perf
 // may hand a task's events to a sibling task at a switch, timers included, so a thread's ticks
-// are not its own timer's.)
+// are not its own timer's.) A stretch that starts so and ends at a switch-out with no tick in
+// between is bounded the same way: its timer would have fired had it run longer. This is where
+// a stall most often hides on a busy host, since the switch path itself traps to the hypervisor
+// (the PMU and timer updates of perf's sched-out), which may run something else before the
+// guest goes on; seen in CI as both of two busy threads 6-7 ms over their clocks.
 //
 // Where the scheduler's own count is recorded (the sched_stat_runtime tracepoint counted per
 // thread and CPU: recorder/src/perf/runtime_events.cpp), it settles the question. That count is
@@ -143,6 +147,10 @@ class CpuAccounting {
     std::optional<uint64_t> picked_at;  // pick time of the switch-in to come
     // The open on-CPU stretch began at a switch-in or a tick: a timer was armed at its start.
     bool stretch_bounded = false;
+    uint64_t tick_period_ns = 0;  // the latest tick's period (0: no tick bounds this thread)
+    // Stalls of stretches closed since the last take (switch-outs), reported by the next one.
+    uint64_t stalled_ns = 0;
+    uint64_t stall_credited_ns = 0;
     uint32_t stretch_cpu = kUnknownCpu;  // where the open stretch runs, once a record said
     std::vector<CpuShare> shares;        // per CPU the thread ran on (a few entries)
     // Of the shares' discrepancies together, what earlier takes already corrected.
@@ -151,6 +159,10 @@ class CpuAccounting {
   // Adds `ns` on CPU, in the open stretch's CPU, to what the next take reports; `left_out_ns`
   // more were on CPU but left out as a stall.
   static void credit(ThreadCpu& t, uint64_t ns, uint64_t left_out_ns = 0);
+  // Credits a stretch on CPU that ran `ran_ns`; with `period_ns` > 0 a timer of that period was
+  // armed at its start and had not fired, so what is beyond a period and the timer's slack is
+  // a stall: left out and noted in `t` for the next take.
+  static void credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t period_ns);
   // How much more than its time on a CPU a thread's count there may grow by and still be its
   // own: the switch records' error over `on_cpu_ns` of that time.
   static uint64_t count_slack_ns(uint64_t on_cpu_ns);
