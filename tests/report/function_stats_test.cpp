@@ -71,12 +71,7 @@ TEST_CASE("one row per module and name, where the profile has a function per fil
   p.meta.interval_ms = 1;
   profile::Process& process = p.processes.emplace_back();
   process.pid = 7;
-  profile::Library lib;
-  lib.start = 0x400000;
-  lib.end = 0x410000;
-  lib.name = lib.debug_name = "app";
-  lib.path = lib.debug_path = "/bin/app";
-  lib.breakpad_id = "0123456789ABCDEF0123456789ABCDEF0";
+  const profile::Library lib = test::report_app_library();
   process.libs.push_back(lib);
   profile::Thread& t = process.threads.emplace_back();
   t.tid = 7;

@@ -26,6 +26,18 @@ struct ReportProfileFacts {
   static constexpr uint64_t kWeight = 14;        // samples with a stack, both threads
 };
 
+// The one lib of these profiles, "app" at 0x400000-0x410000.
+inline profile::Library report_app_library() {
+  profile::Library lib;
+  lib.start = 0x400000;
+  lib.end = 0x410000;
+  lib.offset = 0;
+  lib.name = lib.debug_name = "app";
+  lib.path = lib.debug_path = "/bin/app";
+  lib.breakpad_id = "0123456789ABCDEF0123456789ABCDEF0";
+  return lib;
+}
+
 inline profile::Profile make_report_profile() {
   using profile::Category;
   profile::Profile p;
@@ -36,14 +48,7 @@ inline profile::Profile make_report_profile() {
   profile::Process& process = p.processes.emplace_back();
   process.pid = 100;
   process.name = "app";
-  profile::Library lib;
-  lib.start = 0x400000;
-  lib.end = 0x410000;
-  lib.offset = 0;
-  lib.name = lib.debug_name = "app";
-  lib.path = lib.debug_path = "/bin/app";
-  lib.breakpad_id = "0123456789ABCDEF0123456789ABCDEF0";
-  process.libs.push_back(lib);
+  process.libs.push_back(report_app_library());
   // Function f's code is at 0x400000 + 0x1000 + 0x100 * f; frames point 0x10 into it.
   const auto at = [](int f) { return uint64_t{0x401010} + 0x100 * static_cast<uint64_t>(f); };
   double time = 0;
