@@ -30,6 +30,7 @@ void CpuAccounting::credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t perio
     const uint64_t longest = period_ns + timer_slack_ns(period_ns);
     if (ran_ns > longest) {
       stalled_ns = ran_ns - longest;
+      ++t.stalls;
       t.stalled_ns += stalled_ns;
       t.stall_credited_ns += longest;
     }
@@ -138,8 +139,9 @@ CpuAccounting::Taken CpuAccounting::take(uint32_t tid, uint64_t time_ns,
   const int64_t reported = static_cast<int64_t>(t.unreported_ns);
   const int64_t corrected = std::min(owed, reported);
   t.corrected_ns += corrected;
-  Taken taken{static_cast<uint64_t>(reported - corrected), t.reported_until,
-              std::exchange(t.stalled_ns, 0), std::exchange(t.stall_credited_ns, 0), corrected};
+  Taken taken{
+      static_cast<uint64_t>(reported - corrected), t.reported_until, std::exchange(t.stalled_ns, 0),
+      std::exchange(t.stall_credited_ns, 0),       corrected,        std::exchange(t.stalls, 0)};
   t.unreported_ns = 0;
   t.reported_until = std::max(t.reported_until, time_ns);
   return taken;

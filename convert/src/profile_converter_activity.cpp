@@ -92,7 +92,7 @@ CpuAccounting::Taken ProfileConverter::take_cpu(uint32_t tid, uint64_t time_ns,
                                                 uint32_t cpu) {
   const CpuAccounting::Taken taken = cpu_.take(tid, time_ns, tick, cpu);
   if (taken.stalled_ns > 0) {
-    ++stats_.cpu_stalls;
+    stats_.cpu_stalls += taken.stalls;
     stats_.cpu_stalled_ns += taken.stalled_ns;
     stats_.cpu_stall_credited_ns += taken.stall_credited_ns;
   }

@@ -96,6 +96,7 @@ TEST_CASE("a clock tick far after the previous one, with no switch between, cred
   CHECK(stalled.cpu_ns == longest);
   CHECK(stalled.stalled_ns == 8'400'000 - longest);
   CHECK(stalled.stall_credited_ns == longest);  // steal, or the thread's if a timer was late
+  CHECK(stalled.stalls == 1u);
   CHECK(stalled.since_ns == 2 * kMs);
   // Timer latency within the slack is the thread's: nothing is taken away.
   const auto late = cpu.take(8, 10'400'000 + kMs + 300'000, kTick);
@@ -130,11 +131,13 @@ TEST_CASE("a stretch from a switch-in or a tick to a switch-out is bounded as on
     CHECK(taken.cpu_ns == longest);
     CHECK(taken.stalled_ns == 7 * kMs - longest);
     CHECK(taken.stall_credited_ns == longest);
+    CHECK(taken.stalls == 1u);
     // Reported once: the next take has no stall left to report.
     cpu.switched_in(8, 21 * kMs);
     const auto next = cpu.take(8, 22 * kMs, kTick);
     CHECK(next.cpu_ns == kMs);
     CHECK(next.stalled_ns == 0u);
+    CHECK(next.stalls == 0u);
   }
   SUBCASE("from a switch-in, once a tick said the timer's period") {
     CpuAccounting cpu;
@@ -143,9 +146,13 @@ TEST_CASE("a stretch from a switch-in or a tick to a switch-out is bounded as on
     cpu.switched_out(8, 1'200'000);
     cpu.switched_in(8, 2 * kMs);
     cpu.switched_out(8, 12 * kMs);  // 10 ms
-    const auto taken = cpu.take(8, 13 * kMs);
-    CHECK(taken.cpu_ns == 200'000 + longest);
-    CHECK(taken.stalled_ns == 10 * kMs - longest);
+    cpu.switched_in(8, 13 * kMs);
+    cpu.switched_out(8, 18 * kMs);  // 5 ms: a second stall before the next take
+    const auto taken = cpu.take(8, 19 * kMs);
+    CHECK(taken.cpu_ns == 200'000 + 2 * longest);
+    CHECK(taken.stalled_ns == 15 * kMs - 2 * longest);
+    CHECK(taken.stall_credited_ns == 2 * longest);
+    CHECK(taken.stalls == 2u);
   }
   SUBCASE("within the bound, a stretch to a switch-out is credited whole") {
     CpuAccounting cpu;

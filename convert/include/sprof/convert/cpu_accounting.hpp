@@ -80,6 +80,9 @@ class CpuAccounting {
     // What the scheduler's counts corrected in cpu_ns: positive when the switch records had
     // credited more than the thread ran (taken out), negative when less (added).
     int64_t corrected_ns = 0;
+    // How many stretches stalled_ns came from: this take's own and those that ended at
+    // switch-outs since the previous take.
+    uint32_t stalls = 0;
   };
   // A sample of a clock event whose timer fires every `period_ns`.
   struct ClockTick {
@@ -149,6 +152,7 @@ class CpuAccounting {
     bool stretch_bounded = false;
     uint64_t tick_period_ns = 0;  // the latest tick's period (0: no tick bounds this thread)
     // Stalls of stretches closed since the last take (switch-outs), reported by the next one.
+    uint32_t stalls = 0;
     uint64_t stalled_ns = 0;
     uint64_t stall_credited_ns = 0;
     uint32_t stretch_cpu = kUnknownCpu;  // where the open stretch runs, once a record said
