@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <unordered_map>
 
@@ -63,6 +64,7 @@ std::optional<DwarfLookup::Location> DwarfLookup::find(uint64_t address) {
 }
 
 void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
+  if (!reader_) return;  // loaded from the symbol cache: everything is read
   // Addresses grouped by unit; a unit is one piece of work (its functions, lines and trees).
   std::vector<std::pair<uint32_t, uint64_t>> by_unit;
   by_unit.reserve(addresses.size());
@@ -85,24 +87,35 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
   std::stable_sort(work.begin(), work.end(),
                    [](const Work& a, const Work& b) { return a.end - a.begin > b.end - b.begin; });
 
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t w; (w = next.fetch_add(1, std::memory_order_relaxed)) < work.size();) {
-      Unit& unit = read_unit(by_unit[work[w].begin].first);
-      for (size_t i = work[w].begin; i < work[w].end; ++i) {
-        if (const auto f = unit.function_index.find(by_unit[i].second)) {
-          read_tree(unit, unit.functions[*f]);
-        }
+  run_shared_out(work.size(), [&](size_t w) {
+    Unit& unit = read_unit(by_unit[work[w].begin].first);
+    for (size_t i = work[w].begin; i < work[w].end; ++i) {
+      if (const auto f = unit.function_index.find(by_unit[i].second)) {
+        read_tree(unit, unit.functions[*f]);
       }
     }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (size_t t = 1; t < std::min(concurrency_, work.size()); ++t) helpers.emplace_back(run);
-    run();
-  }
+  });
   // What the reading touched of the mapped file is not needed again soon.
   reader_->release_file_pages();
+}
+
+void DwarfLookup::read_all() {
+  if (!reader_) return;  // loaded from the symbol cache: whole already
+  run_shared_out(units_.size(), [&](size_t u) {
+    Unit& unit = read_unit(static_cast<uint32_t>(u));
+    for (Function& function : unit.functions) read_tree(unit, function);
+  });
+  reader_->release_file_pages();
+}
+
+void DwarfLookup::run_shared_out(size_t count, const std::function<void(size_t)>& task) const {
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) task(i);
+  };
+  std::vector<std::jthread> helpers;
+  for (size_t t = 1; t < std::min(concurrency_, count); ++t) helpers.emplace_back(run);
+  run();
 }
 
 bool DwarfLookup::names_source_file(const std::string& path) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,6 +40,8 @@
 #include "sprof/symbolicator/symbolicator.hpp"
 
 namespace sprof::symbolicator::detail {
+
+struct ModuleIndexCodec;
 
 class DwarfLookup {
  public:
@@ -66,6 +69,9 @@ class DwarfLookup {
   // Reads what `find` will need for these addresses, a unit per thread on up to
   // `concurrency()` threads.
   void prepare(std::span<const uint64_t> addresses);
+  // Reads every unit and every function's inline tree (on up to `concurrency()` threads), so
+  // that the whole index can be saved to the symbol cache.
+  void read_all();
   // A source file of a unit read so far: every `find` reads the unit that holds its address, so
   // a file a lookup returned is always named.
   bool names_source_file(const std::string& path);
@@ -73,6 +79,7 @@ class DwarfLookup {
   size_t concurrency() const { return concurrency_; }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   struct Tree {
     struct Scope {
       const PooledName* name = nullptr;   // in names_
@@ -104,6 +111,8 @@ class DwarfLookup {
 
   DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base, size_t concurrency);
 
+  // Runs task(0) .. task(count - 1), each once, on up to `concurrency_` threads.
+  void run_shared_out(size_t count, const std::function<void(size_t)>& task) const;
   Unit& read_unit(uint32_t index);
   const Tree* read_tree(const Unit& unit, Function& function);
   void read_unit_now(Unit& unit);

@@ -16,6 +16,8 @@
 
 namespace sprof::symbolicator::detail {
 
+struct ModuleIndexCodec;
+
 class SymbolTable {
  public:
   struct Candidate {
@@ -39,6 +41,7 @@ class SymbolTable {
   size_t name_count() const { return names_.size(); }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   struct Entry {
     uint64_t start;
     uint64_t size;

@@ -19,6 +19,7 @@
 #include "sprof/core/log.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/kernel_image.hpp"
+#include "symbol_cache.hpp"
 
 namespace sprof::symbolicator {
 namespace {
@@ -45,6 +46,9 @@ struct Symbolicator::Impl {
       : options(std::move(o)),
         locator(
             elf::LocatorOptions{options.symbol_dirs, options.debug_roots, options.search_trace}) {
+    if (!options.symbol_cache_dir.empty()) {
+      symbol_cache = std::make_unique<detail::SymbolCache>(options.symbol_cache_dir);
+    }
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
     }
@@ -63,7 +67,25 @@ struct Symbolicator::Impl {
           with_downloads(debug_name, breakpad_id, candidates, code_id, std::move(located), entry);
     }
     if (!located) return std::move(located).error();
+    if (!symbol_cache) return build_from_files(*located, debug_name);
+    // A map built while a download was pending is replaced once it finishes: not worth saving.
+    const bool provisional = !entry.pending_download.empty();
+    const std::string key = detail::SymbolCache::key_for(*located);
+    if (auto cached = symbol_cache->load(key, *located, debug_name)) {
+      return std::shared_ptr<const SymbolMap>(std::move(*cached));
+    }
     auto map = detail::ModuleSymbolMap::build(*located, debug_name);
+    if (!map) return std::move(map).error();
+    if (!provisional) {
+      (*map)->read_all();
+      symbol_cache->store(key, **map);
+    }
+    return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  static MapResult build_from_files(const elf::LocatedModule& located,
+                                    const std::string& debug_name) {
+    auto map = detail::ModuleSymbolMap::build(located, debug_name);
     if (!map) return std::move(map).error();
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
@@ -178,6 +200,7 @@ struct Symbolicator::Impl {
   elf::DebugFileLocator locator;
   std::mutex mutex;  // guards `cache` and `options.hints`
   std::map<Key, std::shared_ptr<Entry>> cache;
+  std::unique_ptr<detail::SymbolCache> symbol_cache;  // null without --symbol-cache
   // Last member: destroyed first, so its thread stops before the rest goes.
   std::unique_ptr<detail::DebuginfodFetcher> fetcher;
 };

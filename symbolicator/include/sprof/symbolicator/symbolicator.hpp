@@ -126,10 +126,17 @@ struct SymbolicatorOptions {
   // System roots holding .build-id trees and debuglink directories (searched after symbol_dirs).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   DebuginfodOptions debuginfod;
+  // Where each module's whole symbol index is kept across runs (--symbol-cache), so that
+  // symbolicating the same binaries again reads no DWARF; empty: no cache. A module first seen
+  // has all its DWARF read (not only what the lookups need) so that its index can be saved.
+  std::string symbol_cache_dir;
   // Told every file considered while looking for a module's binary and debug info, and why it
   // was taken or not (sprof -v). Arguments: module, path, verdict. Called from any thread.
   std::function<void(std::string_view, std::string_view, std::string_view)> search_trace;
 };
+
+// $XDG_CACHE_HOME/sprof, else ~/.cache/sprof; empty when neither variable is an absolute path.
+std::string default_symbol_cache_dir();
 
 class Symbolicator {
  public:

@@ -1,0 +1,375 @@
+#include "module_index_codec.hpp"
+
+#include <cstring>
+#include <type_traits>
+#include <unordered_map>
+
+#include "sprof/core/byte_reader.hpp"
+
+namespace sprof::symbolicator::detail {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'P', 'R', 'O', 'F', 'I', 'D', 'X'};
+constexpr size_t kHeaderSize = sizeof kMagic + 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+constexpr uint32_t kNoParent = UINT32_MAX;  // a scope's parent as stored when it has none
+
+// FNV-1a over 8-byte words (then the tail bytewise): a check against truncation and damage, fast
+// enough to run over a large module's index on every load. Not a defence against a deliberate
+// forgery; the bounds checks in `decode` are.
+uint64_t checksum(std::span<const uint8_t> bytes) {
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    hash = (hash ^ word) * kPrime;
+  }
+  for (; i < bytes.size(); ++i) hash = (hash ^ bytes[i]) * kPrime;
+  return hash;
+}
+
+class Writer {
+ public:
+  template <typename T>
+  void put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  void count(size_t n) { put(static_cast<uint32_t>(n)); }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// A ByteReader that also refuses counts the remaining bytes cannot hold, so that a hostile
+// count never makes `decode` allocate more than the file's size.
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> bytes) : in_(bytes) {}
+  template <typename T>
+  T get() {
+    T value{};
+    in_.read(value);
+    return value;
+  }
+  // A count of items of at least `item_bytes` each; 0 and failure when they cannot all be there.
+  size_t count(size_t item_bytes) {
+    const uint32_t n = get<uint32_t>();
+    if (item_bytes != 0 && n > in_.remaining() / item_bytes) {
+      in_.skip(SIZE_MAX);  // fails the reader
+      return 0;
+    }
+    return n;
+  }
+  std::string_view text(size_t n) {
+    const auto bytes = in_.bytes(n);
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+  }
+  bool ok() const { return in_.ok(); }
+  bool at_end() const { return in_.ok() && in_.remaining() == 0; }
+
+ private:
+  ByteReader in_;
+};
+
+}  // namespace
+
+// One friend of the index classes, so that their members stay private to everyone else.
+struct ModuleIndexCodec {
+  // ---- writing ----
+
+  // Every string the index names, once; items refer to them by index.
+  struct Strings {
+    std::unordered_map<std::string_view, uint32_t> index;
+    std::vector<std::string_view> list;
+    uint32_t of(std::string_view s) {
+      auto [it, added] = index.try_emplace(s, static_cast<uint32_t>(list.size()));
+      if (added) list.push_back(s);
+      return it->second;
+    }
+  };
+
+  static void put(Writer& w, const ScopeIndex& index) {
+    w.count(index.starts_.size());
+    for (const uint64_t s : index.starts_) w.put(s);
+    for (const uint32_t v : index.values_) w.put(v);
+  }
+
+  static void put(Writer& w, const LineTable& lines) {
+    w.count(lines.addresses_.size());
+    for (const uint64_t a : lines.addresses_) w.put(a);
+    for (const LineTable::Location& l : lines.locations_) {
+      w.put(l.file);
+      w.put(l.line);
+    }
+  }
+
+  static void put(Writer& w, Strings& strings, const DwarfLookup::Tree& tree) {
+    w.count(tree.scopes.size());
+    for (const DwarfLookup::Tree::Scope& s : tree.scopes) {
+      w.put(strings.of(s.name->spelled()));
+      w.put(s.call_file);
+      w.put(s.call_line);
+      w.put(s.parent < 0 ? kNoParent : static_cast<uint32_t>(s.parent));
+      w.put(static_cast<uint8_t>(s.inlined));
+    }
+    put(w, tree.index);
+  }
+
+  static void put(Writer& w, Strings& strings, const DwarfLookup& dwarf) {
+    put(w, dwarf.unit_index_);
+    w.count(dwarf.units_.size());
+    for (const DwarfLookup::Unit& unit : dwarf.units_) {
+      w.count(unit.files.size());
+      for (const std::string* file : unit.files) w.put(strings.of(*file));
+      put(w, unit.lines);
+      w.count(unit.function_ranges.size());
+      for (const elf::DwarfRange& r : unit.function_ranges) {
+        w.put(r.begin);
+        w.put(r.end);
+      }
+      put(w, unit.function_index);
+      w.count(unit.functions.size());
+      for (const DwarfLookup::Function& f : unit.functions) {
+        w.put(f.first_range);
+        w.put(f.range_count);
+        put(w, strings, *f.tree);  // read_all read every tree
+      }
+    }
+  }
+
+  static std::string encode(const ModuleSymbolMap& map, std::string_view key) {
+    Strings strings;
+    Writer body;  // everything after the strings, which it fills
+    put(body, strings, map.symbols_);
+    body.count(map.fde_functions_.size());
+    for (const elf::FunctionRange& f : map.fde_functions_) {
+      body.put(f.begin);
+      body.put(f.end);
+    }
+    body.put(static_cast<uint8_t>(map.dwarf_ != nullptr));
+    if (map.dwarf_) put(body, strings, *map.dwarf_);
+
+    Writer payload;
+    payload.count(strings.list.size());
+    std::string bytes = payload.take();
+    for (const std::string_view s : strings.list) {
+      const auto size = static_cast<uint32_t>(s.size());
+      bytes.append(reinterpret_cast<const char*>(&size), sizeof size);
+      bytes.append(s);
+    }
+    bytes += body.take();
+
+    Writer header;
+    for (const char c : kMagic) header.put(c);
+    header.put(kModuleIndexVersion);
+    header.put(static_cast<uint32_t>(key.size()));
+    header.put(static_cast<uint64_t>(bytes.size()));
+    header.put(checksum({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+    std::string file = header.take();
+    file.append(key);
+    file += bytes;
+    return file;
+  }
+
+  static void put(Writer& w, Strings& strings, const SymbolTable& table) {
+    w.count(table.entries_.size());
+    for (const SymbolTable::Entry& e : table.entries_) {
+      w.put(e.start);
+      w.put(e.size);
+      w.put(strings.of(table.names_[e.name]));
+    }
+  }
+
+  // ---- reading: every check that keeps a lookup inside the arrays ----
+
+  static bool get(Reader& r, ScopeIndex& index, size_t value_limit) {
+    const size_t n = r.count(sizeof(uint64_t) + sizeof(uint32_t));
+    index.starts_.resize(n);
+    index.values_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      index.starts_[i] = r.get<uint64_t>();
+      if (i > 0 && index.starts_[i] <= index.starts_[i - 1]) return false;
+    }
+    for (uint32_t& v : index.values_) {
+      v = r.get<uint32_t>();
+      if (v != ScopeIndex::kGap && v >= value_limit) return false;
+    }
+    return r.ok();
+  }
+
+  static bool get(Reader& r, LineTable& lines) {
+    const size_t n = r.count(sizeof(uint64_t) + 2 * sizeof(uint32_t));
+    lines.addresses_.resize(n);
+    lines.locations_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      lines.addresses_[i] = r.get<uint64_t>();
+      if (i > 0 && lines.addresses_[i] <= lines.addresses_[i - 1]) return false;
+    }
+    // Any file index is safe: DwarfLookup::compose names only those below the unit's count.
+    for (LineTable::Location& l : lines.locations_) {
+      l.file = r.get<uint32_t>();
+      l.line = r.get<uint32_t>();
+    }
+    return r.ok();
+  }
+
+  static bool get(Reader& r, const std::vector<std::string_view>& strings, DwarfLookup& dwarf,
+                  DwarfLookup::Tree& tree) {
+    const size_t n = r.count(4 * sizeof(uint32_t) + 1);
+    tree.scopes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      DwarfLookup::Tree::Scope& s = tree.scopes[i];
+      const uint32_t name = r.get<uint32_t>();
+      s.call_file = r.get<uint32_t>();
+      s.call_line = r.get<uint32_t>();
+      const uint32_t parent = r.get<uint32_t>();
+      s.inlined = r.get<uint8_t>() != 0;
+      if (!r.ok() || name >= strings.size()) return false;
+      // Parents come before their children, so walking outwards always ends.
+      if (parent != kNoParent && parent >= i) return false;
+      s.name = dwarf.names_.intern(strings[name]);
+      s.parent = parent == kNoParent ? -1 : static_cast<int32_t>(parent);
+    }
+    return get(r, tree.index, n);
+  }
+
+  static bool get(Reader& r, const std::vector<std::string_view>& strings, DwarfLookup& dwarf,
+                  DwarfLookup::Unit& unit) {
+    const size_t files = r.count(sizeof(uint32_t));
+    for (size_t i = 0; i < files; ++i) {
+      const uint32_t name = r.get<uint32_t>();
+      if (!r.ok() || name >= strings.size()) return false;
+      unit.files.push_back(&*dwarf.file_names_.emplace(strings[name]).first);
+    }
+    if (!get(r, unit.lines)) return false;
+    const size_t ranges = r.count(2 * sizeof(uint64_t));
+    unit.function_ranges.resize(ranges);
+    for (elf::DwarfRange& range : unit.function_ranges) {
+      range.begin = r.get<uint64_t>();
+      range.end = r.get<uint64_t>();
+    }
+    // The index comes before the function count it is checked against.
+    ScopeIndex function_index;
+    if (!get(r, function_index, SIZE_MAX)) return false;
+    const size_t functions = r.count(2 * sizeof(uint32_t) + sizeof(uint32_t));
+    for (const uint32_t v : function_index.values_) {
+      if (v != ScopeIndex::kGap && v >= functions) return false;
+    }
+    unit.function_index = std::move(function_index);
+    unit.functions = std::vector<DwarfLookup::Function>(functions);
+    for (DwarfLookup::Function& f : unit.functions) {
+      f.first_range = r.get<uint32_t>();
+      f.range_count = r.get<uint32_t>();
+      if (uint64_t{f.first_range} + f.range_count > unit.function_ranges.size()) return false;
+      auto tree = std::make_unique<DwarfLookup::Tree>();
+      if (!get(r, strings, dwarf, *tree)) return false;
+      f.tree = std::move(tree);
+      std::call_once(f.read, [] {});  // never read from DWARF: there is none
+    }
+    std::call_once(unit.read, [] {});
+    return r.ok();
+  }
+
+  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r,
+                                                const std::vector<std::string_view>& strings) {
+    std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, 0, 1));
+    ScopeIndex unit_index;
+    if (!get(r, unit_index, SIZE_MAX)) return nullptr;
+    // A unit holds at least its counts: files, lines, ranges, index and functions.
+    const size_t units = r.count(5 * sizeof(uint32_t));
+    for (const uint32_t v : unit_index.values_) {
+      if (v != ScopeIndex::kGap && v >= units) return nullptr;
+    }
+    dwarf->unit_index_ = std::move(unit_index);
+    dwarf->units_ = std::vector<DwarfLookup::Unit>(units);
+    for (DwarfLookup::Unit& unit : dwarf->units_) {
+      if (!get(r, strings, *dwarf, unit)) return nullptr;
+    }
+    return dwarf;
+  }
+
+  static bool get_symbols(Reader& r, const std::vector<std::string_view>& strings,
+                          SymbolTable& table) {
+    const size_t n = r.count(2 * sizeof(uint64_t) + sizeof(uint32_t));
+    table.entries_.resize(n);
+    table.names_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      SymbolTable::Entry& e = table.entries_[i];
+      e.start = r.get<uint64_t>();
+      e.size = r.get<uint64_t>();
+      const uint32_t name = r.get<uint32_t>();
+      if (!r.ok() || name >= strings.size()) return false;
+      if (i > 0 && e.start <= table.entries_[i - 1].start) return false;
+      e.name = static_cast<uint32_t>(i);
+      table.names_[i] = std::string(strings[name]);
+    }
+    return true;
+  }
+
+  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(std::span<const uint8_t> bytes,
+                                                               std::string_view key,
+                                                               ModuleIndexOrigin origin) {
+    const auto malformed = [](const char* what) {
+      return fail(Errc::kMalformed, std::string("symbol cache file: ") + what);
+    };
+    Reader r(bytes);
+    char magic[sizeof kMagic];
+    for (char& c : magic) c = r.get<char>();
+    const auto version = r.get<uint32_t>();
+    const auto key_size = r.get<uint32_t>();
+    const auto payload_size = r.get<uint64_t>();
+    const auto payload_sum = r.get<uint64_t>();
+    if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return malformed("no header");
+    if (version != kModuleIndexVersion) return malformed("another format version");
+    if (r.text(key_size) != key || !r.ok()) return malformed("another module's key");
+    const size_t payload_offset = kHeaderSize + key_size;
+    if (payload_offset > bytes.size() || bytes.size() - payload_offset != payload_size) {
+      return malformed("truncated or overlong");
+    }
+    const auto payload = bytes.subspan(payload_offset);
+    if (checksum(payload) != payload_sum) return malformed("checksum mismatch");
+
+    std::vector<std::string_view> strings(r.count(sizeof(uint32_t)));
+    for (std::string_view& s : strings) s = r.text(r.get<uint32_t>());
+    if (!r.ok()) return malformed("bad string table");
+
+    auto map = std::make_shared<ModuleSymbolMap>();
+    map->module_name_ = std::move(origin.module_name);
+    map->debug_file_ = std::move(origin.debug_file);
+    map->binary_file_ = std::move(origin.binary_file);
+    map->from_cache_ = true;
+    if (!get_symbols(r, strings, map->symbols_)) return malformed("bad symbol table");
+    const size_t fdes = r.count(2 * sizeof(uint64_t));
+    map->fde_functions_.resize(fdes);
+    for (size_t i = 0; i < fdes; ++i) {
+      elf::FunctionRange& f = map->fde_functions_[i];
+      f.begin = r.get<uint64_t>();
+      f.end = r.get<uint64_t>();
+      if (i > 0 && f.begin < map->fde_functions_[i - 1].begin) return malformed("bad ranges");
+    }
+    const bool has_dwarf = r.get<uint8_t>() != 0;
+    if (!r.ok()) return malformed("bad ranges");
+    if (has_dwarf) {
+      map->dwarf_ = get_dwarf(r, strings);
+      if (!map->dwarf_) return malformed("bad DWARF index");
+    }
+    if (!r.at_end()) return malformed("bytes after the index");
+    map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
+    return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
+  }
+};
+
+std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key) {
+  return ModuleIndexCodec::encode(map, key);
+}
+
+Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(std::span<const uint8_t> bytes,
+                                                                   std::string_view key,
+                                                                   ModuleIndexOrigin origin) {
+  return ModuleIndexCodec::decode(bytes, key, std::move(origin));
+}
+
+}  // namespace sprof::symbolicator::detail

@@ -1,0 +1,115 @@
+#include "symbol_cache.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+
+#include "module_index_codec.hpp"
+#include "sprof/core/log.hpp"
+#include "sprof/core/replacing_file.hpp"
+#include "sprof/core/untrusted_file.hpp"
+
+namespace sprof::symbolicator {
+
+std::string default_symbol_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') {
+    return std::string(xdg) + "/sprof";
+  }
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/') {
+    return std::string(home) + "/.cache/sprof";
+  }
+  return {};
+}
+
+namespace detail {
+namespace {
+
+// Far above any module's index (the sprof binary's, with 57 MB of DWARF, is smaller), so that
+// only a file that is not an index is refused for its size.
+constexpr size_t kMaxIndexBytes = size_t{1} << 30;
+
+// "mkdir -p" with private directories: the cache tells which programs a user ran.
+bool make_private_directory(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    if (slash == std::string::npos) return true;
+  }
+}
+
+std::string file_stamp(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return "-";
+  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : s) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  return hash;
+}
+
+}  // namespace
+
+std::string SymbolCache::key_for(const elf::LocatedModule& located) {
+  // Which files the map is made of: a module's map changes when a debug file turns up.
+  std::string sources = std::string(" binary=") + (located.binary_path.empty() ? "0" : "1") +
+                        " dwarf=" + (located.debug_path.empty() ? "0" : "1") + " symtab=" +
+                        (located.symbols_path == located.debug_path ? "debug" : "binary");
+  if (located.identity.has_gnu_build_id) {
+    return "build-id " + located.identity.build_id.code_id() + sources;
+  }
+  return "files " + file_stamp(located.binary_path) + " " + file_stamp(located.debug_path) +
+         sources;
+}
+
+std::string SymbolCache::path_for(const std::string& key) const {
+  char name[32];
+  std::snprintf(name, sizeof name, "/%016llx.idx", static_cast<unsigned long long>(fnv1a(key)));
+  return directory_ + name;
+}
+
+std::optional<std::shared_ptr<const ModuleSymbolMap>> SymbolCache::load(
+    const std::string& key, const elf::LocatedModule& located,
+    const std::string& module_name) const {
+  const std::string path = path_for(key);
+  auto bytes = read_small_file(path, kMaxIndexBytes);
+  if (!bytes) {
+    if (bytes.error().code != Errc::kNotFound) log::debug("symbol cache: " + bytes.error().message);
+    return std::nullopt;
+  }
+  ModuleIndexOrigin origin{module_name,
+                           located.debug_path.empty() ? located.symbols_path : located.debug_path,
+                           located.binary_path};
+  auto map =
+      decode_module_index(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()),
+                          key, std::move(origin));
+  if (!map) {
+    log::debug("symbol cache: " + path + ": " + map.error().message + "; rebuilding it");
+    return std::nullopt;
+  }
+  return std::move(*map);
+}
+
+void SymbolCache::store(const std::string& key, const ModuleSymbolMap& map) const {
+  const std::string path = path_for(key);
+  if (!make_private_directory(directory_)) {
+    log::debug("symbol cache: cannot make " + directory_);
+    return;
+  }
+  auto file = ReplacingFile::create(path, 0600);
+  if (!file) {
+    log::debug("symbol cache: " + file.error().message);
+    return;
+  }
+  auto written = file->write(encode_module_index(map, key));
+  if (written) written = file->commit();
+  if (!written) log::debug("symbol cache: " + written.error().message);
+}
+
+}  // namespace detail
+}  // namespace sprof::symbolicator

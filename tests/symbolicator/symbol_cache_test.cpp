@@ -1,0 +1,256 @@
+// The symbol cache (symbolicator/src/symbol_cache.hpp): a module's map comes from the cache the
+// second time, answers every address as the map built from the files does, and a cache file that
+// is stale, damaged or being written by another process is never trusted.
+#include "symbol_cache.hpp"
+
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <utime.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "module_index_codec.hpp"
+#include "module_symbol_map.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
+#include "symbols_test_support.hpp"
+
+namespace sprof::symbolicator {
+namespace {
+
+using test::basename_of;
+using test::target_path;
+using test::TempDir;
+
+SymbolicatorOptions with_cache(const std::string& cache_dir) {
+  SymbolicatorOptions options;
+  options.debug_roots.clear();
+  options.symbol_cache_dir = cache_dir;
+  return options;
+}
+
+// The module's map, from a fresh Symbolicator (whose in-memory cache is then empty).
+std::shared_ptr<const detail::ModuleSymbolMap> map_of(const std::string& path,
+                                                      const SymbolicatorOptions& options) {
+  Symbolicator symbolicator(options);
+  const std::string id = test::identity_of(path).breakpad_id();
+  symbolicator.add_hint(ModuleHint{basename_of(path), id, path});
+  auto map = symbolicator.module(basename_of(path), id);
+  REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));
+  auto module = std::dynamic_pointer_cast<const detail::ModuleSymbolMap>(*map);
+  REQUIRE(module != nullptr);
+  return module;
+}
+
+std::string describe(const std::optional<SymbolInfo>& info) {
+  if (!info) return "-";
+  std::ostringstream out;
+  out << info->function << " @" << info->function_start << "+" << info->function_size << " "
+      << info->file << ":" << info->line;
+  for (const InlineFrame& f : info->inlines)
+    out << " <- " << f.function << " " << f.file << ":" << f.line;
+  return out.str();
+}
+
+// Every address of the module's executable segments, answered by `map`, one line each.
+std::vector<std::string> all_answers(const std::string& path, const SymbolMap& map) {
+  const elf::ModuleIdentity identity = test::identity_of(path);
+  std::vector<std::string> answers;
+  for (const elf::LoadSegment& load : identity.loads) {
+    if (!load.executable) continue;
+    const uint64_t begin = load.vaddr - identity.base_vaddr;
+    for (uint64_t a = begin; a < begin + load.memsz; ++a) {
+      answers.push_back(std::to_string(a) + " " + describe(map.lookup(RelativeAddress{a})));
+    }
+  }
+  return answers;
+}
+
+std::vector<std::string> cache_files(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    names.push_back(e.path().filename().string());
+  }
+  return names;
+}
+
+std::string only_cache_file(const std::string& dir) {
+  const auto names = cache_files(dir);
+  REQUIRE(names.size() == 1);
+  CHECK(names[0].ends_with(".idx"));
+  return dir + "/" + names[0];
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_CASE("a module's second map comes from the symbol cache and answers every address alike") {
+  for (const char* target : {"sprof_symbols_target", "sprof_symbols_nopie",
+                             "libsprof_symbols_shared.so", "sprof_symbols_split_dwarf5"}) {
+    CAPTURE(target);
+    TempDir dir;
+    const std::string cache = dir.path() + "/cache";
+    const std::string path = target_path(target);
+    SymbolicatorOptions no_cache = with_cache("");
+    const auto from_files = map_of(path, no_cache);
+    CHECK_FALSE(from_files->from_cache());
+    CHECK(cache_files(cache).empty());  // no cache directory: nothing written
+
+    const auto first = map_of(path, with_cache(cache));
+    CHECK_FALSE(first->from_cache());  // a miss: built from the files, then saved
+    const std::string file = only_cache_file(cache);
+    struct stat st {};
+    REQUIRE(::stat(cache.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    REQUIRE(::stat(file.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0077) == 0);
+
+    const auto second = map_of(path, with_cache(cache));
+    CHECK(second->from_cache());  // a hit: no ELF or DWARF read
+    CHECK(second->debug_file() == from_files->debug_file());
+    const auto expected = all_answers(path, *from_files);
+    const auto cached = all_answers(path, *second);
+    REQUIRE(expected.size() == cached.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      if (expected[i] != cached[i] && differing++ < 5) CHECK(cached[i] == expected[i]);
+    }
+    CHECK(differing == 0);
+    CHECK(expected.size() > 100);
+  }
+}
+
+TEST_CASE("the symbol cache misses for a binary that changed") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  SUBCASE("another build-id") {
+    const std::string path = dir.copy_in(target_path("sprof_symbols_target"), "bin/prog");
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
+    CHECK(map_of(path, with_cache(cache))->from_cache());
+    dir.copy_in(target_path("sprof_symbols_nopie"), "bin/prog");
+    const auto changed = map_of(path, with_cache(cache));
+    CHECK_FALSE(changed->from_cache());
+    CHECK(cache_files(cache).size() == 2);
+  }
+  SUBCASE("no build-id: a new modification time") {
+    const std::string path = dir.path() + "/prog";
+    REQUIRE(std::system(("objcopy --remove-section .note.gnu.build-id " +
+                         target_path("sprof_symbols_target") + " " + path)
+                            .c_str()) == 0);
+    REQUIRE_FALSE(test::identity_of(path).has_gnu_build_id);
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
+    CHECK(map_of(path, with_cache(cache))->from_cache());
+    struct utimbuf times {
+      1000000000, 1000000000
+    };
+    REQUIRE(::utime(path.c_str(), &times) == 0);
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
+    CHECK(map_of(path, with_cache(cache))->from_cache());
+  }
+}
+
+TEST_CASE("a truncated or damaged cache file is rebuilt, never trusted") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  const auto from_files = map_of(path, with_cache(""));
+  map_of(path, with_cache(cache));
+  const std::string file = only_cache_file(cache);
+  const std::string good = read_bytes(file);
+  REQUIRE(good.size() > 64);
+
+  const auto damaged = [&](const std::string& bytes) {
+    write_bytes(file, bytes);
+    const auto map = map_of(path, with_cache(cache));
+    CHECK_FALSE(map->from_cache());
+    CHECK(all_answers(path, *map) == all_answers(path, *from_files));
+    CHECK(read_bytes(file) == good);  // rewritten whole
+  };
+  SUBCASE("truncated") { damaged(good.substr(0, good.size() / 2)); }
+  SUBCASE("empty") { damaged(""); }
+  SUBCASE("one byte flipped") {
+    std::string bytes = good;
+    bytes[bytes.size() * 2 / 3] ^= 0x40;
+    damaged(bytes);
+  }
+  SUBCASE("another format version") {
+    std::string bytes = good;
+    bytes[8] = static_cast<char>(bytes[8] + 1);
+    damaged(bytes);
+  }
+}
+
+TEST_CASE("decoding rejects every prefix and hostile counts without crashing") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  map_of(path, with_cache(cache));
+  const std::string good = read_bytes(only_cache_file(cache));
+  const std::string key = detail::SymbolCache::key_for([&] {
+    elf::DebugFileLocator locator(elf::LocatorOptions{{}, {}, {}});
+    const std::vector<std::string> candidates{path};
+    auto located =
+        locator.locate(basename_of(path), test::identity_of(path).breakpad_id(), candidates);
+    REQUIRE(located.has_value());
+    return *located;
+  }());
+  const auto decode = [&](const std::string& bytes) {
+    return detail::decode_module_index(
+        std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), key, {});
+  };
+  REQUIRE(decode(good).has_value());
+  CHECK_FALSE(decode(good + "x").has_value());
+  for (size_t n = 0; n < good.size(); n += std::max<size_t>(1, good.size() / 997)) {
+    CHECK_FALSE(decode(good.substr(0, n)).has_value());
+  }
+  CHECK_FALSE(
+      detail::decode_module_index(
+          std::span(reinterpret_cast<const uint8_t*>(good.data()), good.size()), key + "-other", {})
+          .has_value());
+}
+
+TEST_CASE("two processes filling the cache at once leave one whole file") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  std::vector<std::jthread> writers;
+  for (int i = 0; i < 4; ++i) writers.emplace_back([&] { map_of(path, with_cache(cache)); });
+  writers.clear();
+  only_cache_file(cache);  // no temporary file left beside it
+  CHECK(map_of(path, with_cache(cache))->from_cache());
+}
+
+TEST_CASE("a cache that cannot be written costs the cache, not the symbols") {
+  TempDir dir;
+  const std::string blocker = dir.write("not-a-directory", "x");
+  const std::string path = target_path("sprof_symbols_target");
+  const auto map = map_of(path, with_cache(blocker + "/cache"));
+  CHECK_FALSE(map->from_cache());
+  CHECK(all_answers(path, *map) == all_answers(path, *map_of(path, with_cache(""))));
+}
+
+TEST_CASE("the default symbol cache is under XDG_CACHE_HOME, else ~/.cache") {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = xdg ? xdg : "";
+  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  CHECK(default_symbol_cache_dir() == "/x/cache/sprof");
+  ::unsetenv("XDG_CACHE_HOME");
+  if (const char* home = std::getenv("HOME"); home && home[0] == '/') {
+    CHECK(default_symbol_cache_dir() == std::string(home) + "/.cache/sprof");
+  }
+  if (xdg) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace sprof::symbolicator
