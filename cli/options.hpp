@@ -23,6 +23,8 @@ struct SymbolSources {
   std::vector<std::string> debuginfod_urls;  // --debuginfod; empty: $DEBUGINFOD_URLS
   bool no_debuginfod = false;
   int debuginfod_timeout_s = 90;
+  std::string symbol_cache_dir;  // --symbol-cache; empty: default_symbol_cache_dir()
+  bool no_symbol_cache = false;
 };
 
 struct ServeOptions {

@@ -29,6 +29,11 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
   symbolicator::SymbolicatorOptions options;
   options.symbol_dirs = sources.symbol_dirs;
   options.debuginfod = debuginfod_options(sources);
+  if (!sources.no_symbol_cache) {
+    options.symbol_cache_dir = sources.symbol_cache_dir.empty()
+                                   ? symbolicator::default_symbol_cache_dir()
+                                   : sources.symbol_cache_dir;
+  }
   if (verbose()) {
     options.search_trace = [](std::string_view module, std::string_view path,
                               std::string_view verdict) {
