@@ -162,16 +162,7 @@ struct ModuleIndexCodec {
     }
     bytes += body.take();
 
-    Writer header;
-    for (const char c : kMagic) header.put(c);
-    header.put(kModuleIndexVersion);
-    header.put(static_cast<uint32_t>(key.size()));
-    header.put(static_cast<uint64_t>(bytes.size()));
-    header.put(checksum({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
-    std::string file = header.take();
-    file.append(key);
-    file += bytes;
-    return file;
+    return module_index_file(key, bytes);
   }
 
   static void put(Writer& w, Strings& strings, const SymbolTable& table) {
@@ -361,6 +352,19 @@ struct ModuleIndexCodec {
     return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
   }
 };
+
+std::string module_index_file(std::string_view key, std::string_view payload) {
+  Writer header;
+  for (const char c : kMagic) header.put(c);
+  header.put(kModuleIndexVersion);
+  header.put(static_cast<uint32_t>(key.size()));
+  header.put(static_cast<uint64_t>(payload.size()));
+  header.put(checksum({reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}));
+  std::string file = header.take();
+  file.append(key);
+  file.append(payload);
+  return file;
+}
 
 std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key) {
   return ModuleIndexCodec::encode(map, key);

@@ -33,6 +33,10 @@ inline constexpr uint32_t kModuleIndexVersion = 1;
 // The map's bytes. Its DWARF must have been read whole (ModuleSymbolMap::read_all).
 std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key);
 
+// A whole file around `payload`: the header (with the payload's checksum) and `key`. For
+// `encode_module_index`, and for the fuzz target, which mutates payloads past the checksum.
+std::string module_index_file(std::string_view key, std::string_view payload);
+
 // Where the map's files are now and what the profile calls the module: not part of the index.
 struct ModuleIndexOrigin {
   std::string module_name;
