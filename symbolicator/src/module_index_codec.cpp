@@ -176,6 +176,19 @@ struct ModuleIndexCodec {
 
   // ---- reading: every check that keeps a lookup inside the arrays ----
 
+  // The file's strings, and each one's pooled name once a scope names it: a large module's
+  // inline trees name a few thousand functions a million times, too often to hash each time.
+  struct ReadStrings {
+    std::vector<std::string_view> text;
+    std::vector<const PooledName*> pooled;
+    size_t size() const { return text.size(); }
+    std::string_view operator[](size_t i) const { return text[i]; }
+    const PooledName* pooled_name(uint32_t i, DemangledNamePool& pool) {
+      if (!pooled[i]) pooled[i] = pool.intern(text[i]);
+      return pooled[i];
+    }
+  };
+
   static bool get(Reader& r, ScopeIndex& index, size_t value_limit) {
     const size_t n = r.count(sizeof(uint64_t) + sizeof(uint32_t));
     index.starts_.resize(n);
@@ -207,8 +220,7 @@ struct ModuleIndexCodec {
     return r.ok();
   }
 
-  static bool get(Reader& r, const std::vector<std::string_view>& strings, DwarfLookup& dwarf,
-                  DwarfLookup::Tree& tree) {
+  static bool get(Reader& r, ReadStrings& strings, DwarfLookup& dwarf, DwarfLookup::Tree& tree) {
     const size_t n = r.count(4 * sizeof(uint32_t) + 1);
     tree.scopes.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -221,14 +233,13 @@ struct ModuleIndexCodec {
       if (!r.ok() || name >= strings.size()) return false;
       // Parents come before their children, so walking outwards always ends.
       if (parent != kNoParent && parent >= i) return false;
-      s.name = dwarf.names_.intern(strings[name]);
+      s.name = strings.pooled_name(name, dwarf.names_);
       s.parent = parent == kNoParent ? -1 : static_cast<int32_t>(parent);
     }
     return get(r, tree.index, n);
   }
 
-  static bool get(Reader& r, const std::vector<std::string_view>& strings, DwarfLookup& dwarf,
-                  DwarfLookup::Unit& unit) {
+  static bool get(Reader& r, ReadStrings& strings, DwarfLookup& dwarf, DwarfLookup::Unit& unit) {
     const size_t files = r.count(sizeof(uint32_t));
     for (size_t i = 0; i < files; ++i) {
       const uint32_t name = r.get<uint32_t>();
@@ -264,8 +275,7 @@ struct ModuleIndexCodec {
     return r.ok();
   }
 
-  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r,
-                                                const std::vector<std::string_view>& strings) {
+  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r, ReadStrings& strings) {
     std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, 0, 1));
     ScopeIndex unit_index;
     if (!get(r, unit_index, SIZE_MAX)) return nullptr;
@@ -282,8 +292,7 @@ struct ModuleIndexCodec {
     return dwarf;
   }
 
-  static bool get_symbols(Reader& r, const std::vector<std::string_view>& strings,
-                          SymbolTable& table) {
+  static bool get_symbols(Reader& r, ReadStrings& strings, SymbolTable& table) {
     const size_t n = r.count(2 * sizeof(uint64_t) + sizeof(uint32_t));
     table.entries_.resize(n);
     table.names_.resize(n);
@@ -323,9 +332,11 @@ struct ModuleIndexCodec {
     const auto payload = bytes.subspan(payload_offset);
     if (checksum(payload) != payload_sum) return malformed("checksum mismatch");
 
-    std::vector<std::string_view> strings(r.count(sizeof(uint32_t)));
-    for (std::string_view& s : strings) s = r.text(r.get<uint32_t>());
+    ReadStrings strings;
+    strings.text.resize(r.count(sizeof(uint32_t)));
+    for (std::string_view& s : strings.text) s = r.text(r.get<uint32_t>());
     if (!r.ok()) return malformed("bad string table");
+    strings.pooled.resize(strings.size());
 
     auto map = std::make_shared<ModuleSymbolMap>();
     map->module_name_ = std::move(origin.module_name);
