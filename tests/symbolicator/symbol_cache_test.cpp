@@ -4,9 +4,11 @@
 #include "symbol_cache.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -238,6 +240,30 @@ TEST_CASE("a cache that cannot be written costs the cache, not the symbols") {
   const auto map = map_of(path, with_cache(blocker + "/cache"));
   CHECK_FALSE(map->from_cache());
   CHECK(all_answers(path, *map) == all_answers(path, *map_of(path, with_cache(""))));
+}
+
+TEST_CASE("a write that fails half way (a full disk) leaves no cache file and the symbols whole") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  const auto expected = all_answers(path, *map_of(path, with_cache("")));
+  // RLIMIT_FSIZE fails every write past 4 KiB with EFBIG, as a full disk fails it with ENOSPC;
+  // SIGXFSZ, which would end the process, is ignored meanwhile.
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const auto map = map_of(path, with_cache(cache));
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK_FALSE(map->from_cache());
+  CHECK(all_answers(path, *map) == expected);
+  CHECK(cache_files(cache).empty());  // neither a part of the index nor its temporary file
+  // Once there is room again the next build saves it, and the one after reads it.
+  CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
+  CHECK(map_of(path, with_cache(cache))->from_cache());
 }
 
 TEST_CASE("the default symbol cache is under XDG_CACHE_HOME, else ~/.cache") {
