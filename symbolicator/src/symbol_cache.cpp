@@ -1,11 +1,15 @@
 #include "symbol_cache.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <span>
+#include <vector>
 
 #include "module_index_codec.hpp"
 #include "sprof/core/log.hpp"
@@ -92,6 +96,7 @@ std::optional<std::shared_ptr<const ModuleSymbolMap>> SymbolCache::load(
     log::debug("symbol cache: " + path + ": " + map.error().message + "; rebuilding it");
     return std::nullopt;
   }
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: the last to be evicted
   return std::move(*map);
 }
 
@@ -108,7 +113,37 @@ void SymbolCache::store(const std::string& key, const ModuleSymbolMap& map) cons
   }
   auto written = file->write(encode_module_index(map, key));
   if (written) written = file->commit();
-  if (!written) log::debug("symbol cache: " + written.error().message);
+  if (!written) {
+    log::debug("symbol cache: " + written.error().message);
+    return;
+  }
+  evict();
+}
+
+void SymbolCache::evict() const {
+  struct Indexed {
+    std::filesystem::file_time_type used;
+    uint64_t bytes;
+    std::filesystem::path path;
+  };
+  std::vector<Indexed> files;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_, ec)) {
+    if (entry.path().extension() != ".idx" || !entry.is_regular_file(ec)) continue;
+    const uint64_t bytes = entry.file_size(ec);
+    const auto used = entry.last_write_time(ec);
+    if (ec) continue;  // removed by another process meanwhile
+    files.push_back({used, bytes, entry.path()});
+    total += bytes;
+  }
+  std::sort(files.begin(), files.end(),
+            [](const Indexed& a, const Indexed& b) { return a.used < b.used; });
+  for (const Indexed& f : files) {
+    if (total <= max_bytes_) break;
+    if (std::filesystem::remove(f.path, ec)) log::debug("symbol cache: evicted " + f.path.string());
+    total -= f.bytes;
+  }
 }
 
 }  // namespace detail

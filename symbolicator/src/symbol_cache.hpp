@@ -12,6 +12,9 @@
 // file and renamed into place, so readers (and two sprof processes filling the cache at once)
 // see a whole file or none; a file that does not decode is ignored and rewritten. Writing is
 // best effort: a full disk or a read-only cache costs the cache, never the profile.
+//
+// Size: after each save, the least recently used files (by modification time, which a load
+// sets to now) are removed until the cache holds at most its cap.
 #pragma once
 
 #include <memory>
@@ -25,7 +28,8 @@ namespace sprof::symbolicator::detail {
 
 class SymbolCache {
  public:
-  explicit SymbolCache(std::string directory) : directory_(std::move(directory)) {}
+  SymbolCache(std::string directory, uint64_t max_bytes)
+      : directory_(std::move(directory)), max_bytes_(max_bytes) {}
 
   // The key a located module's index is stored under.
   static std::string key_for(const elf::LocatedModule& located);
@@ -40,7 +44,11 @@ class SymbolCache {
   void store(const std::string& key, const ModuleSymbolMap& map) const;
 
  private:
+  // Removes the least recently used index files until they hold at most max_bytes_ together.
+  void evict() const;
+
   std::string directory_;
+  uint64_t max_bytes_;
 };
 
 }  // namespace sprof::symbolicator::detail

@@ -47,7 +47,8 @@ struct Symbolicator::Impl {
         locator(
             elf::LocatorOptions{options.symbol_dirs, options.debug_roots, options.search_trace}) {
     if (!options.symbol_cache_dir.empty()) {
-      symbol_cache = std::make_unique<detail::SymbolCache>(options.symbol_cache_dir);
+      symbol_cache = std::make_unique<detail::SymbolCache>(options.symbol_cache_dir,
+                                                           options.symbol_cache_max_bytes);
     }
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);

@@ -266,6 +266,47 @@ TEST_CASE("a write that fails half way (a full disk) leaves no cache file and th
   CHECK(map_of(path, with_cache(cache))->from_cache());
 }
 
+TEST_CASE("above its cap the cache removes the least recently used files") {
+  const std::string a = target_path("sprof_symbols_target");
+  const std::string b = target_path("sprof_symbols_nopie");
+  const std::string c = target_path("libsprof_symbols_shared.so");
+  TempDir dir;
+  // Each module's file size, from a cache without a cap to speak of.
+  const auto size_of = [&](const std::string& module) {
+    const std::string scratch = dir.path() + "/scratch-" + basename_of(module);
+    map_of(module, with_cache(scratch));
+    return std::filesystem::file_size(only_cache_file(scratch));
+  };
+  const uint64_t size_a = size_of(a);
+  const uint64_t size_c = size_of(c);
+  const std::string cache = dir.path() + "/cache";
+  const auto capped = [&](uint64_t max_bytes) {
+    SymbolicatorOptions options = with_cache(cache);
+    options.symbol_cache_max_bytes = max_bytes;
+    return options;
+  };
+  map_of(a, capped(UINT64_MAX));
+  const std::string file_a = only_cache_file(cache);
+  map_of(b, capped(UINT64_MAX));
+  // a was saved first and b later; then a is used again, which makes b the least recent.
+  struct utimbuf long_ago {
+    1000000000, 1000000000
+  };
+  struct utimbuf later {
+    1000000100, 1000000100
+  };
+  REQUIRE(::utime(file_a.c_str(), &long_ago) == 0);
+  for (const std::string& name : cache_files(cache)) {
+    if (cache + "/" + name != file_a) REQUIRE(::utime((cache + "/" + name).c_str(), &later) == 0);
+  }
+  CHECK(map_of(a, capped(size_a + size_c))->from_cache());
+  map_of(c, capped(size_a + size_c));  // saving c goes over the cap by b's file
+  CHECK(cache_files(cache).size() == 2);
+  CHECK(map_of(a, capped(UINT64_MAX))->from_cache());
+  CHECK(map_of(c, capped(UINT64_MAX))->from_cache());
+  CHECK_FALSE(map_of(b, capped(UINT64_MAX))->from_cache());
+}
+
 TEST_CASE("the default symbol cache is under XDG_CACHE_HOME, else ~/.cache") {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const std::string saved = xdg ? xdg : "";

@@ -130,6 +130,9 @@ struct SymbolicatorOptions {
   // symbolicating the same binaries again reads no DWARF; empty: no cache. A module first seen
   // has all its DWARF read (not only what the lookups need) so that its index can be saved.
   std::string symbol_cache_dir;
+  // The most the cache's files may hold together; saving a module's index beyond it removes the
+  // least recently used files (each load marks its file used).
+  uint64_t symbol_cache_max_bytes = uint64_t{2} << 30;
   // Told every file considered while looking for a module's binary and debug info, and why it
   // was taken or not (sprof -v). Arguments: module, path, verdict. Called from any thread.
   std::function<void(std::string_view, std::string_view, std::string_view)> search_trace;
