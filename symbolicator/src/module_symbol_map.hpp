@@ -40,8 +40,7 @@ class ModuleSymbolMap final : public SymbolMap {
 
   // Reads all the DWARF that lookups would read lazily: the map is then whole, for the cache.
   void read_all() const;
-  // Whether the map was read from the symbol cache rather than from the module's files.
-  bool from_cache() const { return from_cache_; }
+  bool from_symbol_cache() const override { return from_cache_; }
 
  private:
   friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format

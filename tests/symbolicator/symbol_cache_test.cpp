@@ -106,11 +106,11 @@ TEST_CASE("a module's second map comes from the symbol cache and answers every a
     const std::string path = target_path(target);
     SymbolicatorOptions no_cache = with_cache("");
     const auto from_files = map_of(path, no_cache);
-    CHECK_FALSE(from_files->from_cache());
+    CHECK_FALSE(from_files->from_symbol_cache());
     CHECK(cache_files(cache).empty());  // no cache directory: nothing written
 
     const auto first = map_of(path, with_cache(cache));
-    CHECK_FALSE(first->from_cache());  // a miss: built from the files, then saved
+    CHECK_FALSE(first->from_symbol_cache());  // a miss: built from the files, then saved
     const std::string file = only_cache_file(cache);
     struct stat st {};
     REQUIRE(::stat(cache.c_str(), &st) == 0);
@@ -119,7 +119,7 @@ TEST_CASE("a module's second map comes from the symbol cache and answers every a
     CHECK((st.st_mode & 0077) == 0);
 
     const auto second = map_of(path, with_cache(cache));
-    CHECK(second->from_cache());  // a hit: no ELF or DWARF read
+    CHECK(second->from_symbol_cache());  // a hit: no ELF or DWARF read
     CHECK(second->debug_file() == from_files->debug_file());
     const auto expected = all_answers(path, *from_files);
     const auto cached = all_answers(path, *second);
@@ -138,11 +138,11 @@ TEST_CASE("the symbol cache misses for a binary that changed") {
   const std::string cache = dir.path() + "/cache";
   SUBCASE("another build-id") {
     const std::string path = dir.copy_in(target_path("sprof_symbols_target"), "bin/prog");
-    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
-    CHECK(map_of(path, with_cache(cache))->from_cache());
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
+    CHECK(map_of(path, with_cache(cache))->from_symbol_cache());
     dir.copy_in(target_path("sprof_symbols_nopie"), "bin/prog");
     const auto changed = map_of(path, with_cache(cache));
-    CHECK_FALSE(changed->from_cache());
+    CHECK_FALSE(changed->from_symbol_cache());
     CHECK(cache_files(cache).size() == 2);
   }
   SUBCASE("no build-id: a new modification time") {
@@ -151,14 +151,14 @@ TEST_CASE("the symbol cache misses for a binary that changed") {
                          target_path("sprof_symbols_target") + " " + path)
                             .c_str()) == 0);
     REQUIRE_FALSE(test::identity_of(path).has_gnu_build_id);
-    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
-    CHECK(map_of(path, with_cache(cache))->from_cache());
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
+    CHECK(map_of(path, with_cache(cache))->from_symbol_cache());
     struct utimbuf times {
       1000000000, 1000000000
     };
     REQUIRE(::utime(path.c_str(), &times) == 0);
-    CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
-    CHECK(map_of(path, with_cache(cache))->from_cache());
+    CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
+    CHECK(map_of(path, with_cache(cache))->from_symbol_cache());
   }
 }
 
@@ -175,7 +175,7 @@ TEST_CASE("a truncated or damaged cache file is rebuilt, never trusted") {
   const auto damaged = [&](const std::string& bytes) {
     write_bytes(file, bytes);
     const auto map = map_of(path, with_cache(cache));
-    CHECK_FALSE(map->from_cache());
+    CHECK_FALSE(map->from_symbol_cache());
     CHECK(all_answers(path, *map) == all_answers(path, *from_files));
     CHECK(read_bytes(file) == good);  // rewritten whole
   };
@@ -230,7 +230,7 @@ TEST_CASE("two processes filling the cache at once leave one whole file") {
   for (int i = 0; i < 4; ++i) writers.emplace_back([&] { map_of(path, with_cache(cache)); });
   writers.clear();
   only_cache_file(cache);  // no temporary file left beside it
-  CHECK(map_of(path, with_cache(cache))->from_cache());
+  CHECK(map_of(path, with_cache(cache))->from_symbol_cache());
 }
 
 TEST_CASE("a cache that cannot be written costs the cache, not the symbols") {
@@ -238,7 +238,7 @@ TEST_CASE("a cache that cannot be written costs the cache, not the symbols") {
   const std::string blocker = dir.write("not-a-directory", "x");
   const std::string path = target_path("sprof_symbols_target");
   const auto map = map_of(path, with_cache(blocker + "/cache"));
-  CHECK_FALSE(map->from_cache());
+  CHECK_FALSE(map->from_symbol_cache());
   CHECK(all_answers(path, *map) == all_answers(path, *map_of(path, with_cache(""))));
 }
 
@@ -258,12 +258,12 @@ TEST_CASE("a write that fails half way (a full disk) leaves no cache file and th
   const auto map = map_of(path, with_cache(cache));
   ::setrlimit(RLIMIT_FSIZE, &saved);
   std::signal(SIGXFSZ, old_handler);
-  CHECK_FALSE(map->from_cache());
+  CHECK_FALSE(map->from_symbol_cache());
   CHECK(all_answers(path, *map) == expected);
   CHECK(cache_files(cache).empty());  // neither a part of the index nor its temporary file
   // Once there is room again the next build saves it, and the one after reads it.
-  CHECK_FALSE(map_of(path, with_cache(cache))->from_cache());
-  CHECK(map_of(path, with_cache(cache))->from_cache());
+  CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
+  CHECK(map_of(path, with_cache(cache))->from_symbol_cache());
 }
 
 TEST_CASE("above its cap the cache removes the least recently used files") {
@@ -299,12 +299,12 @@ TEST_CASE("above its cap the cache removes the least recently used files") {
   for (const std::string& name : cache_files(cache)) {
     if (cache + "/" + name != file_a) REQUIRE(::utime((cache + "/" + name).c_str(), &later) == 0);
   }
-  CHECK(map_of(a, capped(size_a + size_c))->from_cache());
+  CHECK(map_of(a, capped(size_a + size_c))->from_symbol_cache());
   map_of(c, capped(size_a + size_c));  // saving c goes over the cap by b's file
   CHECK(cache_files(cache).size() == 2);
-  CHECK(map_of(a, capped(UINT64_MAX))->from_cache());
-  CHECK(map_of(c, capped(UINT64_MAX))->from_cache());
-  CHECK_FALSE(map_of(b, capped(UINT64_MAX))->from_cache());
+  CHECK(map_of(a, capped(UINT64_MAX))->from_symbol_cache());
+  CHECK(map_of(c, capped(UINT64_MAX))->from_symbol_cache());
+  CHECK_FALSE(map_of(b, capped(UINT64_MAX))->from_symbol_cache());
 }
 
 TEST_CASE("the default symbol cache is under XDG_CACHE_HOME, else ~/.cache") {

@@ -64,6 +64,8 @@ class SymbolMap {
   // The file the symbols came from, and the binary (for disassembly).
   virtual const std::string& debug_file() const = 0;
   virtual const std::string& binary_file() const = 0;
+  // Whether the map was read from the symbol cache rather than built from the module's files.
+  virtual bool from_symbol_cache() const { return false; }
 };
 
 // Where to look for a module's files, learned from the profile's libs. For "[kernel.kallsyms]"
