@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "cache_filler.hpp"
 #include "debuginfod_fetcher.hpp"
 #include "jit_symbol_map.hpp"
 #include "kernel_symbol_map.hpp"
@@ -49,6 +50,7 @@ struct Symbolicator::Impl {
     if (!options.symbol_cache_dir.empty()) {
       symbol_cache = std::make_unique<detail::SymbolCache>(options.symbol_cache_dir,
                                                            options.symbol_cache_max_bytes);
+      cache_filler = std::make_unique<detail::CacheFiller>(*symbol_cache);
     }
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
@@ -77,11 +79,9 @@ struct Symbolicator::Impl {
     }
     auto map = detail::ModuleSymbolMap::build(*located, debug_name);
     if (!map) return std::move(map).error();
-    if (!provisional) {
-      (*map)->read_all();
-      symbol_cache->store(key, **map);
-    }
-    return std::shared_ptr<const SymbolMap>(std::move(*map));
+    std::shared_ptr<const detail::ModuleSymbolMap> shared = std::move(*map);
+    if (!provisional) cache_filler->add(key, shared);
+    return std::shared_ptr<const SymbolMap>(std::move(shared));
   }
 
   static MapResult build_from_files(const elf::LocatedModule& located,
@@ -202,6 +202,7 @@ struct Symbolicator::Impl {
   std::mutex mutex;  // guards `cache` and `options.hints`
   std::map<Key, std::shared_ptr<Entry>> cache;
   std::unique_ptr<detail::SymbolCache> symbol_cache;  // null without --symbol-cache
+  std::unique_ptr<detail::CacheFiller> cache_filler;  // with symbol_cache; destroyed before it
   // Last member: destroyed first, so its thread stops before the rest goes.
   std::unique_ptr<detail::DebuginfodFetcher> fetcher;
 };
@@ -222,6 +223,10 @@ void Symbolicator::add_hint(ModuleHint hint) {
     }
   }
   impl_->options.hints.push_back(std::move(hint));
+}
+
+void Symbolicator::wait_for_symbol_cache() {
+  if (impl_->cache_filler) impl_->cache_filler->wait_idle();
 }
 
 bool Symbolicator::wait_for_downloads(std::chrono::milliseconds timeout) {

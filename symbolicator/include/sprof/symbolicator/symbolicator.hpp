@@ -130,7 +130,8 @@ struct SymbolicatorOptions {
   DebuginfodOptions debuginfod;
   // Where each module's whole symbol index is kept across runs (--symbol-cache), so that
   // symbolicating the same binaries again reads no DWARF; empty: no cache. A module first seen
-  // has all its DWARF read (not only what the lookups need) so that its index can be saved.
+  // is answered as without a cache, and read whole and saved beside the answers
+  // (wait_for_symbol_cache).
   std::string symbol_cache_dir;
   // The most the cache's files may hold together; saving a module's index beyond it removes the
   // least recently used files (each load marks its file used).
@@ -161,6 +162,12 @@ class Symbolicator {
   // self-contained profile) asks `module` for every module, waits here, then asks again: the
   // second `module` call builds the maps with what was downloaded. Without debuginfod, true.
   bool wait_for_downloads(std::chrono::milliseconds timeout);
+
+  // Waits until every module built so far from its files is saved in the symbol cache. Saving
+  // runs on a thread of its own (a module's whole index costs more than the lookups that built
+  // its map), and the Symbolicator's destruction waits for it too: this is for a caller that
+  // wants the cache filled at a point of its own choosing (tests). Without a cache, returns.
+  void wait_for_symbol_cache();
 
  private:
   struct Impl;
