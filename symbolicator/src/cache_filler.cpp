@@ -1,20 +1,17 @@
 #include "cache_filler.hpp"
 
+#include <utility>
+
 namespace sprof::symbolicator::detail {
 
-CacheFiller::~CacheFiller() {
+void CacheFiller::add(Job job) {
   {
     const std::lock_guard lock(mutex_);
-    closing_ = true;
-  }
-  changed_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void CacheFiller::add(std::string key, std::shared_ptr<const ModuleSymbolMap> map) {
-  {
-    const std::lock_guard lock(mutex_);
-    queue_.emplace_back(std::move(key), std::move(map));
+    if (stopping_.load()) {
+      unsaved_.push_back(std::move(job.request));
+      return;
+    }
+    queue_.push_back(std::move(job));
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   changed_.notify_all();
@@ -22,22 +19,39 @@ void CacheFiller::add(std::string key, std::shared_ptr<const ModuleSymbolMap> ma
 
 void CacheFiller::wait_idle() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  changed_.wait(lock, [this] { return (queue_.empty() || stopping_.load()) && !busy_; });
+}
+
+std::vector<SymbolCacheRequest> CacheFiller::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_.store(true);
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  const std::lock_guard lock(mutex_);
+  for (Job& job : queue_) unsaved_.push_back(std::move(job.request));
+  queue_.clear();
+  return std::exchange(unsaved_, {});
 }
 
 void CacheFiller::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [this] { return closing_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // closing, and all saved
-    auto [key, map] = std::move(queue_.front());
+    changed_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });
+    if (stopping_.load()) return;  // `stop` hands on what is queued
+    Job job = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    map->read_all();
-    cache_.store(key, *map);
-    map.reset();
-    lock.lock();
+    if (const auto bytes = job.encode(stopping_)) {
+      cache_.write(job.key, *bytes);
+      lock.lock();
+    } else {
+      lock.lock();
+      unsaved_.push_back(std::move(job.request));
+    }
+    job = {};  // the map goes with its job, before anyone is told the work is done
     busy_ = false;
     changed_.notify_all();
   }

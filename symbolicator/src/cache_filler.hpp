@@ -6,34 +6,48 @@
 // lazy reading. Done on the request's path it made every first symbolication that much slower;
 // here it runs beside the answers (the map is shared: its units are read once, whoever reads
 // them first), and only the next run, which finds the module in the cache, gains by it.
+//
+// Nor may it delay the end of a command: a user who rebuilds and records again meets a new
+// build-id every time, and would wait for the whole index of each build. `stop` cuts the work
+// short between DWARF units and says which modules were left unsaved, so that the caller can
+// hand them on (the command line starts `sprof cache fill` for them in the background).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <memory>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
-#include <utility>
+#include <vector>
 
-#include "module_symbol_map.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
 #include "symbol_cache.hpp"
 
 namespace sprof::symbolicator::detail {
 
 class CacheFiller {
  public:
+  struct Job {
+    SymbolCacheRequest request;  // what another process needs to do the same work
+    std::string key;
+    // The file's bytes; nullopt when `stop` was set before they were whole.
+    std::function<std::optional<std::string>(const std::atomic<bool>& stop)> encode;
+  };
+
   explicit CacheFiller(const SymbolCache& cache) : cache_(cache) {}
-  // Finishes what was queued: a short-lived command (record -s, symbolicate) leaves the cache
-  // filled for the next one. Its output is written by then.
-  ~CacheFiller();
+  ~CacheFiller() { stop(); }
   CacheFiller(const CacheFiller&) = delete;
   CacheFiller& operator=(const CacheFiller&) = delete;
 
-  // Queues `map` to be read whole and saved under `key`.
-  void add(std::string key, std::shared_ptr<const ModuleSymbolMap> map);
-  // Returns when every map queued so far is saved (or failed to be).
+  void add(Job job);
+  // Returns when every job queued so far is saved (or failed to be).
   void wait_idle();
+  // Ends the work: the job under way stops at its next DWARF unit, the queued ones are dropped.
+  // Returns the requests of the jobs that were not saved. Later calls return nothing.
+  std::vector<SymbolCacheRequest> stop();
 
  private:
   void run();
@@ -41,9 +55,10 @@ class CacheFiller {
   const SymbolCache& cache_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::pair<std::string, std::shared_ptr<const ModuleSymbolMap>>> queue_;
-  bool busy_ = false;  // the thread is saving one it took off the queue
-  bool closing_ = false;
+  std::deque<Job> queue_;
+  std::vector<SymbolCacheRequest> unsaved_;  // jobs `stop` cut short
+  std::atomic<bool> stopping_{false};
+  bool busy_ = false;  // the thread is working on a job it took off the queue
   std::thread thread_;  // started by the first add
 };
 

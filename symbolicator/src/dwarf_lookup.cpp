@@ -99,13 +99,15 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
   reader_->release_file_pages();
 }
 
-void DwarfLookup::read_all() {
-  if (!reader_) return;  // loaded from the symbol cache: whole already
+bool DwarfLookup::read_all(const std::atomic<bool>& stop) {
+  if (!reader_) return true;  // loaded from the symbol cache: whole already
   run_shared_out(units_.size(), [&](size_t u) {
+    if (stop.load(std::memory_order_relaxed)) return;
     Unit& unit = read_unit(static_cast<uint32_t>(u));
     for (Function& function : unit.functions) read_tree(unit, function);
   });
   reader_->release_file_pages();
+  return !stop.load(std::memory_order_relaxed);
 }
 
 void DwarfLookup::run_shared_out(size_t count, const std::function<void(size_t)>& task) const {

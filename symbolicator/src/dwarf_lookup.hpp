@@ -21,6 +21,7 @@
 // need has been read.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,8 +71,9 @@ class DwarfLookup {
   // `concurrency()` threads.
   void prepare(std::span<const uint64_t> addresses);
   // Reads every unit and every function's inline tree (on up to `concurrency()` threads), so
-  // that the whole index can be saved to the symbol cache.
-  void read_all();
+  // that the whole index can be saved to the symbol cache. Stops between units once `stop` is
+  // set (the command is ending); returns whether everything was read.
+  bool read_all(const std::atomic<bool>& stop);
   // A source file of a unit read so far: every `find` reads the unit that holds its address, so
   // a file a lookup returned is always named.
   bool names_source_file(const std::string& path);

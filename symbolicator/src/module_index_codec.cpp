@@ -151,7 +151,18 @@ struct ModuleIndexCodec {
     }
     body.put(static_cast<uint8_t>(map.dwarf_ != nullptr));
     if (map.dwarf_) put(body, strings, *map.dwarf_);
+    return module_index_file(key, with_strings(strings, body));
+  }
 
+  static std::string encode(const KernelSymbolMap& map, std::string_view key) {
+    Strings strings;
+    Writer body;
+    put(body, strings, map.symbols_);
+    return module_index_file(key, with_strings(strings, body));
+  }
+
+  // The payload: the string table, then `body`, whose items refer to it.
+  static std::string with_strings(const Strings& strings, Writer& body) {
     Writer payload;
     payload.count(strings.list.size());
     std::string bytes = payload.take();
@@ -161,8 +172,7 @@ struct ModuleIndexCodec {
       bytes.append(s);
     }
     bytes += body.take();
-
-    return module_index_file(key, bytes);
+    return bytes;
   }
 
   static void put(Writer& w, Strings& strings, const SymbolTable& table) {
@@ -309,13 +319,12 @@ struct ModuleIndexCodec {
     return true;
   }
 
-  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(std::span<const uint8_t> bytes,
-                                                               std::string_view key,
-                                                               ModuleIndexOrigin origin) {
-    const auto malformed = [](const char* what) {
-      return fail(Errc::kMalformed, std::string("symbol cache file: ") + what);
-    };
-    Reader r(bytes);
+  static Error malformed(const char* what) {
+    return Error{Errc::kMalformed, std::string("symbol cache file: ") + what};
+  }
+
+  // Checks the header, key and checksum, and reads the string table: `r` is then at the body.
+  static Result<ReadStrings> open(Reader& r, std::span<const uint8_t> bytes, std::string_view key) {
     char magic[sizeof kMagic];
     for (char& c : magic) c = r.get<char>();
     const auto version = r.get<uint32_t>();
@@ -337,7 +346,14 @@ struct ModuleIndexCodec {
     for (std::string_view& s : strings.text) s = r.text(r.get<uint32_t>());
     if (!r.ok()) return malformed("bad string table");
     strings.pooled.resize(strings.size());
+    return strings;
+  }
 
+  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(std::span<const uint8_t> bytes,
+                                                               std::string_view key,
+                                                               ModuleIndexOrigin origin) {
+    Reader r(bytes);
+    SPROF_TRY(ReadStrings strings, open(r, bytes, key));
     auto map = std::make_shared<ModuleSymbolMap>();
     map->module_name_ = std::move(origin.module_name);
     map->debug_file_ = std::move(origin.debug_file);
@@ -362,6 +378,19 @@ struct ModuleIndexCodec {
     map->demangled_symbol_names_ = DemangledNames(map->symbols_.name_count());
     return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
   }
+
+  static Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel(
+      std::span<const uint8_t> bytes, std::string_view key, std::string source_path) {
+    Reader r(bytes);
+    SPROF_TRY(ReadStrings strings, open(r, bytes, key));
+    auto map = std::make_shared<KernelSymbolMap>();
+    if (!get_symbols(r, strings, map->symbols_)) return malformed("bad symbol table");
+    if (!r.at_end()) return malformed("bytes after the index");
+    map->demangled_names_ = DemangledNames(map->symbols_.name_count());
+    map->source_path_ = std::move(source_path);
+    map->from_cache_ = true;
+    return std::shared_ptr<const KernelSymbolMap>(std::move(map));
+  }
 };
 
 std::string module_index_file(std::string_view key, std::string_view payload) {
@@ -385,6 +414,16 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(std::span<con
                                                                    std::string_view key,
                                                                    ModuleIndexOrigin origin) {
   return ModuleIndexCodec::decode(bytes, key, std::move(origin));
+}
+
+std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key) {
+  return ModuleIndexCodec::encode(map, key);
+}
+
+Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(std::span<const uint8_t> bytes,
+                                                                   std::string_view key,
+                                                                   std::string source_path) {
+  return ModuleIndexCodec::decode_kernel(bytes, key, std::move(source_path));
 }
 
 }  // namespace sprof::symbolicator::detail

@@ -1,13 +1,15 @@
 // module_index_codec.hpp (private)
 //
-// The symbol cache's file format: a ModuleSymbolMap whose DWARF was read whole (read_all), as
-// bytes, and back. Reading it back needs no ELF or DWARF: lookups answer from the arrays alone.
+// The symbol cache's file format: a ModuleSymbolMap whose DWARF was read whole (read_all), or the
+// kernel's KernelSymbolMap, as bytes, and back. Reading it back needs no ELF, DWARF or kallsyms:
+// lookups answer from the arrays alone.
 //
 // Layout (host byte order; the cache never leaves the machine that wrote it):
 //   header   "SPROFIDX", u32 format version, u32 key size, u64 payload size,
 //            u64 FNV-1a of the payload
 //   key      the module's cache key (symbol_cache.hpp), checked against the one asked for
-//   payload  strings, symbol table, .eh_frame ranges, DWARF units and inline trees
+//   payload  strings, symbol table, .eh_frame ranges, DWARF units and inline trees; for the
+//            kernel, strings and symbol table (the key says which of the two a file holds)
 //
 // The file is outside input: another process, a full disk or a hostile user may have written
 // any bytes. `decode` checks the header, the checksum, every count against the bytes left,
@@ -21,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernel_symbol_map.hpp"
 #include "module_symbol_map.hpp"
 #include "sprof/core/result.hpp"
 
@@ -48,5 +51,12 @@ struct ModuleIndexOrigin {
 Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(std::span<const uint8_t> bytes,
                                                                    std::string_view key,
                                                                    ModuleIndexOrigin origin);
+
+// The kernel's symbols (relative to `_text`, as the map holds them), and back; `source_path` is
+// what the map says its symbols came from.
+std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key);
+Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(std::span<const uint8_t> bytes,
+                                                                   std::string_view key,
+                                                                   std::string source_path);
 
 }  // namespace sprof::symbolicator::detail

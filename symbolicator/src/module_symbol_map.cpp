@@ -153,8 +153,8 @@ void ModuleSymbolMap::prepare(std::span<const RelativeAddress> addresses) const 
   dwarf_->prepare(values);
 }
 
-void ModuleSymbolMap::read_all() const {
-  if (dwarf_) dwarf_->read_all();
+bool ModuleSymbolMap::read_all(const std::atomic<bool>& stop) const {
+  return !dwarf_ || dwarf_->read_all(stop);
 }
 
 std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {

@@ -9,6 +9,7 @@
 // and named "<module>+0x<FDE start>" (relative address), e.g. "cc1plus+0x3f4800".
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +40,8 @@ class ModuleSymbolMap final : public SymbolMap {
   const std::string& binary_file() const override { return binary_file_; }
 
   // Reads all the DWARF that lookups would read lazily: the map is then whole, for the cache.
-  void read_all() const;
+  // False when `stop` cut it short (DwarfLookup::read_all).
+  bool read_all(const std::atomic<bool>& stop) const;
   bool from_symbol_cache() const override { return from_cache_; }
 
  private:

@@ -11,7 +11,6 @@
 #include <span>
 #include <vector>
 
-#include "module_index_codec.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/core/untrusted_file.hpp"
@@ -71,36 +70,30 @@ std::string SymbolCache::key_for(const elf::LocatedModule& located) {
          sources;
 }
 
+std::string SymbolCache::kernel_key(const BuildId& build_id) {
+  return "kernel build-id " + build_id.code_id() + " core text from kallsyms";
+}
+
 std::string SymbolCache::path_for(const std::string& key) const {
   char name[32];
   std::snprintf(name, sizeof name, "/%016llx.idx", static_cast<unsigned long long>(fnv1a(key)));
   return directory_ + name;
 }
 
-std::optional<std::shared_ptr<const ModuleSymbolMap>> SymbolCache::load(
-    const std::string& key, const elf::LocatedModule& located,
-    const std::string& module_name) const {
-  const std::string path = path_for(key);
-  auto bytes = read_small_file(path, kMaxIndexBytes);
+std::optional<std::string> SymbolCache::read(const std::string& key) const {
+  auto bytes = read_small_file(path_for(key), kMaxIndexBytes);
   if (!bytes) {
     if (bytes.error().code != Errc::kNotFound) log::debug("symbol cache: " + bytes.error().message);
     return std::nullopt;
   }
-  ModuleIndexOrigin origin{module_name,
-                           located.debug_path.empty() ? located.symbols_path : located.debug_path,
-                           located.binary_path};
-  auto map =
-      decode_module_index(std::span(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()),
-                          key, std::move(origin));
-  if (!map) {
-    log::debug("symbol cache: " + path + ": " + map.error().message + "; rebuilding it");
-    return std::nullopt;
-  }
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // used now: the last to be evicted
-  return std::move(*map);
+  return std::move(*bytes);
 }
 
-void SymbolCache::store(const std::string& key, const ModuleSymbolMap& map) const {
+void SymbolCache::mark_used(const std::string& key) const {
+  ::utimensat(AT_FDCWD, path_for(key).c_str(), nullptr, 0);
+}
+
+void SymbolCache::write(const std::string& key, std::string_view bytes) const {
   const std::string path = path_for(key);
   if (!make_private_directory(directory_)) {
     log::debug("symbol cache: cannot make " + directory_);
@@ -111,7 +104,7 @@ void SymbolCache::store(const std::string& key, const ModuleSymbolMap& map) cons
     log::debug("symbol cache: " + file.error().message);
     return;
   }
-  auto written = file->write(encode_module_index(map, key));
+  auto written = file->write(bytes);
   if (written) written = file->commit();
   if (!written) {
     log::debug("symbol cache: " + written.error().message);

@@ -1,12 +1,15 @@
 // symbol_cache.hpp (private)
 //
-// The symbol cache: one file per module holding its whole ModuleSymbolMap
-// (module_index_codec.hpp), so that symbolicating the same binaries again reads no DWARF.
+// The symbol cache: one file per module holding its whole ModuleSymbolMap, or the kernel's
+// KernelSymbolMap (module_index_codec.hpp), so that symbolicating the same binaries again reads
+// no DWARF and no kallsyms.
 //
 // Files are named by a hash of the module's key and hold the key itself, which is checked on
 // load. The key is the module's GNU build-id, or for a module without one the paths, sizes and
 // modification times of its files; either way also which files the map came from (a separate
 // debug file found later makes another key, so better symbols are never hidden by old ones).
+// The kernel's key is its build-id: its core text symbols relative to `_text` are fixed by the
+// build (KASLR moves them together), so they hold across boots.
 //
 // Safety: the directory is made private (0700) and files 0600; a file is written to a temporary
 // file and renamed into place, so readers (and two sprof processes filling the cache at once)
@@ -17,11 +20,11 @@
 // sets to now) are removed until the cache holds at most its cap.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
-#include "module_symbol_map.hpp"
+#include "sprof/core/build_id.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 
 namespace sprof::symbolicator::detail {
@@ -33,15 +36,19 @@ class SymbolCache {
 
   // The key a located module's index is stored under.
   static std::string key_for(const elf::LocatedModule& located);
+  // The key of the running kernel's symbols, read from kallsyms.
+  static std::string kernel_key(const BuildId& build_id);
   // The file that holds (or would hold) the index for `key`.
   std::string path_for(const std::string& key) const;
+  const std::string& directory() const { return directory_; }
 
-  // The module's map from the cache; nullopt when there is no usable file for `key`.
-  std::optional<std::shared_ptr<const ModuleSymbolMap>> load(const std::string& key,
-                                                             const elf::LocatedModule& located,
-                                                             const std::string& module_name) const;
-  // Saves `map`, whose DWARF must have been read whole. Failures are logged at debug level.
-  void store(const std::string& key, const ModuleSymbolMap& map) const;
+  // The bytes of the file for `key`, to be decoded (and checked) by module_index_codec.hpp;
+  // nullopt when there is none or it cannot be read.
+  std::optional<std::string> read(const std::string& key) const;
+  // Marks the file for `key` used now (after it decoded): the last to be evicted.
+  void mark_used(const std::string& key) const;
+  // Saves `bytes` under `key`, then evicts. Failures are logged at debug level.
+  void write(const std::string& key, std::string_view bytes) const;
 
  private:
   // Removes the least recently used index files until they hold at most max_bytes_ together.

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "cache_filler.hpp"
 #include "module_index_codec.hpp"
 #include "module_symbol_map.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
@@ -35,7 +38,8 @@ SymbolicatorOptions with_cache(const std::string& cache_dir) {
   return options;
 }
 
-// The module's map, from a fresh Symbolicator (whose in-memory cache is then empty).
+// The module's map, from a fresh Symbolicator (whose in-memory cache is then empty), once the
+// Symbolicator has saved it (its end would cut the saving short).
 std::shared_ptr<const detail::ModuleSymbolMap> map_of(const std::string& path,
                                                       const SymbolicatorOptions& options) {
   Symbolicator symbolicator(options);
@@ -45,6 +49,7 @@ std::shared_ptr<const detail::ModuleSymbolMap> map_of(const std::string& path,
   REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));
   auto module = std::dynamic_pointer_cast<const detail::ModuleSymbolMap>(*map);
   REQUIRE(module != nullptr);
+  symbolicator.wait_for_symbol_cache();
   return module;
 }
 
@@ -305,6 +310,111 @@ TEST_CASE("above its cap the cache removes the least recently used files") {
   CHECK(map_of(a, capped(UINT64_MAX))->from_symbol_cache());
   CHECK(map_of(c, capped(UINT64_MAX))->from_symbol_cache());
   CHECK_FALSE(map_of(b, capped(UINT64_MAX))->from_symbol_cache());
+}
+
+TEST_CASE("stopping the filler cuts the index under way short and names every module not saved") {
+  TempDir dir;
+  const detail::SymbolCache cache(dir.path() + "/cache", UINT64_MAX);
+  detail::CacheFiller filler(cache);
+  std::atomic<bool> started{false};
+  const SymbolCacheRequest slow{"slow.so", "AA", "/lib/slow.so", "/debug/slow.debug"};
+  const SymbolCacheRequest queued{"queued.so", "BB", "/lib/queued.so", ""};
+  // As ModuleSymbolMap::read_all does between DWARF units: give up once told to stop.
+  filler.add({slow, "slow", [&](const std::atomic<bool>& stop) -> std::optional<std::string> {
+                started = true;
+                while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                return std::nullopt;
+              }});
+  filler.add({queued, "queued", [](const std::atomic<bool>&) -> std::optional<std::string> {
+                return std::string("never asked for");
+              }});
+  for (int i = 0; i < 60000 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(started);
+  CHECK(filler.stop() == std::vector<SymbolCacheRequest>{slow, queued});
+  CHECK(cache_files(dir.path() + "/cache").empty());
+  // Once stopped, a module added later is handed back as well, not saved.
+  filler.add({queued, "queued", [](const std::atomic<bool>&) -> std::optional<std::string> {
+                return std::string("never asked for");
+              }});
+  CHECK(filler.stop() == std::vector<SymbolCacheRequest>{queued});
+  CHECK(cache_files(dir.path() + "/cache").empty());
+}
+
+TEST_CASE("a module's request alone fills the cache (sprof cache fill), once") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  const SymbolCacheRequest request{basename_of(path), test::identity_of(path).breakpad_id(), path,
+                                   ""};
+  {
+    Symbolicator filler(with_cache(cache));
+    const auto saved = filler.fill_symbol_cache(request);
+    REQUIRE_MESSAGE(saved.has_value(), (saved ? std::string() : saved.error().message));
+    CHECK(*saved);
+  }
+  only_cache_file(cache);
+  const auto map = map_of(path, with_cache(cache));
+  CHECK(map->from_symbol_cache());
+  CHECK(all_answers(path, *map) == all_answers(path, *map_of(path, with_cache(""))));
+  Symbolicator again(with_cache(cache));
+  const auto saved = again.fill_symbol_cache(request);
+  REQUIRE(saved.has_value());
+  CHECK_FALSE(*saved);  // in the cache already
+  SymbolCacheRequest other_build = request;
+  other_build.breakpad_id = "0123456789ABCDEF0123456789ABCDEF0";
+  CHECK_FALSE(again.fill_symbol_cache(other_build).has_value());  // not that module's file
+}
+
+TEST_CASE("the running kernel's symbols come from the cache under its build-id") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string kallsyms = dir.write("kallsyms",
+                                         "ffffffff81000000 T _text\n"
+                                         "ffffffff81000400 T do_syscall_64\n"
+                                         "ffffffff81000900 T _etext\n");
+  const std::string notes =
+      dir.write("notes", std::string("\x04\0\0\0\x04\0\0\0\x03\0\0\0GNU\0\x11\x22\x33\x44", 20));
+  const std::string breakpad = BuildId({0x11, 0x22, 0x33, 0x44}).breakpad_id(true);
+  SymbolicatorOptions options = with_cache(cache);
+  options.kallsyms_path = kallsyms;  // as /proc/kallsyms
+  options.kernel_notes_path = notes;
+  const auto kernel_map = [&](const SymbolicatorOptions& o) {
+    Symbolicator symbolicator(o);
+    auto map = symbolicator.module("[kernel.kallsyms]", breakpad);
+    REQUIRE_MESSAGE(map.has_value(), (map ? std::string() : map.error().message));
+    symbolicator.wait_for_symbol_cache();
+    return *map;
+  };
+  CHECK_FALSE(kernel_map(options)->from_symbol_cache());
+  only_cache_file(cache);
+  // After a reboot kallsyms holds other addresses (KASLR) and may hide them (kptr_restrict): the
+  // symbols relative to _text are the build's, and come from the cache.
+  write_bytes(kallsyms, "0000000000000000 T _text\n");
+  const auto cached = kernel_map(options);
+  CHECK(cached->from_symbol_cache());
+  const auto syscall = cached->lookup(RelativeAddress{0x410});
+  REQUIRE(syscall.has_value());
+  CHECK(syscall->function == "do_syscall_64");
+  CHECK(syscall->function_size == 0x500);
+  CHECK_FALSE(cached->lookup(RelativeAddress{0x900}).has_value());
+
+  SUBCASE("a saved kallsyms (a hint: another boot's) is read as it is, not cached") {
+    TempDir other;
+    SymbolicatorOptions hinted = with_cache(other.path() + "/cache");
+    hinted.kallsyms_path = "/nonexistent/kallsyms";
+    hinted.kernel_notes_path = notes;
+    write_bytes(kallsyms, "ffffffff81000000 T _text\nffffffff81000200 T saved_fn\n"
+                          "ffffffff81000900 T _etext\n");
+    Symbolicator symbolicator(hinted);
+    symbolicator.add_hint(ModuleHint{"[kernel.kallsyms]", breakpad, kallsyms});
+    auto map = symbolicator.module("[kernel.kallsyms]", breakpad);
+    REQUIRE(map.has_value());
+    CHECK((*map)->lookup(RelativeAddress{0x210})->function == "saved_fn");
+    symbolicator.wait_for_symbol_cache();
+    CHECK(cache_files(other.path() + "/cache").empty());
+  }
 }
 
 TEST_CASE("the default symbol cache is under XDG_CACHE_HOME, else ~/.cache") {

@@ -68,6 +68,17 @@ class SymbolMap {
   virtual bool from_symbol_cache() const { return false; }
 };
 
+// A module whose symbol index the cache lacks, as another process can build it
+// (Symbolicator::fill_symbol_cache): the files it is read from.
+struct SymbolCacheRequest {
+  std::string debug_name;
+  std::string breakpad_id;
+  std::string binary_path;  // for "[kernel.kallsyms]", the kallsyms file
+  std::string debug_path;   // empty without separate debug info
+
+  bool operator==(const SymbolCacheRequest&) const = default;
+};
+
 // Where to look for a module's files, learned from the profile's libs. For "[kernel.kallsyms]"
 // a hint's path names a saved copy of /proc/kallsyms; for "[vdso]" a dumped vdso image file.
 struct ModuleHint {
@@ -133,6 +144,10 @@ struct SymbolicatorOptions {
   // is answered as without a cache, and read whole and saved beside the answers
   // (wait_for_symbol_cache).
   std::string symbol_cache_dir;
+  // Told, when the Symbolicator ends, the modules whose index was not saved yet: saving is cut
+  // short rather than delaying the end of a command. The command line passes them to `sprof
+  // cache fill` in the background; without this, they are saved by a later run.
+  std::function<void(std::vector<SymbolCacheRequest>)> unsaved_symbol_cache;
   // The most the cache's files may hold together; saving a module's index beyond it removes the
   // least recently used files (each load marks its file used).
   uint64_t symbol_cache_max_bytes = uint64_t{2} << 30;
@@ -168,6 +183,10 @@ class Symbolicator {
   // its map), and the Symbolicator's destruction waits for it too: this is for a caller that
   // wants the cache filled at a point of its own choosing (tests). Without a cache, returns.
   void wait_for_symbol_cache();
+
+  // Builds the module's whole index from the request's files and saves it in the symbol cache,
+  // on this thread (sprof cache fill). True when saved, false when the cache had it already.
+  Result<bool> fill_symbol_cache(const SymbolCacheRequest& request);
 
  private:
   struct Impl;
