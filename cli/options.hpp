@@ -58,6 +58,17 @@ struct RecordCommandOptions {
   Verbosity verbosity = Verbosity::kNormal;
 };
 
+// `sprof cache [show|clear|fill]`: the symbol cache.
+struct CacheCommandOptions {
+  std::string action = "show";
+  std::string directory;                 // --symbol-cache; empty: default_symbol_cache_dir()
+  std::vector<std::string> symbol_dirs;  // --symbol-dir, where fill looks for debug files
+  // fill: NAME BREAKPAD-ID BINARY DEBUG for each module ("-" for a path it has none of), as
+  // sprof passes them when a command ends before the cache has its modules.
+  std::vector<std::string> modules;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
 struct SymbolicateCommandOptions {
   std::string input;
   std::string output;  // empty: replace `input`

@@ -1,5 +1,7 @@
 #include "dwarf_lookup.hpp"
 
+#include "module_index_codec.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -64,7 +66,7 @@ std::optional<DwarfLookup::Location> DwarfLookup::find(uint64_t address) {
 }
 
 void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
-  if (!reader_) return;  // loaded from the symbol cache: everything is read
+  if (!reader_) return;  // from the symbol cache: a unit decodes faster than threads start
   // Addresses grouped by unit; a unit is one piece of work (its functions, lines and trees).
   std::vector<std::pair<uint32_t, uint64_t>> by_unit;
   by_unit.reserve(addresses.size());
@@ -100,7 +102,12 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
 }
 
 bool DwarfLookup::read_all(const std::atomic<bool>& stop) {
-  if (!reader_) return true;  // loaded from the symbol cache: whole already
+  if (!reader_) {  // loaded from the symbol cache: each unit is decoded from its bytes
+    for (uint32_t u = 0; u < units_.size() && !stop.load(std::memory_order_relaxed); ++u) {
+      read_unit(u);
+    }
+    return !stop.load(std::memory_order_relaxed);
+  }
   run_shared_out(units_.size(), [&](size_t u) {
     if (stop.load(std::memory_order_relaxed)) return;
     Unit& unit = read_unit(static_cast<uint32_t>(u));
@@ -137,6 +144,10 @@ const DwarfLookup::Tree* DwarfLookup::read_tree(const Unit& unit, Function& func
 }
 
 void DwarfLookup::read_unit_now(Unit& unit) {
+  if (cached_) {
+    read_cached_unit(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()));
+    return;
+  }
   elf::DwarfLines lines = reader_->lines(unit.offset);
   {
     // The same name may appear more than once in a file table (DWARF 5 repeats the primary

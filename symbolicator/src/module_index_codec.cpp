@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sprof/core/byte_reader.hpp"
+#include "sprof/core/log.hpp"
 
 namespace sprof::symbolicator::detail {
 namespace {
@@ -13,18 +14,24 @@ constexpr char kMagic[8] = {'S', 'P', 'R', 'O', 'F', 'I', 'D', 'X'};
 constexpr size_t kHeaderSize = sizeof kMagic + 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
 constexpr uint32_t kNoParent = UINT32_MAX;  // a scope's parent as stored when it has none
 
-// FNV-1a over 8-byte words (then the tail bytewise): a check against truncation and damage, fast
-// enough to run over a large module's index on every load. Not a defence against a deliberate
-// forgery; the bounds checks in `decode` are.
+// FNV-1a over 8-byte words in four interleaved lanes (then the tail bytewise), folded into one:
+// a check against truncation and damage, fast enough to run over a large module's index on
+// every load (four independent multiply chains run about four times faster than one). Not a
+// defence against a deliberate forgery; the bounds checks in `decode` are.
 uint64_t checksum(std::span<const uint8_t> bytes) {
   constexpr uint64_t kPrime = 0x100000001b3ULL;
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  constexpr uint64_t kBasis = 0xcbf29ce484222325ULL;
+  uint64_t lanes[4] = {kBasis, kBasis + 1, kBasis + 2, kBasis + 3};
   size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes.data() + i, 8);
-    hash = (hash ^ word) * kPrime;
+  for (; i + 32 <= bytes.size(); i += 32) {
+    for (size_t lane = 0; lane < 4; ++lane) {
+      uint64_t word;
+      std::memcpy(&word, bytes.data() + i + 8 * lane, 8);
+      lanes[lane] = (lanes[lane] ^ word) * kPrime;
+    }
   }
+  uint64_t hash = kBasis;
+  for (const uint64_t lane : lanes) hash = (hash ^ lane) * kPrime;
   for (; i < bytes.size(); ++i) hash = (hash ^ bytes[i]) * kPrime;
   return hash;
 }
@@ -37,6 +44,7 @@ class Writer {
     out_.append(reinterpret_cast<const char*>(&value), sizeof value);
   }
   void count(size_t n) { put(static_cast<uint32_t>(n)); }
+  void append(std::string_view bytes) { out_.append(bytes); }
   std::string take() { return std::move(out_); }
 
  private:
@@ -118,27 +126,40 @@ struct ModuleIndexCodec {
     put(w, tree.index);
   }
 
+  // Units are stored one after another behind a table of their sizes, so that a load decodes
+  // only the units its lookups need (read_cached_unit).
   static void put(Writer& w, Strings& strings, const DwarfLookup& dwarf) {
     put(w, dwarf.unit_index_);
     w.count(dwarf.units_.size());
+    std::vector<std::string> units;
+    units.reserve(dwarf.units_.size());
     for (const DwarfLookup::Unit& unit : dwarf.units_) {
-      w.count(unit.files.size());
-      for (const std::string* file : unit.files) w.put(strings.of(*file));
-      put(w, unit.lines);
-      w.count(unit.function_ranges.size());
-      for (const elf::DwarfRange& r : unit.function_ranges) {
-        w.put(r.begin);
-        w.put(r.end);
-      }
-      put(w, unit.function_index);
-      w.count(unit.functions.size());
-      for (const DwarfLookup::Function& f : unit.functions) {
-        w.put(f.first_range);
-        w.put(f.range_count);
-        put(w, strings, *f.tree);  // read_all read every tree
-      }
+      Writer unit_bytes;
+      put(unit_bytes, strings, unit);
+      units.push_back(unit_bytes.take());
+    }
+    for (const std::string& unit : units) w.put(static_cast<uint64_t>(unit.size()));
+    for (const std::string& unit : units) w.append(unit);
+  }
+
+  static void put(Writer& w, Strings& strings, const DwarfLookup::Unit& unit) {
+    w.count(unit.files.size());
+    for (const std::string* file : unit.files) w.put(strings.of(*file));
+    put(w, unit.lines);
+    w.count(unit.function_ranges.size());
+    for (const elf::DwarfRange& r : unit.function_ranges) {
+      w.put(r.begin);
+      w.put(r.end);
+    }
+    put(w, unit.function_index);
+    w.count(unit.functions.size());
+    for (const DwarfLookup::Function& f : unit.functions) {
+      w.put(f.first_range);
+      w.put(f.range_count);
+      put(w, strings, *f.tree);  // read_all read every tree
     }
   }
+
 
   static std::string encode(const ModuleSymbolMap& map, std::string_view key) {
     Strings strings;
@@ -186,19 +207,6 @@ struct ModuleIndexCodec {
 
   // ---- reading: every check that keeps a lookup inside the arrays ----
 
-  // The file's strings, and each one's pooled name once a scope names it: a large module's
-  // inline trees name a few thousand functions a million times, too often to hash each time.
-  struct ReadStrings {
-    std::vector<std::string_view> text;
-    std::vector<const PooledName*> pooled;
-    size_t size() const { return text.size(); }
-    std::string_view operator[](size_t i) const { return text[i]; }
-    const PooledName* pooled_name(uint32_t i, DemangledNamePool& pool) {
-      if (!pooled[i]) pooled[i] = pool.intern(text[i]);
-      return pooled[i];
-    }
-  };
-
   static bool get(Reader& r, ScopeIndex& index, size_t value_limit) {
     const size_t n = r.count(sizeof(uint64_t) + sizeof(uint32_t));
     index.starts_.resize(n);
@@ -230,7 +238,19 @@ struct ModuleIndexCodec {
     return r.ok();
   }
 
-  static bool get(Reader& r, ReadStrings& strings, DwarfLookup& dwarf, DwarfLookup::Tree& tree) {
+  // Scope names are pooled once per string: a large module's inline trees name a few thousand
+  // functions a million times, too often to hash each time.
+  static const PooledName* pooled_name(const CachedUnits& cached, uint32_t i,
+                                       DemangledNamePool& pool) {
+    const PooledName* name = cached.pooled[i].load(std::memory_order_acquire);
+    if (name) return name;
+    name = pool.intern(cached.strings[i]);  // the pool hands out one per spelling
+    cached.pooled[i].store(name, std::memory_order_release);
+    return name;
+  }
+
+  static bool get(Reader& r, const CachedUnits& cached, DwarfLookup& dwarf,
+                  DwarfLookup::Tree& tree) {
     const size_t n = r.count(4 * sizeof(uint32_t) + 1);
     tree.scopes.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -240,21 +260,23 @@ struct ModuleIndexCodec {
       s.call_line = r.get<uint32_t>();
       const uint32_t parent = r.get<uint32_t>();
       s.inlined = r.get<uint8_t>() != 0;
-      if (!r.ok() || name >= strings.size()) return false;
+      if (!r.ok() || name >= cached.strings.size()) return false;
       // Parents come before their children, so walking outwards always ends.
       if (parent != kNoParent && parent >= i) return false;
-      s.name = strings.pooled_name(name, dwarf.names_);
+      s.name = pooled_name(cached, name, dwarf.names_);
       s.parent = parent == kNoParent ? -1 : static_cast<int32_t>(parent);
     }
     return get(r, tree.index, n);
   }
 
-  static bool get(Reader& r, ReadStrings& strings, DwarfLookup& dwarf, DwarfLookup::Unit& unit) {
+  static bool get(Reader& r, const CachedUnits& cached, DwarfLookup& dwarf,
+                  DwarfLookup::Unit& unit) {
     const size_t files = r.count(sizeof(uint32_t));
     for (size_t i = 0; i < files; ++i) {
       const uint32_t name = r.get<uint32_t>();
-      if (!r.ok() || name >= strings.size()) return false;
-      unit.files.push_back(&*dwarf.file_names_.emplace(strings[name]).first);
+      if (!r.ok() || name >= cached.strings.size()) return false;
+      const std::lock_guard lock(dwarf.files_mutex_);
+      unit.files.push_back(&*dwarf.file_names_.emplace(cached.strings[name]).first);
     }
     if (!get(r, unit.lines)) return false;
     const size_t ranges = r.count(2 * sizeof(uint64_t));
@@ -277,32 +299,55 @@ struct ModuleIndexCodec {
       f.range_count = r.get<uint32_t>();
       if (uint64_t{f.first_range} + f.range_count > unit.function_ranges.size()) return false;
       auto tree = std::make_unique<DwarfLookup::Tree>();
-      if (!get(r, strings, dwarf, *tree)) return false;
+      if (!get(r, cached, dwarf, *tree)) return false;
       f.tree = std::move(tree);
       std::call_once(f.read, [] {});  // never read from DWARF: there is none
     }
-    std::call_once(unit.read, [] {});
-    return r.ok();
+    return r.at_end();
   }
 
-  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r, ReadStrings& strings) {
+  // Called once per unit, from DwarfLookup::read_unit. A unit that does not decode (a file
+  // forged past its checksum) is left empty: its addresses answer from the symbol table.
+  static void read_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
+    DwarfLookup::Unit& unit = dwarf.units_[index];
+    const std::string_view bytes = cached.units[index];
+    Reader r({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+    if (get(r, cached, dwarf, unit)) return;
+    log::debug("symbol cache: unit " + std::to_string(index) + " does not decode; left out");
+    unit.files.clear();
+    unit.lines = LineTable();
+    unit.function_ranges.clear();
+    unit.function_index = ScopeIndex();
+    unit.functions.clear();
+  }
+
+  // The unit index and where each unit's bytes are; the units are decoded when first needed.
+  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r,
+                                                std::shared_ptr<CachedUnits> cached) {
     std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, 0, 1));
     ScopeIndex unit_index;
     if (!get(r, unit_index, SIZE_MAX)) return nullptr;
-    // A unit holds at least its counts: files, lines, ranges, index and functions.
-    const size_t units = r.count(5 * sizeof(uint32_t));
+    const size_t units = r.count(sizeof(uint64_t));
     for (const uint32_t v : unit_index.values_) {
       if (v != ScopeIndex::kGap && v >= units) return nullptr;
     }
+    std::vector<uint64_t> sizes(units);
+    for (uint64_t& size : sizes) size = r.get<uint64_t>();
+    cached->units.reserve(units);
+    for (const uint64_t size : sizes) {
+      // A unit holds at least its counts: files, lines, ranges, index and functions.
+      if (size < 5 * sizeof(uint32_t)) return nullptr;
+      cached->units.push_back(r.text(size));
+      if (!r.ok()) return nullptr;
+    }
     dwarf->unit_index_ = std::move(unit_index);
     dwarf->units_ = std::vector<DwarfLookup::Unit>(units);
-    for (DwarfLookup::Unit& unit : dwarf->units_) {
-      if (!get(r, strings, *dwarf, unit)) return nullptr;
-    }
+    dwarf->cached_ = std::move(cached);
     return dwarf;
   }
 
-  static bool get_symbols(Reader& r, ReadStrings& strings, SymbolTable& table) {
+  static bool get_symbols(Reader& r, const std::shared_ptr<const CachedUnits>& cached,
+                          SymbolTable& table) {
     const size_t n = r.count(2 * sizeof(uint64_t) + sizeof(uint32_t));
     table.entries_.resize(n);
     table.names_.resize(n);
@@ -311,11 +356,12 @@ struct ModuleIndexCodec {
       e.start = r.get<uint64_t>();
       e.size = r.get<uint64_t>();
       const uint32_t name = r.get<uint32_t>();
-      if (!r.ok() || name >= strings.size()) return false;
+      if (!r.ok() || name >= cached->strings.size()) return false;
       if (i > 0 && e.start <= table.entries_[i - 1].start) return false;
       e.name = static_cast<uint32_t>(i);
-      table.names_[i] = std::string(strings[name]);
+      table.names_[i] = cached->strings[name];
     }
+    table.owner_ = cached;
     return true;
   }
 
@@ -324,7 +370,11 @@ struct ModuleIndexCodec {
   }
 
   // Checks the header, key and checksum, and reads the string table: `r` is then at the body.
-  static Result<ReadStrings> open(Reader& r, std::span<const uint8_t> bytes, std::string_view key) {
+  static Result<std::shared_ptr<CachedUnits>> open(Reader& r,
+                                                   std::shared_ptr<const std::string> file,
+                                                   std::string_view key) {
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(file->data()),
+                                         file->size());
     char magic[sizeof kMagic];
     for (char& c : magic) c = r.get<char>();
     const auto version = r.get<uint32_t>();
@@ -338,28 +388,30 @@ struct ModuleIndexCodec {
     if (payload_offset > bytes.size() || bytes.size() - payload_offset != payload_size) {
       return malformed("truncated or overlong");
     }
-    const auto payload = bytes.subspan(payload_offset);
-    if (checksum(payload) != payload_sum) return malformed("checksum mismatch");
+    if (checksum(bytes.subspan(payload_offset)) != payload_sum) {
+      return malformed("checksum mismatch");
+    }
 
-    ReadStrings strings;
-    strings.text.resize(r.count(sizeof(uint32_t)));
-    for (std::string_view& s : strings.text) s = r.text(r.get<uint32_t>());
+    auto cached = std::make_shared<CachedUnits>();
+    cached->strings.resize(r.count(sizeof(uint32_t)));
+    for (std::string_view& s : cached->strings) s = r.text(r.get<uint32_t>());
     if (!r.ok()) return malformed("bad string table");
-    strings.pooled.resize(strings.size());
-    return strings;
+    cached->pooled =
+        std::make_unique<std::atomic<const PooledName*>[]>(cached->strings.size());
+    cached->file = std::move(file);
+    return cached;
   }
 
-  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(std::span<const uint8_t> bytes,
-                                                               std::string_view key,
-                                                               ModuleIndexOrigin origin) {
-    Reader r(bytes);
-    SPROF_TRY(ReadStrings strings, open(r, bytes, key));
+  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(
+      std::shared_ptr<const std::string> file, std::string_view key, ModuleIndexOrigin origin) {
+    Reader r({reinterpret_cast<const uint8_t*>(file->data()), file->size()});
+    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(r, std::move(file), key));
     auto map = std::make_shared<ModuleSymbolMap>();
     map->module_name_ = std::move(origin.module_name);
     map->debug_file_ = std::move(origin.debug_file);
     map->binary_file_ = std::move(origin.binary_file);
     map->from_cache_ = true;
-    if (!get_symbols(r, strings, map->symbols_)) return malformed("bad symbol table");
+    if (!get_symbols(r, cached, map->symbols_)) return malformed("bad symbol table");
     const size_t fdes = r.count(2 * sizeof(uint64_t));
     map->fde_functions_.resize(fdes);
     for (size_t i = 0; i < fdes; ++i) {
@@ -371,7 +423,7 @@ struct ModuleIndexCodec {
     const bool has_dwarf = r.get<uint8_t>() != 0;
     if (!r.ok()) return malformed("bad ranges");
     if (has_dwarf) {
-      map->dwarf_ = get_dwarf(r, strings);
+      map->dwarf_ = get_dwarf(r, std::move(cached));
       if (!map->dwarf_) return malformed("bad DWARF index");
     }
     if (!r.at_end()) return malformed("bytes after the index");
@@ -380,11 +432,11 @@ struct ModuleIndexCodec {
   }
 
   static Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel(
-      std::span<const uint8_t> bytes, std::string_view key, std::string source_path) {
-    Reader r(bytes);
-    SPROF_TRY(ReadStrings strings, open(r, bytes, key));
+      std::shared_ptr<const std::string> file, std::string_view key, std::string source_path) {
+    Reader r({reinterpret_cast<const uint8_t*>(file->data()), file->size()});
+    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(r, std::move(file), key));
     auto map = std::make_shared<KernelSymbolMap>();
-    if (!get_symbols(r, strings, map->symbols_)) return malformed("bad symbol table");
+    if (!get_symbols(r, cached, map->symbols_)) return malformed("bad symbol table");
     if (!r.at_end()) return malformed("bytes after the index");
     map->demangled_names_ = DemangledNames(map->symbols_.name_count());
     map->source_path_ = std::move(source_path);
@@ -410,20 +462,37 @@ std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key
   return ModuleIndexCodec::encode(map, key);
 }
 
-Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(std::span<const uint8_t> bytes,
-                                                                   std::string_view key,
-                                                                   ModuleIndexOrigin origin) {
-  return ModuleIndexCodec::decode(bytes, key, std::move(origin));
+Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(
+    std::shared_ptr<const std::string> file, std::string_view key, ModuleIndexOrigin origin) {
+  return ModuleIndexCodec::decode(std::move(file), key, std::move(origin));
+}
+
+void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
+  ModuleIndexCodec::read_unit(cached, dwarf, index);
+}
+
+std::optional<std::string> module_index_key(std::span<const uint8_t> bytes) {
+  Reader r(bytes);
+  char magic[sizeof kMagic];
+  for (char& c : magic) c = r.get<char>();
+  const auto version = r.get<uint32_t>();
+  const auto key_size = r.get<uint32_t>();
+  r.get<uint64_t>();  // payload size
+  r.get<uint64_t>();  // checksum
+  if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
+  if (version != kModuleIndexVersion) return std::nullopt;
+  const std::string_view key = r.text(key_size);
+  if (!r.ok()) return std::nullopt;
+  return std::string(key);
 }
 
 std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key) {
   return ModuleIndexCodec::encode(map, key);
 }
 
-Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(std::span<const uint8_t> bytes,
-                                                                   std::string_view key,
-                                                                   std::string source_path) {
-  return ModuleIndexCodec::decode_kernel(bytes, key, std::move(source_path));
+Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(
+    std::shared_ptr<const std::string> file, std::string_view key, std::string source_path) {
+  return ModuleIndexCodec::decode_kernel(std::move(file), key, std::move(source_path));
 }
 
 }  // namespace sprof::symbolicator::detail

@@ -17,12 +17,17 @@
 // kMalformed, never a crash or a wrong lookup.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <vector>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "demangled_name_pool.hpp"
+#include "dwarf_lookup.hpp"
 #include "kernel_symbol_map.hpp"
 #include "module_symbol_map.hpp"
 #include "sprof/core/result.hpp"
@@ -31,7 +36,7 @@ namespace sprof::symbolicator::detail {
 
 // Bump whenever the bytes or what ModuleSymbolMap::build computes from a module change: files
 // of another version are rebuilt, not read.
-inline constexpr uint32_t kModuleIndexVersion = 1;
+inline constexpr uint32_t kModuleIndexVersion = 2;
 
 // The map's bytes. Its DWARF must have been read whole (ModuleSymbolMap::read_all).
 std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key);
@@ -47,16 +52,34 @@ struct ModuleIndexOrigin {
   std::string binary_file;
 };
 
-// A map answering from `bytes`, which must hold an index written for `key`.
-Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(std::span<const uint8_t> bytes,
-                                                                   std::string_view key,
-                                                                   ModuleIndexOrigin origin);
+// What a map loaded from the cache keeps of its file: the bytes, the string table and where each
+// DWARF unit's bytes are, so that a load decodes only the units its lookups need (a large
+// program's index is tens of MB, of which a profile touches a few units).
+struct CachedUnits {
+  std::shared_ptr<const std::string> file;  // every view below is into it
+  std::vector<std::string_view> strings;
+  // Each string's pooled name once a scope names it; filled by any thread reading a unit.
+  std::unique_ptr<std::atomic<const PooledName*>[]> pooled;
+  std::vector<std::string_view> units;
+};
+
+// A map answering from `file`, which must hold an index written for `key`. The header, key and
+// checksum are checked at once, and everything but the DWARF units is decoded; each unit is
+// decoded (and checked) when a lookup first needs it (read_cached_unit).
+Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(
+    std::shared_ptr<const std::string> file, std::string_view key, ModuleIndexOrigin origin);
+
+// Decodes unit `index` of `dwarf`, a map's DWARF loaded from the cache (DwarfLookup::read_unit).
+void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index);
+
+// The key in an index file's header (its first bytes suffice); nullopt when `bytes` do not
+// begin like an index file of this version.
+std::optional<std::string> module_index_key(std::span<const uint8_t> bytes);
 
 // The kernel's symbols (relative to `_text`, as the map holds them), and back; `source_path` is
 // what the map says its symbols came from.
 std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key);
-Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(std::span<const uint8_t> bytes,
-                                                                   std::string_view key,
-                                                                   std::string source_path);
+Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(
+    std::shared_ptr<const std::string> file, std::string_view key, std::string source_path);
 
 }  // namespace sprof::symbolicator::detail

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "module_index_codec.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/core/untrusted_file.hpp"
@@ -25,6 +27,61 @@ std::string default_symbol_cache_dir() {
     return std::string(home) + "/.cache/sprof";
   }
   return {};
+}
+
+namespace {
+
+// The files of the cache: index files end in .idx (temporary files being written do not).
+bool is_index_file(const std::filesystem::directory_entry& entry, std::error_code& ec) {
+  return entry.path().extension() == ".idx" && entry.is_regular_file(ec);
+}
+
+// The key in an index file's header; empty for a file that is no index of this version.
+std::string key_of(const std::string& path) {
+  auto file = open_untrusted_file(path);
+  if (!file) return {};
+  // Header and key are at the start; 4 KiB holds any key sprof writes (two paths and stamps).
+  std::vector<uint8_t> head(std::min<uint64_t>(file->size_bytes, 4096));
+  if (!read_untrusted_at(*file, 0, head)) return {};
+  return detail::module_index_key(head).value_or("");
+}
+
+int64_t unix_seconds(std::filesystem::file_time_type t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::file_clock::to_sys(t).time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<SymbolCacheEntry> symbol_cache_entries(const std::string& directory) {
+  std::vector<SymbolCacheEntry> entries;
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(directory, ec)) {
+    if (!is_index_file(file, ec)) continue;
+    SymbolCacheEntry entry;
+    entry.path = file.path().string();
+    entry.bytes = file.file_size(ec);
+    const auto used = file.last_write_time(ec);
+    if (ec) continue;  // removed meanwhile
+    entry.last_used_s = unix_seconds(used);
+    entry.key = key_of(entry.path);
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const SymbolCacheEntry& a, const SymbolCacheEntry& b) {
+              return a.last_used_s < b.last_used_s;
+            });
+  return entries;
+}
+
+size_t clear_symbol_cache(const std::string& directory) {
+  size_t removed = 0;
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(directory, ec)) {
+    if (is_index_file(file, ec) && std::filesystem::remove(file.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 namespace detail {
@@ -93,9 +150,11 @@ void SymbolCache::mark_used(const std::string& key) const {
   ::utimensat(AT_FDCWD, path_for(key).c_str(), nullptr, 0);
 }
 
+bool SymbolCache::make_directory() const { return make_private_directory(directory_); }
+
 void SymbolCache::write(const std::string& key, std::string_view bytes) const {
   const std::string path = path_for(key);
-  if (!make_private_directory(directory_)) {
+  if (!make_directory()) {
     log::debug("symbol cache: cannot make " + directory_);
     return;
   }
@@ -123,7 +182,7 @@ void SymbolCache::evict() const {
   uint64_t total = 0;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(directory_, ec)) {
-    if (entry.path().extension() != ".idx" || !entry.is_regular_file(ec)) continue;
+    if (!is_index_file(entry, ec)) continue;
     const uint64_t bytes = entry.file_size(ec);
     const auto used = entry.last_write_time(ec);
     if (ec) continue;  // removed by another process meanwhile

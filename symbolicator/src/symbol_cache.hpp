@@ -47,6 +47,8 @@ class SymbolCache {
   std::optional<std::string> read(const std::string& key) const;
   // Marks the file for `key` used now (after it decoded): the last to be evicted.
   void mark_used(const std::string& key) const;
+  // Makes the directory (private) if it is missing; false when it cannot.
+  bool make_directory() const;
   // Saves `bytes` under `key`, then evicts. Failures are logged at debug level.
   void write(const std::string& key, std::string_view bytes) const;
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,10 @@ class SymbolTable {
     uint32_t name;  // index into names_
   };
   std::vector<Entry> entries_;
-  std::vector<std::string> names_;
+  std::vector<std::string_view> names_;  // into owner_'s bytes
+  // What holds the names: the candidates' strings, or the symbol cache's file the table was
+  // read from (which then needs no copy of each name).
+  std::shared_ptr<const void> owner_;
 };
 
 }  // namespace sprof::symbolicator::detail

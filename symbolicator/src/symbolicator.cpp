@@ -61,7 +61,8 @@ struct Symbolicator::Impl {
   ~Impl() {
     if (!cache_filler) return;
     auto unsaved = cache_filler->stop();
-    if (!unsaved.empty() && options.unsaved_symbol_cache) {
+    // The directory is there for whoever saves them (sprof cache fill makes none).
+    if (!unsaved.empty() && options.unsaved_symbol_cache && symbol_cache->make_directory()) {
       options.unsaved_symbol_cache(std::move(unsaved));
     }
   }
@@ -116,12 +117,12 @@ struct Symbolicator::Impl {
   // A file of the cache is outside input: one that does not decode is logged and rebuilt.
   std::optional<MapResult> load_module(const std::string& key, const elf::LocatedModule& located,
                                        const std::string& debug_name) const {
-    const auto bytes = symbol_cache->read(key);
+    auto bytes = symbol_cache->read(key);
     if (!bytes) return std::nullopt;
     const std::string& debug_file =
         located.debug_path.empty() ? located.symbols_path : located.debug_path;
-    auto map = detail::decode_module_index(as_bytes(*bytes), key,
-                                           {debug_name, debug_file, located.binary_path});
+    auto map = detail::decode_module_index(std::make_shared<const std::string>(std::move(*bytes)),
+                                           key, {debug_name, debug_file, located.binary_path});
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");
@@ -132,9 +133,10 @@ struct Symbolicator::Impl {
   }
 
   std::optional<MapResult> load_kernel(const std::string& key, const std::string& path) const {
-    const auto bytes = symbol_cache->read(key);
+    auto bytes = symbol_cache->read(key);
     if (!bytes) return std::nullopt;
-    auto map = detail::decode_kernel_index(as_bytes(*bytes), key, path);
+    auto map = detail::decode_kernel_index(std::make_shared<const std::string>(std::move(*bytes)),
+                                           key, path);
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");
@@ -142,10 +144,6 @@ struct Symbolicator::Impl {
     }
     symbol_cache->mark_used(key);
     return std::shared_ptr<const SymbolMap>(std::move(*map));
-  }
-
-  static std::span<const uint8_t> as_bytes(const std::string& s) {
-    return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
   }
 
   // sprof cache fill: the request's files, read whole and saved now.

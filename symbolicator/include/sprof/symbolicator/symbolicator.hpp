@@ -146,7 +146,8 @@ struct SymbolicatorOptions {
   std::string symbol_cache_dir;
   // Told, when the Symbolicator ends, the modules whose index was not saved yet: saving is cut
   // short rather than delaying the end of a command. The command line passes them to `sprof
-  // cache fill` in the background; without this, they are saved by a later run.
+  // cache fill` in the background; without this, they are saved by a later run. The cache's
+  // directory exists when it is called.
   std::function<void(std::vector<SymbolCacheRequest>)> unsaved_symbol_cache;
   // The most the cache's files may hold together; saving a module's index beyond it removes the
   // least recently used files (each load marks its file used).
@@ -158,6 +159,18 @@ struct SymbolicatorOptions {
 
 // $XDG_CACHE_HOME/sprof, else ~/.cache/sprof; empty when neither variable is an absolute path.
 std::string default_symbol_cache_dir();
+
+// One file of a symbol cache directory, as `sprof cache` lists it.
+struct SymbolCacheEntry {
+  std::string path;
+  std::string key;  // what it holds ("build-id ..."); empty when the file is not an index
+  uint64_t bytes = 0;
+  int64_t last_used_s = 0;  // Unix time it was last saved or read
+};
+// The index files in `directory`, least recently used first.
+std::vector<SymbolCacheEntry> symbol_cache_entries(const std::string& directory);
+// Removes the index files in `directory` (nothing else there); returns how many.
+size_t clear_symbol_cache(const std::string& directory);
 
 class Symbolicator {
  public:
