@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,12 @@ constexpr const char* kNone = "-";
 std::string path_argument(const std::string& path) { return path.empty() ? kNone : path; }
 std::string path_from(const std::string& argument) { return argument == kNone ? "" : argument; }
 
+// The modules follow the options without "--" (cache_definition.cpp): a module whose name
+// looks like an option is left for a later run to save.
+bool passable(const symbolicator::SymbolCacheRequest& r) {
+  return !r.debug_name.starts_with('-') && !r.breakpad_id.starts_with('-');
+}
+
 }  // namespace
 
 std::vector<std::string> cache_fill_arguments(
@@ -33,8 +40,8 @@ std::vector<std::string> cache_fill_arguments(
     args.push_back("--symbol-dir");
     args.push_back(dir);
   }
-  args.push_back("--");  // module names may begin with '-'
   for (const auto& r : requests) {
+    if (!passable(r)) continue;
     args.push_back(r.debug_name);
     args.push_back(r.breakpad_id);
     args.push_back(path_argument(r.binary_path));
@@ -48,8 +55,8 @@ std::optional<std::vector<symbolicator::SymbolCacheRequest>> cache_fill_requests
   if (modules.empty() || modules.size() % 4 != 0) return std::nullopt;
   std::vector<symbolicator::SymbolCacheRequest> requests;
   for (size_t i = 0; i < modules.size(); i += 4) {
-    requests.push_back({modules[i], modules[i + 1], path_from(modules[i + 2]),
-                        path_from(modules[i + 3])});
+    requests.push_back(
+        {modules[i], modules[i + 1], path_from(modules[i + 2]), path_from(modules[i + 3])});
   }
   return requests;
 }
@@ -57,6 +64,9 @@ std::optional<std::vector<symbolicator::SymbolCacheRequest>> cache_fill_requests
 void start_background_cache_fill(const std::string& directory,
                                  const std::vector<std::string>& symbol_dirs,
                                  const std::vector<symbolicator::SymbolCacheRequest>& requests) {
+  const size_t modules =
+      static_cast<size_t>(std::count_if(requests.begin(), requests.end(), passable));
+  if (modules == 0) return;
   std::vector<std::string> args = {"sprof", "cache", "fill"};
   for (auto& a : cache_fill_arguments(directory, symbol_dirs, requests)) args.push_back(a);
   std::vector<char*> argv;
@@ -79,8 +89,8 @@ void start_background_cache_fill(const std::string& directory,
   for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
   // /proc/self/exe: this very executable, even when a newer sprof was installed meanwhile.
   const int err = posix_spawn(&pid, "/proc/self/exe", &files, &attr, argv.data(), environ);
@@ -98,7 +108,7 @@ void start_background_cache_fill(const std::string& directory,
     std::fprintf(stderr,
                  "sprof: the symbols of %zu module%s are saved to the symbol cache in the "
                  "background (sprof cache fill, pid %d)\n",
-                 requests.size(), requests.size() == 1 ? "" : "s", static_cast<int>(pid));
+                 modules, modules == 1 ? "" : "s", static_cast<int>(pid));
   }
 }
 

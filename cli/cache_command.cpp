@@ -36,9 +36,9 @@ int show(const std::string& directory) {
               human_bytes(total).c_str(),
               human_bytes(symbolicator::SymbolicatorOptions{}.symbol_cache_max_bytes).c_str());
   for (const auto& e : entries) {
-    std::printf("  %s  %10s  %s\n", local_time(e.last_used_s).c_str(), human_bytes(e.bytes).c_str(),
-                e.key.empty() ? "(not an index of this sprof version: replaced when used)"
-                              : e.key.c_str());
+    std::printf(
+        "  %s  %10s  %s\n", local_time(e.last_used_s).c_str(), human_bytes(e.bytes).c_str(),
+        e.key.empty() ? "(not an index of this sprof version: replaced when used)" : e.key.c_str());
   }
   return kExitOk;
 }
@@ -60,8 +60,8 @@ int fill(const std::string& directory, const CacheCommandOptions& options) {
   }
   // One filler at a time per cache: a second one waits, then finds what the first saved, where
   // two at once would both read the same DWARF.
-  const UniqueFd lock(::open((directory + "/fill.lock").c_str(),
-                             O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  const UniqueFd lock(
+      ::open((directory + "/fill.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (lock.valid()) ::flock(lock.get(), LOCK_EX);
   symbolicator::SymbolicatorOptions symbolicator_options;
   symbolicator_options.symbol_cache_dir = directory;
@@ -103,7 +103,8 @@ int run_cache_command(const CacheCommandOptions& options) {
     return kExitOk;
   }
   if (!options.modules.empty()) {
-    std::fprintf(stderr, "sprof: cache %s takes no modules\n", options.action.c_str());
+    std::fprintf(stderr, "sprof: cache %s takes no arguments; unexpected: %s\n",
+                 options.action.c_str(), options.modules.front().c_str());
     return kExitUsage;
   }
   return show(directory);

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
     return run_diff_command(commands.diff);
   }
   if (sprof.cache->parsed()) {
+    commands.cache.modules = sprof.cache->remaining();
     set_verbosity(commands.cache.verbosity);
     return run_cache_command(commands.cache);
   }

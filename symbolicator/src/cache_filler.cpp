@@ -1,5 +1,8 @@
 #include "cache_filler.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <utility>
 
 namespace sprof::symbolicator::detail {
@@ -36,6 +39,10 @@ std::vector<SymbolCacheRequest> CacheFiller::stop() {
 }
 
 void CacheFiller::run() {
+  // The lowest priority for this thread and the reading threads it starts (Linux applies nice
+  // per thread): the index is for a later run, and must not slow the program being recorded or
+  // this run's own answers.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   std::unique_lock lock(mutex_);
   for (;;) {
     changed_.wait(lock, [this] { return stopping_.load() || !queue_.empty(); });

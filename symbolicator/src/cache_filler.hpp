@@ -58,7 +58,7 @@ class CacheFiller {
   std::deque<Job> queue_;
   std::vector<SymbolCacheRequest> unsaved_;  // jobs `stop` cut short
   std::atomic<bool> stopping_{false};
-  bool busy_ = false;  // the thread is working on a job it took off the queue
+  bool busy_ = false;   // the thread is working on a job it took off the queue
   std::thread thread_;  // started by the first add
 };
 

@@ -1,12 +1,12 @@
 #include "dwarf_lookup.hpp"
 
-#include "module_index_codec.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <functional>
 #include <thread>
 #include <unordered_map>
+
+#include "module_index_codec.hpp"
 
 namespace sprof::symbolicator::detail {
 

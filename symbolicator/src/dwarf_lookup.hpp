@@ -123,7 +123,7 @@ class DwarfLookup {
   Location compose(const Unit& unit, const Function* function, const Tree* tree,
                    uint64_t address) const;
 
-  std::unique_ptr<elf::DwarfReader> reader_;  // null for a map from the symbol cache
+  std::unique_ptr<elf::DwarfReader> reader_;   // null for a map from the symbol cache
   std::shared_ptr<const CachedUnits> cached_;  // the symbol cache's file, for such a map
   uint64_t base_;
   size_t concurrency_;

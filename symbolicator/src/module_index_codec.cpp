@@ -160,7 +160,6 @@ struct ModuleIndexCodec {
     }
   }
 
-
   static std::string encode(const ModuleSymbolMap& map, std::string_view key) {
     Strings strings;
     Writer body;  // everything after the strings, which it fills
@@ -322,8 +321,7 @@ struct ModuleIndexCodec {
   }
 
   // The unit index and where each unit's bytes are; the units are decoded when first needed.
-  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r,
-                                                std::shared_ptr<CachedUnits> cached) {
+  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r, std::shared_ptr<CachedUnits> cached) {
     std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, 0, 1));
     ScopeIndex unit_index;
     if (!get(r, unit_index, SIZE_MAX)) return nullptr;
@@ -396,8 +394,7 @@ struct ModuleIndexCodec {
     cached->strings.resize(r.count(sizeof(uint32_t)));
     for (std::string_view& s : cached->strings) s = r.text(r.get<uint32_t>());
     if (!r.ok()) return malformed("bad string table");
-    cached->pooled =
-        std::make_unique<std::atomic<const PooledName*>[]>(cached->strings.size());
+    cached->pooled = std::make_unique<std::atomic<const PooledName*>[]>(cached->strings.size());
     cached->file = std::move(file);
     return cached;
   }

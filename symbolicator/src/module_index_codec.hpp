@@ -19,12 +19,12 @@
 
 #include <atomic>
 #include <cstdint>
-#include <vector>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "demangled_name_pool.hpp"
 #include "dwarf_lookup.hpp"

@@ -98,11 +98,12 @@ struct Symbolicator::Impl {
     std::shared_ptr<const detail::ModuleSymbolMap> shared = std::move(*map);
     if (!provisional) {
       SymbolCacheRequest request{debug_name, breakpad_id, located.binary_path, located.debug_path};
-      cache_filler->add({std::move(request), key,
-                         [shared, key](const std::atomic<bool>& stop) -> std::optional<std::string> {
-                           if (!shared->read_all(stop)) return std::nullopt;
-                           return detail::encode_module_index(*shared, key);
-                         }});
+      cache_filler->add(
+          {std::move(request), key,
+           [shared, key](const std::atomic<bool>& stop) -> std::optional<std::string> {
+             if (!shared->read_all(stop)) return std::nullopt;
+             return detail::encode_module_index(*shared, key);
+           }});
     }
     return std::shared_ptr<const SymbolMap>(std::move(shared));
   }
@@ -236,10 +237,11 @@ struct Symbolicator::Impl {
     if (!map) return std::move(map).error();
     if (cacheable) {
       std::shared_ptr<const detail::KernelSymbolMap> shared = *map;
-      cache_filler->add({SymbolCacheRequest{std::string(elf::kKernelDebugName), breakpad_id, path, ""}, key,
-                         [shared, key](const std::atomic<bool>&) -> std::optional<std::string> {
-                           return detail::encode_kernel_index(*shared, key);
-                         }});
+      cache_filler->add(
+          {SymbolCacheRequest{std::string(elf::kKernelDebugName), breakpad_id, path, ""}, key,
+           [shared, key](const std::atomic<bool>&) -> std::optional<std::string> {
+             return detail::encode_kernel_index(*shared, key);
+           }});
     }
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }

@@ -403,8 +403,9 @@ TEST_CASE("the running kernel's symbols come from the cache under its build-id")
     SymbolicatorOptions hinted = with_cache(other.path() + "/cache");
     hinted.kallsyms_path = "/nonexistent/kallsyms";
     hinted.kernel_notes_path = notes;
-    write_bytes(kallsyms, "ffffffff81000000 T _text\nffffffff81000200 T saved_fn\n"
-                          "ffffffff81000900 T _etext\n");
+    write_bytes(kallsyms,
+                "ffffffff81000000 T _text\nffffffff81000200 T saved_fn\n"
+                "ffffffff81000900 T _etext\n");
     Symbolicator symbolicator(hinted);
     symbolicator.add_hint(ModuleHint{"[kernel.kallsyms]", breakpad, kallsyms});
     auto map = symbolicator.module("[kernel.kallsyms]", breakpad);
