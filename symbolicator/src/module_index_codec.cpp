@@ -1,17 +1,20 @@
 #include "module_index_codec.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <type_traits>
 #include <unordered_map>
 
 #include "sprof/core/byte_reader.hpp"
 #include "sprof/core/log.hpp"
+#include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::symbolicator::detail {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'P', 'R', 'O', 'F', 'I', 'D', 'X'};
-constexpr size_t kHeaderSize = sizeof kMagic + 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+constexpr size_t kHeaderSize = sizeof kMagic + 2 * sizeof(uint32_t) + 3 * sizeof(uint64_t);
 constexpr uint32_t kNoParent = UINT32_MAX;  // a scope's parent as stored when it has none
 
 // FNV-1a over 8-byte words in four interleaved lanes (then the tail bytewise), folded into one:
@@ -76,6 +79,7 @@ class Reader {
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   }
   bool ok() const { return in_.ok(); }
+  size_t remaining() const { return in_.remaining(); }
   bool at_end() const { return in_.ok() && in_.remaining() == 0; }
 
  private:
@@ -126,20 +130,19 @@ struct ModuleIndexCodec {
     put(w, tree.index);
   }
 
-  // Units are stored one after another behind a table of their sizes, so that a load decodes
-  // only the units its lookups need (read_cached_unit).
-  static void put(Writer& w, Strings& strings, const DwarfLookup& dwarf) {
+  // Units go after the prelude, one after another; the prelude's table holds each one's size and
+  // checksum, so that a load reads and checks only the units its lookups need (read_unit).
+  static void put(Writer& w, Strings& strings, const DwarfLookup& dwarf, std::string& units) {
     put(w, dwarf.unit_index_);
     w.count(dwarf.units_.size());
-    std::vector<std::string> units;
-    units.reserve(dwarf.units_.size());
     for (const DwarfLookup::Unit& unit : dwarf.units_) {
       Writer unit_bytes;
       put(unit_bytes, strings, unit);
-      units.push_back(unit_bytes.take());
+      const std::string bytes = unit_bytes.take();
+      w.put(static_cast<uint64_t>(bytes.size()));
+      w.put(checksum({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+      units += bytes;
     }
-    for (const std::string& unit : units) w.put(static_cast<uint64_t>(unit.size()));
-    for (const std::string& unit : units) w.append(unit);
   }
 
   static void put(Writer& w, Strings& strings, const DwarfLookup::Unit& unit) {
@@ -170,8 +173,9 @@ struct ModuleIndexCodec {
       body.put(f.end);
     }
     body.put(static_cast<uint8_t>(map.dwarf_ != nullptr));
-    if (map.dwarf_) put(body, strings, *map.dwarf_);
-    return module_index_file(key, with_strings(strings, body));
+    std::string units;
+    if (map.dwarf_) put(body, strings, *map.dwarf_, units);
+    return module_index_file(key, with_strings(strings, body), units);
   }
 
   static std::string encode(const KernelSymbolMap& map, std::string_view key) {
@@ -305,14 +309,22 @@ struct ModuleIndexCodec {
     return r.at_end();
   }
 
-  // Called once per unit, from DwarfLookup::read_unit. A unit that does not decode (a file
-  // forged past its checksum) is left empty: its addresses answer from the symbol table.
+  // Called once per unit, from DwarfLookup::read_unit. A unit that cannot be read, fails its
+  // checksum or does not decode is left empty (its addresses answer from the symbol table), and
+  // the file is removed so that the next run rebuilds it.
   static void read_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
     DwarfLookup::Unit& unit = dwarf.units_[index];
-    const std::string_view bytes = cached.units[index];
-    Reader r({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
-    if (get(r, cached, dwarf, unit)) return;
-    log::debug("symbol cache: unit " + std::to_string(index) + " does not decode; left out");
+    const CachedUnits::Unit& where = cached.units[index];
+    std::vector<uint8_t> bytes(where.size);
+    if (read_untrusted_at(cached.file, where.offset, bytes) &&
+        (!cached.check_units || checksum(bytes) == where.sum)) {
+      Reader r(bytes);
+      if (get(r, cached, dwarf, unit)) return;
+    }
+    log::warn("symbol cache: " + cached.path + ": unit " + std::to_string(index) +
+              " is damaged; its frames are named from the symbol table, and the file is rebuilt "
+              "next time");
+    if (!cached.path.empty()) ::unlink(cached.path.c_str());
     unit.files.clear();
     unit.lines = LineTable();
     unit.function_ranges.clear();
@@ -329,15 +341,20 @@ struct ModuleIndexCodec {
     for (const uint32_t v : unit_index.values_) {
       if (v != ScopeIndex::kGap && v >= units) return nullptr;
     }
-    std::vector<uint64_t> sizes(units);
-    for (uint64_t& size : sizes) size = r.get<uint64_t>();
-    cached->units.reserve(units);
-    for (const uint64_t size : sizes) {
-      // A unit holds at least its counts: files, lines, ranges, index and functions.
-      if (size < 5 * sizeof(uint32_t)) return nullptr;
-      cached->units.push_back(r.text(size));
-      if (!r.ok()) return nullptr;
+    cached->units.resize(units);
+    uint64_t offset = cached->units_offset;
+    for (CachedUnits::Unit& unit : cached->units) {
+      unit.size = r.get<uint64_t>();
+      unit.sum = r.get<uint64_t>();
+      // A unit holds at least its counts: files, lines, ranges, index and functions; and all
+      // of them lie within the file.
+      if (!r.ok() || unit.size < 5 * sizeof(uint32_t) || unit.size > cached->units_end - offset) {
+        return nullptr;
+      }
+      unit.offset = offset;
+      offset += unit.size;
     }
+    if (offset != cached->units_end) return nullptr;  // bytes no unit claims
     dwarf->unit_index_ = std::move(unit_index);
     dwarf->units_ = std::vector<DwarfLookup::Unit>(units);
     dwarf->cached_ = std::move(cached);
@@ -367,42 +384,76 @@ struct ModuleIndexCodec {
     return Error{Errc::kMalformed, std::string("symbol cache file: ") + what};
   }
 
-  // Checks the header, key and checksum, and reads the string table: `r` is then at the body.
-  static Result<std::shared_ptr<CachedUnits>> open(Reader& r,
-                                                   std::shared_ptr<const std::string> file,
-                                                   std::string_view key) {
-    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(file->data()),
-                                         file->size());
+  // Reads and checks the header, key and prelude, and the prelude's string table. The prelude's
+  // body (what follows the strings) starts at `body` in cached->prelude.
+  static Result<std::shared_ptr<CachedUnits>> open(ModuleIndexFile source, std::string_view key,
+                                                   size_t& body) {
+    uint8_t header[kHeaderSize];
+    if (source.file.size_bytes < kHeaderSize ||
+        !read_untrusted_at(source.file, 0, std::span(header))) {
+      return malformed("no header");
+    }
+    Reader h(header);
     char magic[sizeof kMagic];
-    for (char& c : magic) c = r.get<char>();
-    const auto version = r.get<uint32_t>();
-    const auto key_size = r.get<uint32_t>();
-    const auto payload_size = r.get<uint64_t>();
-    const auto payload_sum = r.get<uint64_t>();
-    if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return malformed("no header");
+    for (char& c : magic) c = h.get<char>();
+    const auto version = h.get<uint32_t>();
+    const auto key_size = h.get<uint32_t>();
+    const auto prelude_size = h.get<uint64_t>();
+    const auto prelude_sum = h.get<uint64_t>();
+    const auto units_size = h.get<uint64_t>();
+    if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) return malformed("no header");
     if (version != kModuleIndexVersion) return malformed("another format version");
-    if (r.text(key_size) != key || !r.ok()) return malformed("another module's key");
-    const size_t payload_offset = kHeaderSize + key_size;
-    if (payload_offset > bytes.size() || bytes.size() - payload_offset != payload_size) {
+    if (key_size != key.size()) return malformed("another module's key");
+    // The sizes must add up to the file's: a file cut short, or grown, is refused at once.
+    const uint64_t size = source.file.size_bytes;
+    if (prelude_size > size || units_size > size ||
+        kHeaderSize + key_size + prelude_size + units_size != size) {
       return malformed("truncated or overlong");
     }
-    if (checksum(bytes.subspan(payload_offset)) != payload_sum) {
-      return malformed("checksum mismatch");
+    std::string stored_key(key_size, '\0');
+    if (!read_untrusted_at(source.file, kHeaderSize,
+                           {reinterpret_cast<uint8_t*>(stored_key.data()), key_size}) ||
+        stored_key != key) {
+      return malformed("another module's key");
     }
-
     auto cached = std::make_shared<CachedUnits>();
+    cached->prelude.resize(prelude_size);
+    const uint64_t prelude_offset = kHeaderSize + key_size;
+    if (!read_untrusted_at(source.file, prelude_offset,
+                           {reinterpret_cast<uint8_t*>(cached->prelude.data()), prelude_size})) {
+      return malformed("truncated or overlong");
+    }
+    const std::span<const uint8_t> prelude(reinterpret_cast<const uint8_t*>(cached->prelude.data()),
+                                           prelude_size);
+    if (checksum(prelude) != prelude_sum) return malformed("checksum mismatch");
+
+    Reader r(prelude);
     cached->strings.resize(r.count(sizeof(uint32_t)));
     for (std::string_view& s : cached->strings) s = r.text(r.get<uint32_t>());
     if (!r.ok()) return malformed("bad string table");
+    body = prelude_size - r.remaining();
     cached->pooled = std::make_unique<std::atomic<const PooledName*>[]>(cached->strings.size());
-    cached->file = std::move(file);
+    cached->units_offset = prelude_offset + prelude_size;
+    cached->units_end = size;
+    cached->path = std::move(source.path);
+    cached->check_units = source.check_units;
+    cached->file = std::move(source.file);
     return cached;
   }
 
-  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(
-      std::shared_ptr<const std::string> file, std::string_view key, ModuleIndexOrigin origin) {
-    Reader r({reinterpret_cast<const uint8_t*>(file->data()), file->size()});
-    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(r, std::move(file), key));
+  // The prelude's body, after its strings.
+  static Reader body_of(const CachedUnits& cached, size_t body) {
+    return Reader(
+        std::span(reinterpret_cast<const uint8_t*>(cached.prelude.data()), cached.prelude.size())
+            .subspan(body));
+  }
+
+  static Result<std::shared_ptr<const ModuleSymbolMap>> decode(ModuleIndexFile source,
+                                                               std::string_view key,
+                                                               ModuleIndexOrigin origin) {
+    size_t body = 0;
+    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(std::move(source), key, body));
+    Reader r = body_of(*cached, body);
     auto map = std::make_shared<ModuleSymbolMap>();
     map->module_name_ = std::move(origin.module_name);
     map->debug_file_ = std::move(origin.debug_file);
@@ -419,6 +470,9 @@ struct ModuleIndexCodec {
     }
     const bool has_dwarf = r.get<uint8_t>() != 0;
     if (!r.ok()) return malformed("bad ranges");
+    if (!has_dwarf && cached->units_end != cached->units_offset) {
+      return malformed("bytes after the index");
+    }
     if (has_dwarf) {
       map->dwarf_ = get_dwarf(r, std::move(cached));
       if (!map->dwarf_) return malformed("bad DWARF index");
@@ -428,10 +482,13 @@ struct ModuleIndexCodec {
     return std::shared_ptr<const ModuleSymbolMap>(std::move(map));
   }
 
-  static Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel(
-      std::shared_ptr<const std::string> file, std::string_view key, std::string source_path) {
-    Reader r({reinterpret_cast<const uint8_t*>(file->data()), file->size()});
-    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(r, std::move(file), key));
+  static Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel(ModuleIndexFile source,
+                                                                      std::string_view key,
+                                                                      std::string source_path) {
+    size_t body = 0;
+    SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(std::move(source), key, body));
+    if (cached->units_end != cached->units_offset) return malformed("bytes after the index");
+    Reader r = body_of(*cached, body);
     auto map = std::make_shared<KernelSymbolMap>();
     if (!get_symbols(r, cached, map->symbols_)) return malformed("bad symbol table");
     if (!r.at_end()) return malformed("bytes after the index");
@@ -442,16 +499,19 @@ struct ModuleIndexCodec {
   }
 };
 
-std::string module_index_file(std::string_view key, std::string_view payload) {
+std::string module_index_file(std::string_view key, std::string_view prelude,
+                              std::string_view units) {
   Writer header;
   for (const char c : kMagic) header.put(c);
   header.put(kModuleIndexVersion);
   header.put(static_cast<uint32_t>(key.size()));
-  header.put(static_cast<uint64_t>(payload.size()));
-  header.put(checksum({reinterpret_cast<const uint8_t*>(payload.data()), payload.size()}));
+  header.put(static_cast<uint64_t>(prelude.size()));
+  header.put(checksum({reinterpret_cast<const uint8_t*>(prelude.data()), prelude.size()}));
+  header.put(static_cast<uint64_t>(units.size()));
   std::string file = header.take();
   file.append(key);
-  file.append(payload);
+  file.append(prelude);
+  file.append(units);
   return file;
 }
 
@@ -459,8 +519,9 @@ std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key
   return ModuleIndexCodec::encode(map, key);
 }
 
-Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(
-    std::shared_ptr<const std::string> file, std::string_view key, ModuleIndexOrigin origin) {
+Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFile file,
+                                                                   std::string_view key,
+                                                                   ModuleIndexOrigin origin) {
   return ModuleIndexCodec::decode(std::move(file), key, std::move(origin));
 }
 
@@ -474,8 +535,9 @@ std::optional<std::string> module_index_key(std::span<const uint8_t> bytes) {
   for (char& c : magic) c = r.get<char>();
   const auto version = r.get<uint32_t>();
   const auto key_size = r.get<uint32_t>();
-  r.get<uint64_t>();  // payload size
-  r.get<uint64_t>();  // checksum
+  r.get<uint64_t>();  // prelude size
+  r.get<uint64_t>();  // prelude checksum
+  r.get<uint64_t>();  // units size
   if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
   if (version != kModuleIndexVersion) return std::nullopt;
   const std::string_view key = r.text(key_size);
@@ -487,8 +549,9 @@ std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key
   return ModuleIndexCodec::encode(map, key);
 }
 
-Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(
-    std::shared_ptr<const std::string> file, std::string_view key, std::string source_path) {
+Result<std::shared_ptr<const KernelSymbolMap>> decode_kernel_index(ModuleIndexFile file,
+                                                                   std::string_view key,
+                                                                   std::string source_path) {
   return ModuleIndexCodec::decode_kernel(std::move(file), key, std::move(source_path));
 }
 

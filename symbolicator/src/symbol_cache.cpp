@@ -87,10 +87,6 @@ size_t clear_symbol_cache(const std::string& directory) {
 namespace detail {
 namespace {
 
-// Far above any module's index (the sprof binary's, with 57 MB of DWARF, is smaller), so that
-// only a file that is not an index is refused for its size.
-constexpr size_t kMaxIndexBytes = size_t{1} << 30;
-
 // "mkdir -p" with private directories: the cache tells which programs a user ran.
 bool make_private_directory(const std::string& path) {
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
@@ -137,13 +133,13 @@ std::string SymbolCache::path_for(const std::string& key) const {
   return directory_ + name;
 }
 
-std::optional<std::string> SymbolCache::read(const std::string& key) const {
-  auto bytes = read_small_file(path_for(key), kMaxIndexBytes);
-  if (!bytes) {
-    if (bytes.error().code != Errc::kNotFound) log::debug("symbol cache: " + bytes.error().message);
+std::optional<UntrustedFile> SymbolCache::open(const std::string& key) const {
+  auto file = open_untrusted_file(path_for(key));
+  if (!file) {
+    if (file.error().code != Errc::kNotFound) log::debug("symbol cache: " + file.error().message);
     return std::nullopt;
   }
-  return std::move(*bytes);
+  return std::move(*file);
 }
 
 void SymbolCache::mark_used(const std::string& key) const {

@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "sprof/core/build_id.hpp"
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 
 namespace sprof::symbolicator::detail {
@@ -42,9 +43,9 @@ class SymbolCache {
   std::string path_for(const std::string& key) const;
   const std::string& directory() const { return directory_; }
 
-  // The bytes of the file for `key`, to be decoded (and checked) by module_index_codec.hpp;
-  // nullopt when there is none or it cannot be read.
-  std::optional<std::string> read(const std::string& key) const;
+  // The file for `key`, opened to be read (and checked) by module_index_codec.hpp; nullopt when
+  // there is none or it cannot be opened.
+  std::optional<UntrustedFile> open(const std::string& key) const;
   // Marks the file for `key` used now (after it decoded): the last to be evicted.
   void mark_used(const std::string& key) const;
   // Makes the directory (private) if it is missing; false when it cannot.

@@ -118,12 +118,12 @@ struct Symbolicator::Impl {
   // A file of the cache is outside input: one that does not decode is logged and rebuilt.
   std::optional<MapResult> load_module(const std::string& key, const elf::LocatedModule& located,
                                        const std::string& debug_name) const {
-    auto bytes = symbol_cache->read(key);
-    if (!bytes) return std::nullopt;
+    auto file = symbol_cache->open(key);
+    if (!file) return std::nullopt;
     const std::string& debug_file =
         located.debug_path.empty() ? located.symbols_path : located.debug_path;
-    auto map = detail::decode_module_index(std::make_shared<const std::string>(std::move(*bytes)),
-                                           key, {debug_name, debug_file, located.binary_path});
+    auto map = detail::decode_module_index({std::move(*file), symbol_cache->path_for(key)}, key,
+                                           {debug_name, debug_file, located.binary_path});
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");
@@ -134,10 +134,10 @@ struct Symbolicator::Impl {
   }
 
   std::optional<MapResult> load_kernel(const std::string& key, const std::string& path) const {
-    auto bytes = symbol_cache->read(key);
-    if (!bytes) return std::nullopt;
-    auto map = detail::decode_kernel_index(std::make_shared<const std::string>(std::move(*bytes)),
-                                           key, path);
+    auto file = symbol_cache->open(key);
+    if (!file) return std::nullopt;
+    auto map =
+        detail::decode_kernel_index({std::move(*file), symbol_cache->path_for(key)}, key, path);
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");

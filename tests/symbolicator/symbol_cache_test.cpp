@@ -4,13 +4,16 @@
 #include "symbol_cache.hpp"
 
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,6 +24,8 @@
 #include "cache_filler.hpp"
 #include "module_index_codec.hpp"
 #include "module_symbol_map.hpp"
+#include "sprof/core/unique_fd.hpp"
+#include "sprof/core/untrusted_file.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "symbols_test_support.hpp"
 
@@ -100,6 +105,28 @@ std::string read_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// `bytes` as an index file to decode (a memfd: no file left behind).
+detail::ModuleIndexFile memory_file(const std::string& bytes) {
+  UniqueFd fd(::memfd_create("index", MFD_CLOEXEC));
+  REQUIRE(fd.valid());
+  REQUIRE(::write(fd.get(), bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  return {UntrustedFile{std::move(fd), bytes.size(), 0}, "", true};
+}
+
+// Where an index file's prelude and units are (module_index_codec.hpp, "Layout").
+struct IndexLayout {
+  size_t prelude = 0;
+  size_t units = 0;
+};
+IndexLayout layout_of(const std::string& file) {
+  uint32_t key_size = 0;
+  uint64_t prelude_size = 0;
+  std::memcpy(&key_size, file.data() + 12, 4);
+  std::memcpy(&prelude_size, file.data() + 16, 8);
+  const size_t prelude = 40 + key_size;
+  return {prelude, prelude + prelude_size};
 }
 
 TEST_CASE("a module's second map comes from the symbol cache and answers every address alike") {
@@ -186,9 +213,10 @@ TEST_CASE("a truncated or damaged cache file is rebuilt, never trusted") {
   };
   SUBCASE("truncated") { damaged(good.substr(0, good.size() / 2)); }
   SUBCASE("empty") { damaged(""); }
-  SUBCASE("one byte flipped") {
+  SUBCASE("one byte of the prelude flipped") {
     std::string bytes = good;
-    bytes[bytes.size() * 2 / 3] ^= 0x40;
+    const IndexLayout layout = layout_of(good);
+    bytes[(layout.prelude + layout.units) / 2] ^= 0x40;
     damaged(bytes);
   }
   SUBCASE("another format version") {
@@ -213,16 +241,50 @@ TEST_CASE("decoding rejects every prefix and hostile counts without crashing") {
     return *located;
   }());
   const auto decode = [&](const std::string& bytes) {
-    return detail::decode_module_index(std::make_shared<const std::string>(bytes), key, {});
+    return detail::decode_module_index(memory_file(bytes), key, {});
   };
   REQUIRE(decode(good).has_value());
   CHECK_FALSE(decode(good + "x").has_value());
   for (size_t n = 0; n < good.size(); n += std::max<size_t>(1, good.size() / 997)) {
     CHECK_FALSE(decode(good.substr(0, n)).has_value());
   }
-  CHECK_FALSE(
-      detail::decode_module_index(std::make_shared<const std::string>(good), key + "-other", {})
-          .has_value());
+  CHECK_FALSE(detail::decode_module_index(memory_file(good), key + "-other", {}).has_value());
+}
+
+TEST_CASE("a damaged unit is read from no cache: named from the symbol table, rebuilt next run") {
+  TempDir dir;
+  const std::string cache = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  map_of(path, with_cache(cache));
+  const std::string file = only_cache_file(cache);
+  std::string bytes = read_bytes(file);
+  const IndexLayout layout = layout_of(bytes);
+  REQUIRE(layout.units < bytes.size());  // the target has DWARF units
+  bytes[(layout.units + bytes.size()) / 2] ^= 0x40;
+  write_bytes(file, bytes);
+
+  const auto map = map_of(path, with_cache(cache));
+  CHECK(map->from_symbol_cache());  // the prelude is whole: the damage is found in its unit
+  const auto expected = all_answers(path, *map_of(path, with_cache("")));
+  const auto answers = all_answers(path, *map);
+  REQUIRE(answers.size() == expected.size());
+  // The damaged unit's addresses lost their files, lines and inline frames (named from the
+  // symbol table alone), and never got wrong ones; every other address is answered in full.
+  size_t degraded = 0;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i] == expected[i]) continue;
+    ++degraded;
+    CAPTURE(expected[i]);
+    CHECK(answers[i].find(" :0") != std::string::npos);
+    CHECK(answers[i].find(" <- ") == std::string::npos);
+  }
+  CHECK(degraded > 0);
+  // The file was removed: the next run rebuilds it, and the one after reads it.
+  CHECK(cache_files(cache).empty());
+  CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
+  const auto rebuilt = map_of(path, with_cache(cache));
+  CHECK(rebuilt->from_symbol_cache());
+  CHECK(all_answers(path, *rebuilt) == expected);
 }
 
 TEST_CASE("two processes filling the cache at once leave one whole file") {
