@@ -2,32 +2,24 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <span>
 #include <vector>
 
 #include "module_index_codec.hpp"
+#include "sprof/core/cache_dir.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/core/untrusted_file.hpp"
 
 namespace sprof::symbolicator {
 
-std::string default_symbol_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && xdg[0] == '/') {
-    return std::string(xdg) + "/sprof";
-  }
-  if (const char* home = std::getenv("HOME"); home && home[0] == '/') {
-    return std::string(home) + "/.cache/sprof";
-  }
-  return {};
-}
+std::string default_symbol_cache_dir() { return user_cache_dir(); }
 
 namespace {
 
@@ -87,15 +79,6 @@ size_t clear_symbol_cache(const std::string& directory) {
 namespace detail {
 namespace {
 
-// "mkdir -p" with private directories: the cache tells which programs a user ran.
-bool make_private_directory(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    const std::string prefix = path.substr(0, slash);
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) return false;
-    if (slash == std::string::npos) return true;
-  }
-}
-
 std::string file_stamp(const std::string& path) {
   struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return "-";
@@ -139,6 +122,13 @@ std::optional<UntrustedFile> SymbolCache::open(const std::string& key) const {
     if (file.error().code != Errc::kNotFound) log::debug("symbol cache: " + file.error().message);
     return std::nullopt;
   }
+  // Only this user's files, which no one else may have written: in a shared directory (a
+  // --symbol-cache under /tmp) another user could plant a file whose checksums hold.
+  struct stat st {};
+  if (::fstat(file->fd.get(), &st) != 0 || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    log::debug("symbol cache: " + path_for(key) + " is not this user's own; ignored");
+    return std::nullopt;
+  }
   return std::move(*file);
 }
 
@@ -146,7 +136,7 @@ void SymbolCache::mark_used(const std::string& key) const {
   ::utimensat(AT_FDCWD, path_for(key).c_str(), nullptr, 0);
 }
 
-bool SymbolCache::make_directory() const { return make_private_directory(directory_); }
+bool SymbolCache::make_directory() const { return make_own_cache_dir(directory_); }
 
 void SymbolCache::write(const std::string& key, std::string_view bytes) const {
   const std::string path = path_for(key);

@@ -11,7 +11,8 @@
 // The kernel's key is its build-id: its core text symbols relative to `_text` are fixed by the
 // build (KASLR moves them together), so they hold across boots.
 //
-// Safety: the directory is made private (0700) and files 0600; a file is written to a temporary
+// Safety: the directory is made private (0700, and only inside a directory of this user's:
+// sprof/core/cache_dir.hpp) and files 0600; a file is written to a temporary
 // file and renamed into place, so readers (and two sprof processes filling the cache at once)
 // see a whole file or none; a file that does not decode is ignored and rewritten. Writing is
 // best effort: a full disk or a read-only cache costs the cache, never the profile.
@@ -48,7 +49,8 @@ class SymbolCache {
   std::optional<UntrustedFile> open(const std::string& key) const;
   // Marks the file for `key` used now (after it decoded): the last to be evicted.
   void mark_used(const std::string& key) const;
-  // Makes the directory (private) if it is missing; false when it cannot.
+  // Makes the directory (private, and its parent if that is missing) unless it exists; false
+  // when it cannot, or it is not this user's.
   bool make_directory() const;
   // Saves `bytes` under `key`, then evicts. Failures are logged at debug level.
   void write(const std::string& key, std::string_view bytes) const;

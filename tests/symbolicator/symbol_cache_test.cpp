@@ -219,6 +219,16 @@ TEST_CASE("a truncated or damaged cache file is rebuilt, never trusted") {
     bytes[(layout.prelude + layout.units) / 2] ^= 0x40;
     damaged(bytes);
   }
+  SUBCASE("writable by others (another user could have written it)") {
+    write_bytes(file, good);
+    REQUIRE(::chmod(file.c_str(), 0666) == 0);
+    const auto map = map_of(path, with_cache(cache));
+    CHECK_FALSE(map->from_symbol_cache());
+    CHECK(all_answers(path, *map) == all_answers(path, *from_files));
+    struct stat st {};
+    REQUIRE(::stat(file.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0077) == 0);  // replaced by a file of this user's alone
+  }
   SUBCASE("another format version") {
     std::string bytes = good;
     bytes[8] = static_cast<char>(bytes[8] + 1);
