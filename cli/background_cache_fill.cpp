@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,8 +13,6 @@
 #include <thread>
 
 #include "console.hpp"
-
-extern char** environ;
 
 namespace sprof::cli {
 namespace {
@@ -70,6 +69,7 @@ void start_background_cache_fill(const std::string& directory,
   std::vector<std::string> args = {"sprof", "cache", "fill"};
   for (auto& a : cache_fill_arguments(directory, symbol_dirs, requests)) args.push_back(a);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 

@@ -34,11 +34,11 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
     options.symbol_cache_dir = sources.symbol_cache_dir.empty()
                                    ? symbolicator::default_symbol_cache_dir()
                                    : sources.symbol_cache_dir;
-    options.unsaved_symbol_cache = [directory = options.symbol_cache_dir,
-                                    symbol_dirs = sources.symbol_dirs](
-                                       std::vector<symbolicator::SymbolCacheRequest> requests) {
-      start_background_cache_fill(directory, symbol_dirs, requests);
-    };
+    options.unsaved_symbol_cache =
+        [directory = options.symbol_cache_dir, symbol_dirs = sources.symbol_dirs](
+            const std::vector<symbolicator::SymbolCacheRequest>& requests) {
+          start_background_cache_fill(directory, symbol_dirs, requests);
+        };
   }
   if (verbose()) {
     options.search_trace = [](std::string_view module, std::string_view path,
