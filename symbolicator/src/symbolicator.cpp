@@ -115,29 +115,29 @@ struct Symbolicator::Impl {
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
 
-  // A file of the cache is outside input: one that does not decode is logged and rebuilt.
   std::optional<MapResult> load_module(const std::string& key, const elf::LocatedModule& located,
                                        const std::string& debug_name) const {
-    auto file = symbol_cache->open(key);
-    if (!file) return std::nullopt;
     const std::string& debug_file =
         located.debug_path.empty() ? located.symbols_path : located.debug_path;
-    auto map = detail::decode_module_index({std::move(*file), symbol_cache->path_for(key)}, key,
-                                           {debug_name, debug_file, located.binary_path});
-    if (!map) {
-      log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
-                 "; rebuilding it");
-      return std::nullopt;
-    }
-    symbol_cache->mark_used(key);
-    return std::shared_ptr<const SymbolMap>(std::move(*map));
+    return load(key, [&](detail::ModuleIndexFile file) {
+      return detail::decode_module_index(std::move(file), key,
+                                         {debug_name, debug_file, located.binary_path});
+    });
   }
 
   std::optional<MapResult> load_kernel(const std::string& key, const std::string& path) const {
+    return load(key, [&](detail::ModuleIndexFile file) {
+      return detail::decode_kernel_index(std::move(file), key, path);
+    });
+  }
+
+  // The map in the cache's file for `key`, decoded by `decode`. The file is outside input: one
+  // that does not decode is logged and rebuilt; one that does is marked used (evicted last).
+  template <typename Decode>
+  std::optional<MapResult> load(const std::string& key, const Decode& decode) const {
     auto file = symbol_cache->open(key);
     if (!file) return std::nullopt;
-    auto map =
-        detail::decode_kernel_index({std::move(*file), symbol_cache->path_for(key)}, key, path);
+    auto map = decode(detail::ModuleIndexFile{std::move(*file), symbol_cache->path_for(key)});
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");

@@ -7,26 +7,17 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_test_support.hpp"
 #include "sprof/elf/kernel_image.hpp"
-#include "sprof_test/paths.hpp"
-#include "subprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace sprof::test;
 
 namespace {
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sprof-cache-test-" + std::to_string(getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : CliTempDir {
+  TempDir() : CliTempDir("sprof-cache-test-") {}
 };
-
-ProcessResult run_sprof(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{kSprofExe};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
-}
 
 }  // namespace
 
