@@ -13,21 +13,13 @@
 namespace fs = std::filesystem;
 using namespace sprof::test;
 
-namespace {
-
-struct TempDir : CliTempDir {
-  TempDir() : CliTempDir("sprof-cache-test-") {}
-};
-
-}  // namespace
-
 TEST_CASE("cache fill saves the running kernel's symbols under its build-id; show lists them") {
   const auto kernel_id = sprof::elf::read_kernel_build_id("/sys/kernel/notes");
   if (!kernel_id || ::access("/proc/kallsyms", R_OK) != 0) {
     MESSAGE("no kernel build-id or kallsyms here: skipped");
     return;
   }
-  TempDir dir;
+  CliTempDir dir("sprof-cache-test-");
   const std::string cache = (dir.path / "cache").string();
   fs::create_directories(cache);  // made by the command that hands modules on
   const std::string breakpad = kernel_id->breakpad_id(true);
@@ -49,7 +41,7 @@ TEST_CASE("cache fill saves the running kernel's symbols under its build-id; sho
 }
 
 TEST_CASE("cache show flags a file that is no index, and clear removes index files only") {
-  TempDir dir;
+  CliTempDir dir("sprof-cache-test-");
   const std::string cache = (dir.path / "cache").string();
   fs::create_directories(cache);
   std::ofstream(cache + "/0123456789abcdef.idx") << "not an index";
@@ -68,7 +60,7 @@ TEST_CASE("cache show flags a file that is no index, and clear removes index fil
 }
 
 TEST_CASE("cache refuses modules that are not groups of four, and arguments to show") {
-  TempDir dir;
+  CliTempDir dir("sprof-cache-test-");
   const std::string cache = (dir.path / "cache").string();
   fs::create_directories(cache);
   const ProcessResult fill = run_sprof({"cache", "fill", "--symbol-cache", cache, "a", "b", "c"});
