@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cache_command.hpp"
 #include "compare_command.hpp"
 #include "console.hpp"
 #include "definitions/command_tail.hpp"
@@ -67,6 +68,11 @@ int main(int argc, char** argv) {
   if (sprof.diff->parsed()) {
     set_verbosity(commands.diff.verbosity);
     return run_diff_command(commands.diff);
+  }
+  if (sprof.cache->parsed()) {
+    commands.cache.modules = sprof.cache->remaining();
+    set_verbosity(commands.cache.verbosity);
+    return run_cache_command(commands.cache);
   }
   if (sprof.compare->parsed()) {
     set_verbosity(commands.compare.verbosity);

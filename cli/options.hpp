@@ -23,6 +23,8 @@ struct SymbolSources {
   std::vector<std::string> debuginfod_urls;  // --debuginfod; empty: $DEBUGINFOD_URLS
   bool no_debuginfod = false;
   int debuginfod_timeout_s = 90;
+  std::string symbol_cache_dir;  // --symbol-cache; empty: default_symbol_cache_dir()
+  bool no_symbol_cache = false;
 };
 
 struct ServeOptions {
@@ -53,6 +55,17 @@ struct RecordCommandOptions {
   std::string output_dir;
   int max_files = 0;  // 0: keep every file
   ServeOptions serve;
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+// `sprof cache [show|clear|fill]`: the symbol cache.
+struct CacheCommandOptions {
+  std::string action = "show";
+  std::string directory;                 // --symbol-cache; empty: default_symbol_cache_dir()
+  std::vector<std::string> symbol_dirs;  // --symbol-dir, where fill looks for debug files
+  // fill: NAME BREAKPAD-ID BINARY DEBUG for each module ("-" for a path it has none of), as
+  // sprof passes them when a command ends before the cache has its modules.
+  std::vector<std::string> modules;
   Verbosity verbosity = Verbosity::kNormal;
 };
 

@@ -19,12 +19,15 @@ void print_report(const presymbolicate::SaveReport& report, const std::string& p
   const auto missing = symbols.missing();
   // A copy made beside the original (sprof compare) replaces nothing.
   const std::string was = previous_bytes > 0 ? ", was " + human_bytes(previous_bytes) : "";
+  const size_t cached = symbols.from_symbol_cache();
+  const std::string from_cache =
+      cached > 0 ? " (" + std::to_string(cached) + " from the symbol cache)" : std::string();
   std::fprintf(stderr,
                "sprof: %s is self-contained (%s%s): %s of %s addresses named in %zu of %zu "
-               "modules; embedded in %.0f ms\n",
+               "modules%s; embedded in %.0f ms\n",
                path.c_str(), human_bytes(report.bytes).c_str(), was.c_str(),
                grouped(symbols.named).c_str(), grouped(symbols.addresses).c_str(),
-               symbols.modules.size() - missing.size(), symbols.modules.size(),
+               symbols.modules.size() - missing.size(), symbols.modules.size(), from_cache.c_str(),
                symbols.elapsed_ms + report.write_ms);
   // Lossy but normal: say which modules stay unnamed, and why.
   constexpr size_t kShown = 5;

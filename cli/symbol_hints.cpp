@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "background_cache_fill.hpp"
 #include "console.hpp"
 #include "debuginfod_notes.hpp"
 #include "sprof/elf/vdso.hpp"
@@ -29,6 +30,16 @@ std::unique_ptr<symbolicator::Symbolicator> make_symbolicator(
   symbolicator::SymbolicatorOptions options;
   options.symbol_dirs = sources.symbol_dirs;
   options.debuginfod = debuginfod_options(sources);
+  if (!sources.no_symbol_cache) {
+    options.symbol_cache_dir = sources.symbol_cache_dir.empty()
+                                   ? symbolicator::default_symbol_cache_dir()
+                                   : sources.symbol_cache_dir;
+    options.unsaved_symbol_cache =
+        [directory = options.symbol_cache_dir, symbol_dirs = sources.symbol_dirs](
+            const std::vector<symbolicator::SymbolCacheRequest>& requests) {
+          start_background_cache_fill(directory, symbol_dirs, requests);
+        };
+  }
   if (verbose()) {
     options.search_trace = [](std::string_view module, std::string_view path,
                               std::string_view verdict) {

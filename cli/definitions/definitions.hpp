@@ -25,6 +25,7 @@ struct Commands {
   FlameGraphCommandOptions flamegraph;
   DiffCommandOptions diff;
   CompareCommandOptions compare;
+  CacheCommandOptions cache;
 };
 
 struct SprofApp {
@@ -39,6 +40,7 @@ struct SprofApp {
   CLI::App* flamegraph = nullptr;
   CLI::App* diff = nullptr;
   CLI::App* compare = nullptr;
+  CLI::App* cache = nullptr;
   // Subcommands that run a command given as their trailing arguments (`sprof record ls -la`):
   // their arguments are split at the command before CLI11 sees them (command_tail.hpp).
   std::vector<const CLI::App*> command_runners;
@@ -62,6 +64,7 @@ CLI::App* define_export(CLI::App& app, ExportCommandOptions& options);
 CLI::App* define_flamegraph(CLI::App& app, FlameGraphCommandOptions& options);
 CLI::App* define_diff(CLI::App& app, DiffCommandOptions& options);
 CLI::App* define_compare(CLI::App& app, CompareCommandOptions& options);
+CLI::App* define_cache(CLI::App& app, CacheCommandOptions& options);
 
 // Option groups several subcommands share (shared_definitions.cpp).
 void add_verbosity_options(CLI::App& cmd, Verbosity& verbosity);

@@ -24,6 +24,14 @@ void add_symbol_options(CLI::App& cmd, SymbolSources& symbols) {
   cmd.add_flag("--no-debuginfod", symbols.no_debuginfod,
                "Never contact a debuginfod server, even with DEBUGINFOD_URLS set")
       ->excludes(urls);
+  auto* cache = cmd.add_option("--symbol-cache", symbols.symbol_cache_dir,
+                               "Keep each module's symbol index here, so that symbolicating the "
+                               "same binaries again reads no DWARF (default "
+                               "$XDG_CACHE_HOME/sprof, else ~/.cache/sprof)")
+                    ->type_name("DIR");
+  cmd.add_flag("--no-symbol-cache", symbols.no_symbol_cache,
+               "Neither read nor write the symbol cache")
+      ->excludes(cache);
   cmd.add_option("--debuginfod-timeout", symbols.debuginfod_timeout_s,
                  "Longest time one debuginfod download may take, in seconds (default 90)")
       ->check(CLI::Range(1, 3600))

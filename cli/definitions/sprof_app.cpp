@@ -29,6 +29,7 @@ SprofApp make_sprof_app(Commands& into) {
   sprof.flamegraph = define_flamegraph(app, into.flamegraph);
   sprof.diff = define_diff(app, into.diff);
   sprof.compare = define_compare(app, into.compare);
+  sprof.cache = define_cache(app, into.cache);
   sprof.command_runners = {sprof.record, sprof.stat};
   return sprof;
 }

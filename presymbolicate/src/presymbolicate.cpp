@@ -32,6 +32,7 @@ std::optional<profile::ModuleSymbols> symbolicate_module(const profile::ModuleAd
     outcome.elapsed_ms = ms_since(start);
     return std::nullopt;
   }
+  outcome.from_symbol_cache = (*map)->from_symbol_cache();
   std::vector<std::pair<uint64_t, profile::AddressSymbol>> entries;
   entries.reserve(module.addresses.size());
   for (const uint64_t address : module.addresses) {
@@ -45,6 +46,12 @@ std::optional<profile::ModuleSymbols> symbolicate_module(const profile::ModuleAd
 }
 
 }  // namespace
+
+size_t PresymbolicationReport::from_symbol_cache() const {
+  size_t count = 0;
+  for (const ModuleOutcome& m : modules) count += m.from_symbol_cache ? 1 : 0;
+  return count;
+}
 
 std::vector<const ModuleOutcome*> PresymbolicationReport::missing() const {
   std::vector<const ModuleOutcome*> out;

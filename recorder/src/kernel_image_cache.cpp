@@ -3,12 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
+#include "sprof/core/cache_dir.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/core/replacing_file.hpp"
 #include "sprof/core/text_lines.hpp"
@@ -61,31 +60,10 @@ std::optional<std::string> read_own_file(const std::string& path) {
   return text;
 }
 
-std::string parent_of(const std::string& path) {
+// The directory of the cache file `path`, made if missing (sprof/core/cache_dir.hpp).
+bool make_cache_directory(const std::string& path) {
   const size_t slash = path.rfind('/');
-  return slash == std::string::npos || slash == 0 ? std::string() : path.substr(0, slash);
-}
-
-// mkdir -m 0700 `dir`, but only inside a directory of this user's: root under a sudo that kept
-// the user's HOME must not leave a root-owned ~/.cache behind.
-bool make_own_directory(const std::string& dir) {
-  const std::string parent = parent_of(dir);
-  struct stat st {};
-  if (parent.empty() || ::stat(parent.c_str(), &st) != 0 || st.st_uid != ::geteuid()) {
-    return false;
-  }
-  return ::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
-}
-
-// The cache directory and, if missing, its parent (~/.cache).
-bool make_cache_directory(const std::string& file_path) {
-  const std::string dir = parent_of(file_path);
-  if (dir.empty()) return false;
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
-  const std::string cache_root = parent_of(dir);
-  if (!cache_root.empty() && ::stat(cache_root.c_str(), &st) != 0) make_own_directory(cache_root);
-  return make_own_directory(dir);
+  return slash != std::string::npos && slash > 0 && make_own_cache_dir(path.substr(0, slash));
 }
 
 void store(const std::string& path, std::string_view boot_id, const elf::KernelImage& image) {
@@ -103,13 +81,8 @@ void store(const std::string& path, std::string_view boot_id, const elf::KernelI
 }  // namespace
 
 std::string default_kernel_image_cache_path() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
-    return std::string(xdg) + "/sprof/kernel-image";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
-    return std::string(home) + "/.cache/sprof/kernel-image";
-  }
-  return "";
+  const std::string dir = user_cache_dir();
+  return dir.empty() ? "" : dir + "/kernel-image";
 }
 
 std::string format_kernel_image_cache(std::string_view boot_id, const elf::KernelImage& image) {

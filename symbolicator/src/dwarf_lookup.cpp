@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <unordered_map>
+
+#include "module_index_codec.hpp"
 
 namespace sprof::symbolicator::detail {
 
@@ -63,6 +66,7 @@ std::optional<DwarfLookup::Location> DwarfLookup::find(uint64_t address) {
 }
 
 void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
+  if (!reader_) return;  // from the symbol cache: a unit decodes faster than threads start
   // Addresses grouped by unit; a unit is one piece of work (its functions, lines and trees).
   std::vector<std::pair<uint32_t, uint64_t>> by_unit;
   by_unit.reserve(addresses.size());
@@ -85,24 +89,42 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
   std::stable_sort(work.begin(), work.end(),
                    [](const Work& a, const Work& b) { return a.end - a.begin > b.end - b.begin; });
 
-  std::atomic<size_t> next{0};
-  auto run = [&] {
-    for (size_t w; (w = next.fetch_add(1, std::memory_order_relaxed)) < work.size();) {
-      Unit& unit = read_unit(by_unit[work[w].begin].first);
-      for (size_t i = work[w].begin; i < work[w].end; ++i) {
-        if (const auto f = unit.function_index.find(by_unit[i].second)) {
-          read_tree(unit, unit.functions[*f]);
-        }
+  run_shared_out(work.size(), [&](size_t w) {
+    Unit& unit = read_unit(by_unit[work[w].begin].first);
+    for (size_t i = work[w].begin; i < work[w].end; ++i) {
+      if (const auto f = unit.function_index.find(by_unit[i].second)) {
+        read_tree(unit, unit.functions[*f]);
       }
     }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (size_t t = 1; t < std::min(concurrency_, work.size()); ++t) helpers.emplace_back(run);
-    run();
-  }
+  });
   // What the reading touched of the mapped file is not needed again soon.
   reader_->release_file_pages();
+}
+
+bool DwarfLookup::read_all(const std::atomic<bool>& stop) {
+  if (!reader_) {  // loaded from the symbol cache: each unit is decoded from its bytes
+    for (uint32_t u = 0; u < units_.size() && !stop.load(std::memory_order_relaxed); ++u) {
+      read_unit(u);
+    }
+    return !stop.load(std::memory_order_relaxed);
+  }
+  run_shared_out(units_.size(), [&](size_t u) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    Unit& unit = read_unit(static_cast<uint32_t>(u));
+    for (Function& function : unit.functions) read_tree(unit, function);
+  });
+  reader_->release_file_pages();
+  return !stop.load(std::memory_order_relaxed);
+}
+
+void DwarfLookup::run_shared_out(size_t count, const std::function<void(size_t)>& task) const {
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) task(i);
+  };
+  std::vector<std::jthread> helpers;
+  for (size_t t = 1; t < std::min(concurrency_, count); ++t) helpers.emplace_back(run);
+  run();
 }
 
 bool DwarfLookup::names_source_file(const std::string& path) {
@@ -122,6 +144,10 @@ const DwarfLookup::Tree* DwarfLookup::read_tree(const Unit& unit, Function& func
 }
 
 void DwarfLookup::read_unit_now(Unit& unit) {
+  if (cached_) {
+    read_cached_unit(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()));
+    return;
+  }
   elf::DwarfLines lines = reader_->lines(unit.offset);
   {
     // The same name may appear more than once in a file table (DWARF 5 repeats the primary

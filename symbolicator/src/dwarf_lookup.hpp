@@ -21,7 +21,9 @@
 // need has been read.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,6 +41,9 @@
 #include "sprof/symbolicator/symbolicator.hpp"
 
 namespace sprof::symbolicator::detail {
+
+struct ModuleIndexCodec;
+struct CachedUnits;
 
 class DwarfLookup {
  public:
@@ -66,6 +71,10 @@ class DwarfLookup {
   // Reads what `find` will need for these addresses, a unit per thread on up to
   // `concurrency()` threads.
   void prepare(std::span<const uint64_t> addresses);
+  // Reads every unit and every function's inline tree (on up to `concurrency()` threads), so
+  // that the whole index can be saved to the symbol cache. Stops between units once `stop` is
+  // set (the command is ending); returns whether everything was read.
+  bool read_all(const std::atomic<bool>& stop);
   // A source file of a unit read so far: every `find` reads the unit that holds its address, so
   // a file a lookup returned is always named.
   bool names_source_file(const std::string& path);
@@ -73,6 +82,7 @@ class DwarfLookup {
   size_t concurrency() const { return concurrency_; }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   struct Tree {
     struct Scope {
       const PooledName* name = nullptr;   // in names_
@@ -104,6 +114,8 @@ class DwarfLookup {
 
   DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base, size_t concurrency);
 
+  // Runs task(0) .. task(count - 1), each once, on up to `concurrency_` threads.
+  void run_shared_out(size_t count, const std::function<void(size_t)>& task) const;
   Unit& read_unit(uint32_t index);
   const Tree* read_tree(const Unit& unit, Function& function);
   void read_unit_now(Unit& unit);
@@ -111,7 +123,8 @@ class DwarfLookup {
   Location compose(const Unit& unit, const Function* function, const Tree* tree,
                    uint64_t address) const;
 
-  std::unique_ptr<elf::DwarfReader> reader_;
+  std::unique_ptr<elf::DwarfReader> reader_;   // null for a map from the symbol cache
+  std::shared_ptr<const CachedUnits> cached_;  // the symbol cache's file, for such a map
   uint64_t base_;
   size_t concurrency_;
   std::vector<Unit> units_;  // sized once at open

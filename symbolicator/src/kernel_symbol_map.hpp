@@ -17,6 +17,8 @@
 
 namespace sprof::symbolicator::detail {
 
+struct ModuleIndexCodec;
+
 class KernelSymbolMap final : public SymbolMap {
  public:
   static Result<std::shared_ptr<const KernelSymbolMap>> build(const elf::KernelSymbols& symbols,
@@ -27,12 +29,15 @@ class KernelSymbolMap final : public SymbolMap {
   bool names_source_file(const std::string&) const override { return false; }
   const std::string& debug_file() const override { return source_path_; }
   const std::string& binary_file() const override { return binary_file_; }
+  bool from_symbol_cache() const override { return from_cache_; }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   SymbolTable symbols_;
   DemangledNames demangled_names_;
   std::string source_path_;
   std::string binary_file_;  // none: kernel text is not disassembled from a file
+  bool from_cache_ = false;
 };
 
 }  // namespace sprof::symbolicator::detail

@@ -14,6 +14,8 @@
 
 namespace sprof::symbolicator::detail {
 
+struct ModuleIndexCodec;
+
 class LineTable {
  public:
   struct Location {
@@ -29,6 +31,7 @@ class LineTable {
   size_t size() const { return addresses_.size(); }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   std::vector<uint64_t> addresses_;
   std::vector<Location> locations_;  // file == kEndSequence marks a sequence end
   static constexpr uint32_t kEndSequence = elf::kNoFile - 1;

@@ -153,6 +153,10 @@ void ModuleSymbolMap::prepare(std::span<const RelativeAddress> addresses) const 
   dwarf_->prepare(values);
 }
 
+bool ModuleSymbolMap::read_all(const std::atomic<bool>& stop) const {
+  return !dwarf_ || dwarf_->read_all(stop);
+}
+
 std::optional<elf::FunctionRange> ModuleSymbolMap::fde_function(uint64_t address) const {
   auto it = std::upper_bound(fde_functions_.begin(), fde_functions_.end(), address,
                              [](uint64_t a, const elf::FunctionRange& f) { return a < f.begin; });

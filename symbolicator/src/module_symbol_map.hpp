@@ -9,6 +9,7 @@
 // and named "<module>+0x<FDE start>" (relative address), e.g. "cc1plus+0x3f4800".
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@
 
 namespace sprof::symbolicator::detail {
 
+struct ModuleIndexCodec;
+
 class ModuleSymbolMap final : public SymbolMap {
  public:
   // Reads the located files. Fails only when neither symbols, DWARF nor .eh_frame could be read.
@@ -36,7 +39,13 @@ class ModuleSymbolMap final : public SymbolMap {
   const std::string& debug_file() const override { return debug_file_; }
   const std::string& binary_file() const override { return binary_file_; }
 
+  // Reads all the DWARF that lookups would read lazily: the map is then whole, for the cache.
+  // False when `stop` cut it short (DwarfLookup::read_all).
+  bool read_all(const std::atomic<bool>& stop) const;
+  bool from_symbol_cache() const override { return from_cache_; }
+
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   // The name of the outer function that DWARF says holds the address.
   std::string_view outer_name(const DwarfLookup::OuterFunction& root,
                               const std::optional<SymbolTable::Symbol>& symbol) const;
@@ -53,6 +62,7 @@ class ModuleSymbolMap final : public SymbolMap {
   std::unique_ptr<DwarfLookup> dwarf_;             // null without DWARF
   std::vector<elf::FunctionRange> fde_functions_;  // .eh_frame FDE ranges sorted (relative)
   DemangledNames demangled_symbol_names_;          // by SymbolTable::Symbol::name_index
+  bool from_cache_ = false;
 };
 
 }  // namespace sprof::symbolicator::detail

@@ -12,6 +12,8 @@
 
 namespace sprof::symbolicator::detail {
 
+struct ModuleIndexCodec;
+
 class ScopeIndex {
  public:
   struct Range {
@@ -28,6 +30,7 @@ class ScopeIndex {
   size_t segment_count() const { return starts_.size(); }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   static constexpr uint32_t kGap = UINT32_MAX;
 
   void emit(uint64_t start, uint32_t value);

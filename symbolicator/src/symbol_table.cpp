@@ -1,6 +1,7 @@
 #include "symbol_table.hpp"
 
 #include <algorithm>
+#include <deque>
 
 namespace sprof::symbolicator::detail {
 
@@ -14,6 +15,8 @@ SymbolTable SymbolTable::build(std::vector<Candidate> candidates) {
                    });
   SymbolTable table;
   table.entries_.reserve(candidates.size());
+  // A deque never moves what it holds, so views of its strings (short ones included) stay valid.
+  auto names = std::make_shared<std::deque<std::string>>();
   for (Candidate& c : candidates) {
     if (!table.entries_.empty() && table.entries_.back().start == c.start) {
       Entry& kept = table.entries_.back();
@@ -21,8 +24,9 @@ SymbolTable SymbolTable::build(std::vector<Candidate> candidates) {
       continue;
     }
     table.entries_.push_back(Entry{c.start, c.size, static_cast<uint32_t>(table.names_.size())});
-    table.names_.push_back(std::move(c.name));
+    table.names_.push_back(names->emplace_back(std::move(c.name)));
   }
+  table.owner_ = std::move(names);
   return table;
 }
 

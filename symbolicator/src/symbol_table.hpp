@@ -9,12 +9,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sprof::symbolicator::detail {
+
+struct ModuleIndexCodec;
 
 class SymbolTable {
  public:
@@ -39,13 +42,17 @@ class SymbolTable {
   size_t name_count() const { return names_.size(); }
 
  private:
+  friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
   struct Entry {
     uint64_t start;
     uint64_t size;
     uint32_t name;  // index into names_
   };
   std::vector<Entry> entries_;
-  std::vector<std::string> names_;
+  std::vector<std::string_view> names_;  // into owner_'s bytes
+  // What holds the names: the candidates' strings, or the symbol cache's file the table was
+  // read from (which then needs no copy of each name).
+  std::shared_ptr<const void> owner_;
 };
 
 }  // namespace sprof::symbolicator::detail

@@ -11,14 +11,17 @@
 #include <map>
 #include <mutex>
 
+#include "cache_filler.hpp"
 #include "debuginfod_fetcher.hpp"
 #include "jit_symbol_map.hpp"
 #include "kernel_symbol_map.hpp"
+#include "module_index_codec.hpp"
 #include "module_symbol_map.hpp"
 #include "sprof/core/build_id.hpp"
 #include "sprof/core/log.hpp"
 #include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/kernel_image.hpp"
+#include "symbol_cache.hpp"
 
 namespace sprof::symbolicator {
 namespace {
@@ -45,10 +48,26 @@ struct Symbolicator::Impl {
       : options(std::move(o)),
         locator(
             elf::LocatorOptions{options.symbol_dirs, options.debug_roots, options.search_trace}) {
+    if (!options.symbol_cache_dir.empty()) {
+      symbol_cache = std::make_unique<detail::SymbolCache>(options.symbol_cache_dir,
+                                                           options.symbol_cache_max_bytes);
+      cache_filler = std::make_unique<detail::CacheFiller>(*symbol_cache);
+    }
     if (!options.debuginfod.urls.empty()) {
       fetcher = std::make_unique<detail::DebuginfodFetcher>(options.debuginfod);
     }
   }
+
+  ~Impl() {
+    if (!cache_filler) return;
+    auto unsaved = cache_filler->stop();
+    // The directory is there for whoever saves them (sprof cache fill makes none).
+    if (!unsaved.empty() && options.unsaved_symbol_cache && symbol_cache->make_directory()) {
+      options.unsaved_symbol_cache(std::move(unsaved));
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   MapResult build(const std::string& debug_name, const std::string& breakpad_id,
                   const std::vector<std::string>& candidates, const std::string& code_id,
@@ -63,9 +82,90 @@ struct Symbolicator::Impl {
           with_downloads(debug_name, breakpad_id, candidates, code_id, std::move(located), entry);
     }
     if (!located) return std::move(located).error();
-    auto map = detail::ModuleSymbolMap::build(*located, debug_name);
+    // A map built while a download was pending is replaced once it finishes: not worth saving.
+    const bool provisional = !entry.pending_download.empty();
+    return build_located(*located, debug_name, breakpad_id, provisional);
+  }
+
+  // The module's map from the symbol cache, else from its files (queued to be saved).
+  MapResult build_located(const elf::LocatedModule& located, const std::string& debug_name,
+                          const std::string& breakpad_id, bool provisional) const {
+    if (!symbol_cache) return build_from_files(located, debug_name);
+    const std::string key = detail::SymbolCache::key_for(located);
+    if (auto cached = load_module(key, located, debug_name)) return std::move(*cached);
+    auto map = detail::ModuleSymbolMap::build(located, debug_name);
+    if (!map) return std::move(map).error();
+    std::shared_ptr<const detail::ModuleSymbolMap> shared = std::move(*map);
+    if (!provisional) {
+      SymbolCacheRequest request{debug_name, breakpad_id, located.binary_path, located.debug_path};
+      cache_filler->add(
+          {std::move(request), key,
+           [shared, key](const std::atomic<bool>& stop) -> std::optional<std::string> {
+             if (!shared->read_all(stop)) return std::nullopt;
+             return detail::encode_module_index(*shared, key);
+           }});
+    }
+    return std::shared_ptr<const SymbolMap>(std::move(shared));
+  }
+
+  static MapResult build_from_files(const elf::LocatedModule& located,
+                                    const std::string& debug_name) {
+    auto map = detail::ModuleSymbolMap::build(located, debug_name);
     if (!map) return std::move(map).error();
     return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  std::optional<MapResult> load_module(const std::string& key, const elf::LocatedModule& located,
+                                       const std::string& debug_name) const {
+    const std::string& debug_file =
+        located.debug_path.empty() ? located.symbols_path : located.debug_path;
+    return load(key, [&](detail::ModuleIndexFile file) {
+      return detail::decode_module_index(std::move(file), key,
+                                         {debug_name, debug_file, located.binary_path});
+    });
+  }
+
+  std::optional<MapResult> load_kernel(const std::string& key, const std::string& path) const {
+    return load(key, [&](detail::ModuleIndexFile file) {
+      return detail::decode_kernel_index(std::move(file), key, path);
+    });
+  }
+
+  // The map in the cache's file for `key`, decoded by `decode`. The file is outside input: one
+  // that does not decode is logged and rebuilt; one that does is marked used (evicted last).
+  template <typename Decode>
+  std::optional<MapResult> load(const std::string& key, const Decode& decode) const {
+    auto file = symbol_cache->open(key);
+    if (!file) return std::nullopt;
+    auto map = decode(detail::ModuleIndexFile{std::move(*file), symbol_cache->path_for(key)});
+    if (!map) {
+      log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
+                 "; rebuilding it");
+      return std::nullopt;
+    }
+    symbol_cache->mark_used(key);
+    return std::shared_ptr<const SymbolMap>(std::move(*map));
+  }
+
+  // sprof cache fill: the request's files, read whole and saved now.
+  Result<bool> fill(const SymbolCacheRequest& request) {
+    if (!symbol_cache) return fail(Errc::kInvalidArgument, "no symbol cache directory");
+    MapResult map = fail(Errc::kNotFound, request.debug_name);
+    if (request.debug_name == elf::kKernelDebugName) {
+      map = build_kernel(request.breakpad_id, {request.binary_path});
+    } else {
+      std::vector<std::string> binaries;
+      if (!request.binary_path.empty()) binaries.push_back(request.binary_path);
+      std::vector<std::string> debug_files;
+      if (!request.debug_path.empty()) debug_files.push_back(request.debug_path);
+      SPROF_TRY(const elf::LocatedModule located,
+                locator.locate(request.debug_name, request.breakpad_id, binaries, debug_files));
+      map = build_located(located, request.debug_name, request.breakpad_id, false);
+    }
+    if (!map) return std::move(map).error();
+    if ((*map)->from_symbol_cache()) return false;
+    cache_filler->wait_idle();
+    return true;
   }
 
   // Adds what debuginfod has for a module whose debug info or binary is not local: the files
@@ -121,6 +221,13 @@ struct Symbolicator::Impl {
       return fail(Errc::kNotFound, "kernel build-id " + notes_id->breakpad_id(true) +
                                        " does not match requested " + breakpad_id);
     }
+    // The running kernel's symbols are cached under its build-id (symbol_cache.hpp); a saved
+    // kallsyms, from another boot, is read as it is.
+    const bool cacheable = symbol_cache && notes_id && path == options.kallsyms_path;
+    const std::string key = cacheable ? detail::SymbolCache::kernel_key(*notes_id) : "";
+    if (cacheable) {
+      if (auto cached = load_kernel(key, path)) return std::move(*cached);
+    }
     auto text = elf::read_text_file(path);
     if (!text) return std::move(text).error();
     const auto symbols = elf::KernelSymbols::parse(*text);
@@ -128,6 +235,14 @@ struct Symbolicator::Impl {
     if (!image) return std::move(image).error();
     auto map = detail::KernelSymbolMap::build(symbols, *image, path);
     if (!map) return std::move(map).error();
+    if (cacheable) {
+      std::shared_ptr<const detail::KernelSymbolMap> shared = *map;
+      cache_filler->add(
+          {SymbolCacheRequest{std::string(elf::kKernelDebugName), breakpad_id, path, ""}, key,
+           [shared, key](const std::atomic<bool>&) -> std::optional<std::string> {
+             return detail::encode_kernel_index(*shared, key);
+           }});
+    }
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
 
@@ -178,6 +293,8 @@ struct Symbolicator::Impl {
   elf::DebugFileLocator locator;
   std::mutex mutex;  // guards `cache` and `options.hints`
   std::map<Key, std::shared_ptr<Entry>> cache;
+  std::unique_ptr<detail::SymbolCache> symbol_cache;  // null without --symbol-cache
+  std::unique_ptr<detail::CacheFiller> cache_filler;  // with symbol_cache; destroyed before it
   // Last member: destroyed first, so its thread stops before the rest goes.
   std::unique_ptr<detail::DebuginfodFetcher> fetcher;
 };
@@ -198,6 +315,14 @@ void Symbolicator::add_hint(ModuleHint hint) {
     }
   }
   impl_->options.hints.push_back(std::move(hint));
+}
+
+void Symbolicator::wait_for_symbol_cache() {
+  if (impl_->cache_filler) impl_->cache_filler->wait_idle();
+}
+
+Result<bool> Symbolicator::fill_symbol_cache(const SymbolCacheRequest& request) {
+  return impl_->fill(request);
 }
 
 bool Symbolicator::wait_for_downloads(std::chrono::milliseconds timeout) {

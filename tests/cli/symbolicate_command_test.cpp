@@ -7,35 +7,18 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_test_support.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/profile_reader.hpp"
-#include "sprof_test/paths.hpp"
 #include "sprof_test/processed_validator.hpp"
 #include "sprof_test/sample_profile.hpp"
-#include "subprocess.hpp"
 
 namespace fs = std::filesystem;
 using namespace sprof::test;
 
-namespace {
-
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("sprof-cli-test-" + std::to_string(getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-ProcessResult run_sprof(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{kSprofExe};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv);
-}
-
-}  // namespace
-
 TEST_CASE(
     "symbolicate makes a Gecko file self-contained in place and lists modules it cannot find") {
-  TempDir dir;
+  CliTempDir dir("sprof-cli-test-");
   const std::string path = (dir.path / "old.json.gz").string();
   REQUIRE(sprof::profile::write_gecko_file(make_sample_profile(), path).has_value());
   const ProcessResult r = run_sprof({"symbolicate", path});
@@ -64,7 +47,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a profile that is not valid JSON is refused with the reason, not as 'no meta.version'") {
-  TempDir dir;
+  CliTempDir dir("sprof-cli-test-");
   struct Case {
     const char* name;
     std::string text;
@@ -123,7 +106,7 @@ TEST_CASE(
     MESSAGE("skipped: ASan cannot run within a 300 MiB address space");
     return;
   }
-  TempDir dir;
+  CliTempDir dir("sprof-cli-test-");
   // 40 MiB of JSON, whose parse may take 16 times as much: under a 300 MiB address space it is
   // refused before it is read, with both sizes (before, the parse itself ran out of memory).
   const std::string path = (dir.path / "large.json").string();
@@ -155,7 +138,7 @@ TEST_CASE(
 }
 
 TEST_CASE("symbolicate reads a profile that starts with a UTF-8 byte order mark") {
-  TempDir dir;
+  CliTempDir dir("sprof-cli-test-");
   const std::string plain = (dir.path / "plain.json").string();
   REQUIRE(sprof::profile::write_gecko_file(make_sample_profile(), plain).has_value());
   const auto text = read_profile_text(plain);
@@ -171,7 +154,7 @@ TEST_CASE("symbolicate reads a profile that starts with a UTF-8 byte order mark"
 }
 
 TEST_CASE("symbolicate refuses what is not a profile and leaves it alone") {
-  TempDir dir;
+  CliTempDir dir("sprof-cli-test-");
   const std::string path = (dir.path / "notes.json").string();
   std::ofstream(path) << R"({"hello": "world"})";
   const ProcessResult r = run_sprof({"symbolicate", path});

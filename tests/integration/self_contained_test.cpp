@@ -2,7 +2,8 @@
 // a forced inline chain, vdso calls, short sleeps), then open the saved file the ways a user
 // shares it: in the Firefox Profiler's own code (profiler-cli) with no symbol server and
 // symbolication off; served by `sprof load` after the program's binary was deleted; made from an
-// older file by `sprof symbolicate`. Checks are on names, never on exit codes alone.
+// older file by `sprof symbolicate`; and the same names from the symbol cache. Checks are on
+// names, never on exit codes alone.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -13,6 +14,9 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <string>
+#include <thread>
+#include <utility>
 
 #include "loaded_file.hpp"
 #include "profiler_cli.hpp"
@@ -430,4 +434,81 @@ TEST_CASE("record prints the URL at once and makes the served file self-containe
   ProfilerCli standalone = locate_cli();
   require_loaded(standalone.load_standalone(out), standalone);
   CHECK(names_in(call_tree(standalone)) == live_names);
+}
+
+namespace {
+
+// "in 6 of 7 modules": the modules a save found symbols for (each then has a cache file).
+size_t modules_named(const std::string& log) {
+  const size_t at = log.find("addresses named in ");
+  REQUIRE(at != std::string::npos);
+  return std::stoul(log.substr(at + std::string("addresses named in ").size()));
+}
+
+// `sprof cache` for `cache`: its listing, and the number of modules it states.
+std::pair<std::string, size_t> cache_listing(const std::string& cache) {
+  const ProcessResult r = run_process({kSprofExe, "cache", "--symbol-cache", cache});
+  INFO("sprof cache:\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string head = "symbol cache " + cache + ": ";
+  REQUIRE(r.out.starts_with(head));
+  return {r.out, std::stoul(r.out.substr(head.size()))};
+}
+
+}  // namespace
+
+TEST_CASE("symbols come from the symbol cache the second time, and name the same frames") {
+  skip_without_perf();
+  const auto dir = make_temp_dir("sc-cache");
+  const std::string cache = dir + "/cache";
+  const std::string gecko = record_target(dir, {"--no-presymbolicate"});
+  const auto symbolicate = [&](const std::string& name, const std::vector<std::string>& extra) {
+    const std::string out = dir + "/" + name;
+    std::vector<std::string> argv{kSprofExe, "symbolicate", gecko, "-o", out};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const ProcessResult r = run_process(argv);
+    INFO("sprof symbolicate:\n" << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return std::pair{out, r.err};
+  };
+  const auto [without, without_log] = symbolicate("without.json.gz", {"--no-symbol-cache"});
+  CHECK_FALSE(std::filesystem::exists(cache));
+  const auto [first, first_log] = symbolicate("first.json.gz", {"--symbol-cache", cache});
+  CHECK(first_log.find("from the symbol cache") == std::string::npos);  // it was empty
+  const size_t named = modules_named(first_log);
+  REQUIRE(named >= 4);  // the program, libc, libstdc++, the kernel, ...
+
+  // Whatever the first run could not save before it ended is saved by `sprof cache fill` in the
+  // background; wait for it (generously: the machine may be loaded).
+  std::pair<std::string, size_t> listing;
+  for (int i = 0; i < 1200 && (listing = cache_listing(cache)).second < named; ++i) {
+    std::this_thread::sleep_for(100ms);
+  }
+  INFO("sprof cache:\n" << listing.first);
+  REQUIRE(listing.second == named);
+  const std::string target_id = breakpad_id_of(profile_text(gecko), kTarget);
+  CHECK(listing.first.find("kernel build-id ") != std::string::npos);
+  // The listing names the program by its build-id (the breakpad id is its first 16 bytes,
+  // byte-swapped in the first three fields, so look for the unswapped tail).
+  std::string tail = target_id.substr(16, 16);
+  std::transform(tail.begin(), tail.end(), tail.begin(), ::tolower);
+  CHECK(listing.first.find(tail) != std::string::npos);
+
+  const auto [second, second_log] = symbolicate("second.json.gz", {"--symbol-cache", cache});
+  CHECK(second_log.find("(" + std::to_string(named) + " from the symbol cache)") !=
+        std::string::npos);
+  require_self_contained(second);
+  // The Firefox Profiler's own code sees the same call tree, node for node (names, inline
+  // frames, counts), from the cache as from the debug files.
+  ProfilerCli from_files = locate_cli();
+  require_loaded(from_files.load_standalone(without), from_files);
+  ProfilerCli from_cache = locate_cli();
+  require_loaded(from_cache.load_standalone(second), from_cache);
+  const CallNode expected = call_tree(from_files);
+  CHECK(names_in(expected).count(kOuter) == 1);
+  CHECK(same_tree(call_tree(from_cache), expected));
+
+  const ProcessResult cleared = run_process({kSprofExe, "cache", "clear", "--symbol-cache", cache});
+  CHECK(cleared.out.find("removed " + std::to_string(named) + " modules") != std::string::npos);
+  CHECK(cache_listing(cache).second == 0);
 }

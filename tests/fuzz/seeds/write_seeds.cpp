@@ -8,7 +8,9 @@
 //   sprof_fuzz_seed_writer OUT_DIR GOLDEN_PROFILE EH_FRAME_HDR EH_FRAME DEBUG_FRAME
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -22,8 +24,10 @@
 #include "perf_record_input.hpp"
 #include "record_builder.hpp"
 #include "sprof/arch/x86_64.hpp"
+#include "sprof/elf/module_identity.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/processed_writer.hpp"
+#include "sprof/symbolicator/symbolicator.hpp"
 #include "sprof_test/sample_profile.hpp"
 
 namespace fs = std::filesystem;
@@ -462,6 +466,50 @@ void write_source_v1_seeds() {
             SPROF_FUZZ_SOURCE_FILE + R"("})");
 }
 
+// ---- symbol cache files -------------------------------------------------------------------
+
+// The seed library's index as the symbolicator saves it: as a whole file (its first byte, 'S',
+// is odd: fuzz_symbol_cache.cpp reads it whole), and as a prelude and units after an even byte
+// and the byte that splits them (read past both checksums).
+void write_symbol_cache_seeds() {
+  const fs::path cache = g_out / "symbol-cache-scratch";
+  fs::remove_all(cache);
+  const std::string binary = SPROF_FUZZ_BINARY_FILE;
+  const auto identity = sprof::elf::read_module_identity(binary);
+  if (!identity) {
+    std::fprintf(stderr, "sprof_fuzz_seed_writer: %s: %s\n", binary.c_str(),
+                 identity.error().message.c_str());
+    std::exit(1);
+  }
+  sprof::symbolicator::SymbolicatorOptions options;
+  options.debug_roots.clear();
+  options.symbol_cache_dir = cache.string();
+  {
+    sprof::symbolicator::Symbolicator symbolicator(options);
+    const std::string name = fs::path(binary).filename().string();
+    symbolicator.add_hint({name, identity->breakpad_id(), binary});
+    if (!symbolicator.module(name, identity->breakpad_id())) std::exit(1);
+    symbolicator.wait_for_symbol_cache();
+  }
+  for (const auto& entry : fs::directory_iterator(cache)) {
+    if (entry.path().extension() != ".idx") continue;
+    const Bytes file = read(entry.path().string());
+    write("symbol_cache", "seed-whole-file", file);
+    // The prelude and units, as the header gives their sizes (u32 key size at 12, u64 prelude
+    // size at 16, 40 header bytes).
+    uint32_t key_size = 0;
+    uint64_t prelude_size = 0;
+    std::memcpy(&key_size, file.data() + 12, sizeof key_size);
+    std::memcpy(&prelude_size, file.data() + 16, sizeof prelude_size);
+    const size_t prelude = 40 + key_size;
+    const Bytes body(file.begin() + static_cast<std::ptrdiff_t>(prelude), file.end());
+    Bytes split = {0, static_cast<uint8_t>(prelude_size * 256 / std::max<size_t>(body.size(), 1))};
+    split.insert(split.end(), body.begin(), body.end());
+    write("symbol_cache", "seed-prelude-and-units", split);
+  }
+  fs::remove_all(cache);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -480,5 +528,6 @@ int main(int argc, char** argv) {
   write_cfi_rule_seeds();
   write_heap_ring_seeds();
   write_source_v1_seeds();
+  write_symbol_cache_seeds();
   return 0;
 }

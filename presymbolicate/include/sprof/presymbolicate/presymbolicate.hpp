@@ -28,6 +28,7 @@ struct ModuleOutcome {
   uint64_t named = 0;     // addresses with a function name
   std::string error;      // why the module has no symbols; empty when it was found
   double elapsed_ms = 0;  // finding and indexing its debug info (unless already built) + lookups
+  bool from_symbol_cache = false;  // its index was read from the symbol cache
 };
 
 struct PresymbolicationReport {
@@ -37,6 +38,7 @@ struct PresymbolicationReport {
   double elapsed_ms = 0;
 
   std::vector<const ModuleOutcome*> missing() const;
+  size_t from_symbol_cache() const;
 };
 
 struct Presymbolication {

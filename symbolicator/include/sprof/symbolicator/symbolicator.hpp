@@ -64,6 +64,19 @@ class SymbolMap {
   // The file the symbols came from, and the binary (for disassembly).
   virtual const std::string& debug_file() const = 0;
   virtual const std::string& binary_file() const = 0;
+  // Whether the map was read from the symbol cache rather than built from the module's files.
+  virtual bool from_symbol_cache() const { return false; }
+};
+
+// A module whose symbol index the cache lacks, as another process can build it
+// (Symbolicator::fill_symbol_cache): the files it is read from.
+struct SymbolCacheRequest {
+  std::string debug_name;
+  std::string breakpad_id;
+  std::string binary_path;  // for "[kernel.kallsyms]", the kallsyms file
+  std::string debug_path;   // empty without separate debug info
+
+  bool operator==(const SymbolCacheRequest&) const = default;
 };
 
 // Where to look for a module's files, learned from the profile's libs. For "[kernel.kallsyms]"
@@ -126,10 +139,38 @@ struct SymbolicatorOptions {
   // System roots holding .build-id trees and debuglink directories (searched after symbol_dirs).
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   DebuginfodOptions debuginfod;
+  // Where each module's whole symbol index is kept across runs (--symbol-cache), so that
+  // symbolicating the same binaries again reads no DWARF; empty: no cache. A module first seen
+  // is answered as without a cache, and read whole and saved beside the answers
+  // (wait_for_symbol_cache).
+  std::string symbol_cache_dir;
+  // Told, when the Symbolicator ends, the modules whose index was not saved yet: saving is cut
+  // short rather than delaying the end of a command. The command line passes them to `sprof
+  // cache fill` in the background; without this, they are saved by a later run. The cache's
+  // directory exists when it is called.
+  std::function<void(std::vector<SymbolCacheRequest>)> unsaved_symbol_cache;
+  // The most the cache's files may hold together; saving a module's index beyond it removes the
+  // least recently used files (each load marks its file used).
+  uint64_t symbol_cache_max_bytes = uint64_t{2} << 30;
   // Told every file considered while looking for a module's binary and debug info, and why it
   // was taken or not (sprof -v). Arguments: module, path, verdict. Called from any thread.
   std::function<void(std::string_view, std::string_view, std::string_view)> search_trace;
 };
+
+// $XDG_CACHE_HOME/sprof, else ~/.cache/sprof; empty when neither variable is an absolute path.
+std::string default_symbol_cache_dir();
+
+// One file of a symbol cache directory, as `sprof cache` lists it.
+struct SymbolCacheEntry {
+  std::string path;
+  std::string key;  // what it holds ("build-id ..."); empty when the file is not an index
+  uint64_t bytes = 0;
+  int64_t last_used_s = 0;  // Unix time it was last saved or read
+};
+// The index files in `directory`, least recently used first.
+std::vector<SymbolCacheEntry> symbol_cache_entries(const std::string& directory);
+// Removes the index files in `directory` (nothing else there); returns how many.
+size_t clear_symbol_cache(const std::string& directory);
 
 class Symbolicator {
  public:
@@ -149,6 +190,16 @@ class Symbolicator {
   // self-contained profile) asks `module` for every module, waits here, then asks again: the
   // second `module` call builds the maps with what was downloaded. Without debuginfod, true.
   bool wait_for_downloads(std::chrono::milliseconds timeout);
+
+  // Waits until every module built so far from its files is saved in the symbol cache. Saving
+  // runs on a thread of its own (a module's whole index costs more than the lookups that built
+  // its map), and the Symbolicator's destruction waits for it too: this is for a caller that
+  // wants the cache filled at a point of its own choosing (tests). Without a cache, returns.
+  void wait_for_symbol_cache();
+
+  // Builds the module's whole index from the request's files and saves it in the symbol cache,
+  // on this thread (sprof cache fill). True when saved, false when the cache had it already.
+  Result<bool> fill_symbol_cache(const SymbolCacheRequest& request);
 
  private:
   struct Impl;
