@@ -460,20 +460,23 @@ std::pair<std::string, size_t> cache_listing(const std::string& cache) {
 TEST_CASE("symbols come from the symbol cache the second time, and name the same frames") {
   skip_without_perf();
   const auto dir = make_temp_dir("sc-cache");
-  const std::string cache = dir + "/cache";
+  // The default place, under XDG_CACHE_HOME, as a user's runs find it.
+  const std::string cache = dir + "/xdg/sprof";
   const std::string gecko = record_target(dir, {"--no-presymbolicate"});
   const auto symbolicate = [&](const std::string& name, const std::vector<std::string>& extra) {
     const std::string out = dir + "/" + name;
     std::vector<std::string> argv{kSprofExe, "symbolicate", gecko, "-o", out};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    const ProcessResult r = run_process(argv);
+    RunOptions options;
+    options.env = {{"XDG_CACHE_HOME", dir + "/xdg"}};
+    const ProcessResult r = run_process(argv, options);
     INFO("sprof symbolicate:\n" << r.out << r.err);
     REQUIRE(r.exit_code == 0);
     return std::pair{out, r.err};
   };
   const auto [without, without_log] = symbolicate("without.json.gz", {"--no-symbol-cache"});
-  CHECK_FALSE(std::filesystem::exists(cache));
-  const auto [first, first_log] = symbolicate("first.json.gz", {"--symbol-cache", cache});
+  CHECK_FALSE(std::filesystem::exists(cache));  // neither read nor written
+  const auto [first, first_log] = symbolicate("first.json.gz", {});
   CHECK(first_log.find("from the symbol cache") == std::string::npos);  // it was empty
   const size_t named = modules_named(first_log);
   REQUIRE(named >= 4);  // the program, libc, libstdc++, the kernel, ...
@@ -494,7 +497,7 @@ TEST_CASE("symbols come from the symbol cache the second time, and name the same
   std::transform(tail.begin(), tail.end(), tail.begin(), ::tolower);
   CHECK(listing.first.find(tail) != std::string::npos);
 
-  const auto [second, second_log] = symbolicate("second.json.gz", {"--symbol-cache", cache});
+  const auto [second, second_log] = symbolicate("second.json.gz", {});
   CHECK(second_log.find("(" + std::to_string(named) + " from the symbol cache)") !=
         std::string::npos);
   require_self_contained(second);
