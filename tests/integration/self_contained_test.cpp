@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 #include "loaded_file.hpp"
@@ -126,6 +127,14 @@ CallNode read_node(const JsonDoc& doc, const std::string& at) {
   for (size_t i = 0; i < doc.size(at + "/children").value_or(0); ++i) {
     node.children.push_back(read_node(doc, at + "/children/" + std::to_string(i)));
   }
+  // The front end lists siblings by weight, and siblings of equal weight in the order their
+  // functions were made: in a live session, the order in which the symbol server's answers
+  // arrived. So compare them in an order of their own (CI's failure of 2026-11-28: two samples
+  // under `seconds_of`, `clock_gettime@plt` and a timer interrupt, listed either way round).
+  std::sort(node.children.begin(), node.children.end(), [](const CallNode& a, const CallNode& b) {
+    return std::tie(b.total, a.name, a.inline_status, a.self) <
+           std::tie(a.total, b.name, b.inline_status, b.self);
+  });
   return node;
 }
 
@@ -149,6 +158,26 @@ std::set<std::string> names_in(const CallNode& tree) {
   visit(tree, [&](const CallNode& n) { names.insert(n.name); });
   names.erase("<root>");
   return names;
+}
+
+// Where two call trees first differ ("" when they do not): the path of names down to it.
+std::string first_difference(const CallNode& a, const CallNode& b, const std::string& path = "") {
+  const std::string here = path + "/" + a.name;
+  if (a.name != b.name || a.inline_status != b.inline_status || a.total != b.total ||
+      a.self != b.self || a.children.size() != b.children.size()) {
+    std::string children_a, children_b;
+    for (const CallNode& c : a.children) children_a += " " + c.name + "=" + std::to_string(c.total);
+    for (const CallNode& c : b.children) children_b += " " + c.name + "=" + std::to_string(c.total);
+    return here + ": " + a.inline_status + " total " + std::to_string(a.total) + " self " +
+           std::to_string(a.self) + " children" + children_a + "\n  vs " + b.name + ": " +
+           b.inline_status + " total " + std::to_string(b.total) + " self " +
+           std::to_string(b.self) + " children" + children_b;
+  }
+  for (size_t i = 0; i < a.children.size(); ++i) {
+    const std::string d = first_difference(a.children[i], b.children[i], here);
+    if (!d.empty()) return d;
+  }
+  return "";
 }
 
 bool same_tree(const CallNode& a, const CallNode& b) {
@@ -406,7 +435,8 @@ TEST_CASE("sprof symbolicate gives an older file the names sprof's server gives 
                       live_names.end(), std::inserter(only_standalone, only_standalone.end()));
   INFO("names only the server gave:\n"
        << join_lines(only_live) << "names only the file has:\n"
-       << join_lines(only_standalone));
+       << join_lines(only_standalone) << "first difference (server vs file):\n"
+       << first_difference(live, standalone));
   CHECK(same_tree(live, standalone));
 }
 
