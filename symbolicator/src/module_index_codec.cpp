@@ -39,6 +39,15 @@ uint64_t checksum(std::span<const uint8_t> bytes) {
   return hash;
 }
 
+// An index file's header (module_index_codec.hpp, "Layout"), before any check beyond its magic.
+struct Header {
+  uint32_t version = 0;
+  uint32_t key_size = 0;
+  uint64_t prelude_size = 0;
+  uint64_t prelude_sum = 0;
+  uint64_t units_size = 0;
+};
+
 class Writer {
  public:
   template <typename T>
@@ -85,6 +94,21 @@ class Reader {
  private:
   ByteReader in_;
 };
+
+// The header at the start of `bytes`; nullopt when they are too short or lack the magic.
+std::optional<Header> read_header(std::span<const uint8_t> bytes) {
+  Reader r(bytes);
+  char magic[sizeof kMagic];
+  for (char& c : magic) c = r.get<char>();
+  Header h;
+  h.version = r.get<uint32_t>();
+  h.key_size = r.get<uint32_t>();
+  h.prelude_size = r.get<uint64_t>();
+  h.prelude_sum = r.get<uint64_t>();
+  h.units_size = r.get<uint64_t>();
+  if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
+  return h;
+}
 
 }  // namespace
 
@@ -393,15 +417,9 @@ struct ModuleIndexCodec {
         !read_untrusted_at(source.file, 0, std::span(header))) {
       return malformed("no header");
     }
-    Reader h(header);
-    char magic[sizeof kMagic];
-    for (char& c : magic) c = h.get<char>();
-    const auto version = h.get<uint32_t>();
-    const auto key_size = h.get<uint32_t>();
-    const auto prelude_size = h.get<uint64_t>();
-    const auto prelude_sum = h.get<uint64_t>();
-    const auto units_size = h.get<uint64_t>();
-    if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) return malformed("no header");
+    const std::optional<Header> h = read_header(header);
+    if (!h) return malformed("no header");
+    const auto [version, key_size, prelude_size, prelude_sum, units_size] = *h;
     if (version != kModuleIndexVersion) return malformed("another format version");
     if (key_size != key.size()) return malformed("another module's key");
     // The sizes must add up to the file's: a file cut short, or grown, is refused at once.
@@ -529,20 +547,15 @@ void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t in
   ModuleIndexCodec::read_unit(cached, dwarf, index);
 }
 
-std::optional<std::string> module_index_key(std::span<const uint8_t> bytes) {
-  Reader r(bytes);
-  char magic[sizeof kMagic];
-  for (char& c : magic) c = r.get<char>();
-  const auto version = r.get<uint32_t>();
-  const auto key_size = r.get<uint32_t>();
-  r.get<uint64_t>();  // prelude size
-  r.get<uint64_t>();  // prelude checksum
-  r.get<uint64_t>();  // units size
-  if (!r.ok() || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
-  if (version != kModuleIndexVersion) return std::nullopt;
-  const std::string_view key = r.text(key_size);
-  if (!r.ok()) return std::nullopt;
-  return std::string(key);
+std::optional<ModuleIndexLayout> module_index_layout(std::span<const uint8_t> head) {
+  const std::optional<Header> h = read_header(head);
+  if (!h || h->version != kModuleIndexVersion || head.size() - kHeaderSize < h->key_size) {
+    return std::nullopt;
+  }
+  const uint64_t prelude = kHeaderSize + h->key_size;
+  return ModuleIndexLayout{
+      std::string(reinterpret_cast<const char*>(head.data()) + kHeaderSize, h->key_size), prelude,
+      h->prelude_size, prelude + h->prelude_size};
 }
 
 std::string encode_kernel_index(const KernelSymbolMap& map, std::string_view key) {

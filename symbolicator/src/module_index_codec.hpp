@@ -100,9 +100,15 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFi
 // Decodes unit `index` of `dwarf`, a map's DWARF loaded from the cache (DwarfLookup::read_unit).
 void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index);
 
-// The key in an index file's header (its first bytes suffice); nullopt when `bytes` do not
-// begin like an index file of this version.
-std::optional<std::string> module_index_key(std::span<const uint8_t> bytes);
+// Where an index file's parts are, from its first bytes (the header and key suffice), before any
+// check of the rest; nullopt when they do not begin like an index file of this version.
+struct ModuleIndexLayout {
+  std::string key;
+  uint64_t prelude_offset = 0;
+  uint64_t prelude_size = 0;
+  uint64_t units_offset = 0;
+};
+std::optional<ModuleIndexLayout> module_index_layout(std::span<const uint8_t> head);
 
 // The kernel's symbols (relative to `_text`, as the map holds them), and back; `source_path` is
 // what the map says its symbols came from.

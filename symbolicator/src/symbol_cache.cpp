@@ -35,7 +35,8 @@ std::string key_of(const std::string& path) {
   // Header and key are at the start; 4 KiB holds any key sprof writes (two paths and stamps).
   std::vector<uint8_t> head(std::min<uint64_t>(file->size_bytes, 4096));
   if (!read_untrusted_at(*file, 0, head)) return {};
-  return detail::module_index_key(head).value_or("");
+  const auto layout = detail::module_index_layout(head);
+  return layout ? layout->key : "";
 }
 
 int64_t unix_seconds(std::filesystem::file_time_type t) {

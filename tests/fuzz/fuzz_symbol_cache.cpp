@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       whole ? std::string(reinterpret_cast<const char*>(data), size)
             : detail::module_index_file(fixed_key, rest.substr(0, split), rest.substr(split));
   // A whole file is read under the key it names (a wrong key is refused before any parsing).
-  const std::string key =
-      whole ? detail::module_index_key({data, size}).value_or(fixed_key) : fixed_key;
+  const auto layout = whole ? detail::module_index_layout({data, size}) : std::nullopt;
+  const std::string key = layout ? layout->key : fixed_key;
   const auto map = detail::decode_module_index(index_file(file, whole), key, {"module.so", "", ""});
   if (const auto kernel =
           detail::decode_kernel_index(index_file(file, whole), key, "/proc/kallsyms")) {

@@ -13,7 +13,6 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -116,17 +115,11 @@ detail::ModuleIndexFile memory_file(const std::string& bytes) {
 }
 
 // Where an index file's prelude and units are (module_index_codec.hpp, "Layout").
-struct IndexLayout {
-  size_t prelude = 0;
-  size_t units = 0;
-};
-IndexLayout layout_of(const std::string& file) {
-  uint32_t key_size = 0;
-  uint64_t prelude_size = 0;
-  std::memcpy(&key_size, file.data() + 12, 4);
-  std::memcpy(&prelude_size, file.data() + 16, 8);
-  const size_t prelude = 40 + key_size;
-  return {prelude, prelude + prelude_size};
+detail::ModuleIndexLayout layout_of(const std::string& file) {
+  const auto layout =
+      detail::module_index_layout({reinterpret_cast<const uint8_t*>(file.data()), file.size()});
+  REQUIRE(layout.has_value());
+  return *layout;
 }
 
 TEST_CASE("a module's second map comes from the symbol cache and answers every address alike") {
@@ -215,8 +208,8 @@ TEST_CASE("a truncated or damaged cache file is rebuilt, never trusted") {
   SUBCASE("empty") { damaged(""); }
   SUBCASE("one byte of the prelude flipped") {
     std::string bytes = good;
-    const IndexLayout layout = layout_of(good);
-    bytes[(layout.prelude + layout.units) / 2] ^= 0x40;
+    const auto layout = layout_of(good);
+    bytes[(layout.prelude_offset + layout.units_offset) / 2] ^= 0x40;
     damaged(bytes);
   }
   SUBCASE("writable by others (another user could have written it)") {
@@ -268,9 +261,9 @@ TEST_CASE("a damaged unit is read from no cache: named from the symbol table, re
   map_of(path, with_cache(cache));
   const std::string file = only_cache_file(cache);
   std::string bytes = read_bytes(file);
-  const IndexLayout layout = layout_of(bytes);
-  REQUIRE(layout.units < bytes.size());  // the target has DWARF units
-  bytes[(layout.units + bytes.size()) / 2] ^= 0x40;
+  const auto layout = layout_of(bytes);
+  REQUIRE(layout.units_offset < bytes.size());  // the target has DWARF units
+  bytes[(layout.units_offset + bytes.size()) / 2] ^= 0x40;
   write_bytes(file, bytes);
 
   const auto map = map_of(path, with_cache(cache));

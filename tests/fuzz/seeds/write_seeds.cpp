@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,6 +19,7 @@
 #include "cfi_rule_input.hpp"
 #include "heap_record_builder.hpp"
 #include "jit_test_bytes.hpp"
+#include "module_index_codec.hpp"
 #include "perf_data_writer.hpp"
 #include "perf_record_input.hpp"
 #include "record_builder.hpp"
@@ -495,15 +495,13 @@ void write_symbol_cache_seeds() {
     if (entry.path().extension() != ".idx") continue;
     const Bytes file = read(entry.path().string());
     write("symbol_cache", "seed-whole-file", file);
-    // The prelude and units, as the header gives their sizes (u32 key size at 12, u64 prelude
-    // size at 16, 40 header bytes).
-    uint32_t key_size = 0;
-    uint64_t prelude_size = 0;
-    std::memcpy(&key_size, file.data() + 12, sizeof key_size);
-    std::memcpy(&prelude_size, file.data() + 16, sizeof prelude_size);
-    const size_t prelude = 40 + key_size;
-    const Bytes body(file.begin() + static_cast<std::ptrdiff_t>(prelude), file.end());
-    Bytes split = {0, static_cast<uint8_t>(prelude_size * 256 / std::max<size_t>(body.size(), 1))};
+    // The prelude and units, where the header says they are.
+    const auto layout = sprof::symbolicator::detail::module_index_layout(file);
+    if (!layout) std::exit(1);
+    const Bytes body(file.begin() + static_cast<std::ptrdiff_t>(layout->prelude_offset),
+                     file.end());
+    Bytes split = {
+        0, static_cast<uint8_t>(layout->prelude_size * 256 / std::max<size_t>(body.size(), 1))};
     split.insert(split.end(), body.begin(), body.end());
     write("symbol_cache", "seed-prelude-and-units", split);
   }
