@@ -45,26 +45,36 @@ int64_t unix_seconds(std::filesystem::file_time_type t) {
       .count();
 }
 
+// The index files in `directory`, least recently used first (a load sets a file's modification
+// time): what `sprof cache` lists and eviction removes first.
+struct IndexFile {
+  std::filesystem::path path;
+  uint64_t bytes = 0;
+  std::filesystem::file_time_type used;
+};
+std::vector<IndexFile> index_files(const std::string& directory) {
+  std::vector<IndexFile> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    if (!is_index_file(entry, ec)) continue;
+    const uint64_t bytes = entry.file_size(ec);
+    const auto used = entry.last_write_time(ec);
+    if (ec) continue;  // removed by another process meanwhile
+    files.push_back({entry.path(), bytes, used});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const IndexFile& a, const IndexFile& b) { return a.used < b.used; });
+  return files;
+}
+
 }  // namespace
 
 std::vector<SymbolCacheEntry> symbol_cache_entries(const std::string& directory) {
   std::vector<SymbolCacheEntry> entries;
-  std::error_code ec;
-  for (const auto& file : std::filesystem::directory_iterator(directory, ec)) {
-    if (!is_index_file(file, ec)) continue;
-    SymbolCacheEntry entry;
-    entry.path = file.path().string();
-    entry.bytes = file.file_size(ec);
-    const auto used = file.last_write_time(ec);
-    if (ec) continue;  // removed meanwhile
-    entry.last_used_s = unix_seconds(used);
-    entry.key = key_of(entry.path);
-    entries.push_back(std::move(entry));
+  for (const IndexFile& file : index_files(directory)) {
+    const std::string path = file.path.string();
+    entries.push_back({path, key_of(path), file.bytes, unix_seconds(file.used)});
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const SymbolCacheEntry& a, const SymbolCacheEntry& b) {
-              return a.last_used_s < b.last_used_s;
-            });
   return entries;
 }
 
@@ -160,25 +170,11 @@ void SymbolCache::write(const std::string& key, std::string_view bytes) const {
 }
 
 void SymbolCache::evict() const {
-  struct Indexed {
-    std::filesystem::file_time_type used;
-    uint64_t bytes;
-    std::filesystem::path path;
-  };
-  std::vector<Indexed> files;
+  const std::vector<IndexFile> files = index_files(directory_);
   uint64_t total = 0;
+  for (const IndexFile& f : files) total += f.bytes;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory_, ec)) {
-    if (!is_index_file(entry, ec)) continue;
-    const uint64_t bytes = entry.file_size(ec);
-    const auto used = entry.last_write_time(ec);
-    if (ec) continue;  // removed by another process meanwhile
-    files.push_back({used, bytes, entry.path()});
-    total += bytes;
-  }
-  std::sort(files.begin(), files.end(),
-            [](const Indexed& a, const Indexed& b) { return a.used < b.used; });
-  for (const Indexed& f : files) {
+  for (const IndexFile& f : files) {
     if (total <= max_bytes_) break;
     if (std::filesystem::remove(f.path, ec)) log::debug("symbol cache: evicted " + f.path.string());
     total -= f.bytes;

@@ -42,7 +42,6 @@ class SymbolCache {
   static std::string kernel_key(const BuildId& build_id);
   // The file that holds (or would hold) the index for `key`.
   std::string path_for(const std::string& key) const;
-  const std::string& directory() const { return directory_; }
 
   // The file for `key`, opened to be read (and checked) by module_index_codec.hpp; nullopt when
   // there is none or it cannot be opened.

@@ -193,8 +193,9 @@ class Symbolicator {
 
   // Waits until every module built so far from its files is saved in the symbol cache. Saving
   // runs on a thread of its own (a module's whole index costs more than the lookups that built
-  // its map), and the Symbolicator's destruction waits for it too: this is for a caller that
-  // wants the cache filled at a point of its own choosing (tests). Without a cache, returns.
+  // its map), and the Symbolicator's destruction cuts it short (unsaved_symbol_cache): this is
+  // for a caller that wants the cache filled at a point of its own choosing (tests, sprof cache
+  // fill). Without a cache, returns.
   void wait_for_symbol_cache();
 
   // Builds the module's whole index from the request's files and saves it in the symbol cache,
