@@ -64,7 +64,14 @@ double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedSt
 
 bool scheduler_counts_possible() {
   if (::geteuid() != 0) return false;
-  if (::access("/sys/kernel/tracing/events/sched/sched_stat_runtime/id", R_OK) != 0) return false;
+  // Mounted, or mountable: where tracefs is not mounted, sprof mounts one privately for the id.
+  if (::access("/sys/kernel/tracing/events/sched/sched_stat_runtime/id", R_OK) != 0) {
+    std::ifstream filesystems("/proc/filesystems");
+    std::string line;
+    bool tracefs = false;
+    while (std::getline(filesystems, line)) tracefs = tracefs || line.ends_with("\ttracefs");
+    if (!tracefs || ::access("/sys/kernel/tracing", F_OK) != 0) return false;
+  }
   utsname u{};
   if (::uname(&u) != 0) return false;
   int major = 0, minor = 0;

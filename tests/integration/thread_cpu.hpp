@@ -44,8 +44,9 @@ StatedStalls stated_stalls(const ProfileView& p);
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls);
 
 // Whether sprof can record the scheduler's runtime counts here (recorder/src/perf/
-// runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs, on Linux 6.12
-// or later (inherited events with PERF_SAMPLE_READ).
+// runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs (mounted, or
+// mountable where sprof mounts it privately), on Linux 6.12 or later (inherited events with
+// PERF_SAMPLE_READ).
 bool scheduler_counts_possible();
 // Whether it records them by default (--cpu-counts=auto): where possible, on a VM.
 bool scheduler_counts_expected();

@@ -106,6 +106,10 @@ perf_event_attr make_runtime_attr(const perf_event_attr& sample_attr, uint64_t t
 std::optional<long> read_kernel_number(const char* path);
 // That id, from tracefs; nullopt when tracefs is not there or not readable (not root).
 std::optional<uint64_t> sched_runtime_tracepoint_id();
+// A tracepoint's id (`relative_path` inside tracefs, e.g. "events/sched/<name>/id") read from a
+// tracefs that sprof mounts in a mount namespace of its own, which ends at once
+// (tracepoint_id.cpp); nullopt unless root and the kernel allows it.
+std::optional<long> tracepoint_id_from_private_tracefs(const char* relative_path);
 // The CPU says it runs under a hypervisor (CPUID leaf 1, ECX bit 31): its CPUs may stall.
 bool runs_under_hypervisor();
 

@@ -13,7 +13,8 @@
 // sample at every hit of the tracepoint (perf_swevent_event), which a thread reading its CPU
 // clock in a loop hits hundreds of thousands of times a second.
 //
-// Best effort: the tracepoint's id is in tracefs (root), and older kernels refuse inherit with
+// Best effort: the tracepoint's id is in tracefs (root; where tracefs is not mounted, root mounts
+// one privately for the id: tracepoint_id.cpp), and older kernels refuse inherit with
 // PERF_SAMPLE_READ. Without it, CPU deltas come from the switch records alone.
 //
 // The cost is the tracepoint's, paid by the recorded program at every scheduler update of its
@@ -39,6 +40,8 @@ namespace {
 // record rate.
 constexpr uint64_t kCountPeriodNs = 4'000'000;
 
+constexpr const char* kTracepointIdFile = "events/sched/sched_stat_runtime/id";
+// Where tracefs is mounted on most systems: its own mount point, and under debugfs on older ones.
 constexpr std::array<const char*, 2> kTracepointIdPaths = {
     "/sys/kernel/tracing/events/sched/sched_stat_runtime/id",
     "/sys/kernel/debug/tracing/events/sched/sched_stat_runtime/id",
@@ -51,6 +54,11 @@ std::optional<uint64_t> sched_runtime_tracepoint_id() {
     if (const auto id = read_kernel_number(path); id && *id >= 0) {
       return static_cast<uint64_t>(*id);
     }
+  }
+  // No tracefs mounted (minimal VMs and CI runners often have none): root reads the id from a
+  // mount of its own (tracepoint_id.cpp).
+  if (const auto id = tracepoint_id_from_private_tracefs(kTracepointIdFile)) {
+    return static_cast<uint64_t>(*id);
   }
   return std::nullopt;
 }
