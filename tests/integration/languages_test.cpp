@@ -54,7 +54,8 @@ void check_go_profile(const std::string& path, const GoTruth& truth) {
   REQUIRE_FALSE(profile.processes.empty());
   const ProcessView& process = profile.processes.at(0);
   ProfileSymbols symbols(process);
-  size_t workers = 0, reach_goexit = 0, in_math = 0, math_exact = 0, in_hash = 0, hash_exact = 0;
+  size_t workers = 0, reach_goexit = 0, in_math = 0, math_exact = 0, in_hash = 0, hash_exact = 0,
+         in_clock = 0;
   // Goroutines move between threads: every thread's samples in main.worker count.
   for (const auto& t : process.threads) {
     for (const auto& stack : t.stacks) {
@@ -70,6 +71,7 @@ void check_go_profile(const std::string& path, const GoTruth& truth) {
         math_exact += chain && count("main.mathHeavy") == 1 &&
                       adjacent_in_order(names, {"main.worker", "main.mathHeavy"});
       }
+      in_clock += count("main.threadCPU") > 0 ? 1 : 0;
       if (count("main.hashHeavy") > 0) {
         ++in_hash;
         hash_exact += chain && count("main.hashHeavy") == 1 &&
@@ -88,10 +90,24 @@ void check_go_profile(const std::string& path, const GoTruth& truth) {
   CHECK(static_cast<double>(hash_exact) >= 0.99 * static_cast<double>(in_hash));
   const double math = 100.0 * static_cast<double>(in_math) / static_cast<double>(workers);
   const double hash = 100.0 * static_cast<double>(in_hash) / static_cast<double>(workers);
+  const double clock = 100.0 * static_cast<double>(in_clock) / static_cast<double>(workers);
   MESSAGE("mathHeavy " << math << " % (program: " << truth.math_percent << " %), hashHeavy " << hash
-                       << " % (program: " << truth.hash_percent << " %)");
-  CHECK(std::abs(math - truth.math_percent) <= 2.0);
-  CHECK(std::abs(hash - truth.hash_percent) <= 2.0);
+                       << " % (program: " << truth.hash_percent << " %), the program's clock reads "
+                       << clock << " %");
+  // The program's figures start and end inside its clock reads (main.threadCPU, a system call):
+  // what a read costs after it took the clock lands in the figure of the function that follows.
+  // Under load that is more than the call itself: a preemption at the call's exit (the read
+  // updates the scheduler, which may find the slice spent), and timer interrupts held back while
+  // the read held the run-queue lock. The profile puts those samples under main.threadCPU, where
+  // the CPU went: 0.6 % of the workers' samples on a quiet machine, 2-3 % under two busy loops,
+  // when hashHeavy (136 us a call, after the read that ends mathHeavy's 840 us) read up to 2.4
+  // points below the program's figure. So each figure lies between the profile's share of the
+  // function and that plus the clock reads' share, within the sampling margin of 2 points.
+  CHECK(clock < 10.0);
+  CHECK(truth.math_percent - math >= -2.0);
+  CHECK(truth.math_percent - math <= clock + 2.0);
+  CHECK(truth.hash_percent - hash >= -2.0);
+  CHECK(truth.hash_percent - hash <= clock + 2.0);
 }
 
 // Rounds of work per goroutine: ~0.5 s of CPU in all here, ~2,000 samples at 4 kHz.
