@@ -26,8 +26,9 @@ namespace {
 constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
 
 // Runs in the forked child of a possibly multi-threaded sprof: system calls only, no allocation.
-// Writes the id file's bytes to `out_fd`; the exit status says which step failed.
-[[noreturn]] void read_id_in_private_tracefs(const char* relative_path, int out_fd) {
+// Writes the bytes of `id_path` (made by the parent, inside the mount point) to `out_fd`; the
+// exit status says which step failed.
+[[noreturn]] void read_id_in_private_tracefs(const char* id_path, int out_fd) {
   if (::unshare(CLONE_NEWNS) != 0) ::_exit(2);
   // Mounts made here must not propagate back to the parent's namespace (a shared "/" would).
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(3);
@@ -35,12 +36,7 @@ constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
       0) {
     ::_exit(4);
   }
-  std::array<char, 256> path{};
-  size_t n = 0;
-  for (const char* p = kTracefsMountPoint; *p != '\0' && n + 1 < path.size(); ++p) path[n++] = *p;
-  if (n + 1 < path.size()) path[n++] = '/';
-  for (const char* p = relative_path; *p != '\0' && n + 1 < path.size(); ++p) path[n++] = *p;
-  const int fd = ::open(path.data(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(id_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) ::_exit(5);
   std::array<char, 32> buf{};
   const ssize_t got = ::read(fd, buf.data(), buf.size());
@@ -53,11 +49,12 @@ constexpr const char* kTracefsMountPoint = "/sys/kernel/tracing";
 std::optional<long> tracepoint_id_from_private_tracefs(const char* relative_path) {
   if (::geteuid() != 0) return std::nullopt;  // mounting needs CAP_SYS_ADMIN: root's, in practice
   std::array<int, 2> pipe_fds{};
+  const std::string id_path = std::string(kTracefsMountPoint) + "/" + relative_path;
   if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) return std::nullopt;
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(pipe_fds[0]);
-    read_id_in_private_tracefs(relative_path, pipe_fds[1]);
+    read_id_in_private_tracefs(id_path.c_str(), pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
   std::string text;
