@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include "recorded_profile.hpp"
 #include "sprof_test/paths.hpp"
@@ -42,7 +43,15 @@ TEST_CASE(
   const bool counted = profile.sprof_meta_cpu_counts.value_or(0) > 0;
   if (scheduler_counts_expected()) CHECK(counted);
   const double long_tolerance = counted ? 0.01 : kCpuTolerance;
-  uint64_t short_real = 0, short_profile = 0, all_real = 0, all_profile = 0;
+  // A thread's own last reading misses its print and its exit path, which the profile rightly
+  // counts, so the short threads together are held to their whole CPU as the process clock saw
+  // it (offcpu_cpu_threads.cpp). Measured here under sprof: the whole is ~42 us a thread above
+  // the readings (2 % of a 2 ms thread), the profile ~22 us: no perf event sees what a thread
+  // runs after the kernel tears down its events on exit, so the profile reads ~1 % low of the
+  // whole where it had read 1-3 % high of the readings.
+  const std::optional<uint64_t> short_whole = measured_total(r.out, "short-threads");
+  REQUIRE(short_whole.has_value());
+  uint64_t short_read = 0, short_profile = 0, long_real = 0, long_profile = 0;
   for (const auto& [tid, real] : measured) {
     CAPTURE(real.name);
     const ThreadView* t = thread_with_tid(profile, tid);
@@ -54,15 +63,21 @@ TEST_CASE(
                       << 100 * relative_error(cpu, real.cpu_ns) << " %)");
     if (real.name.rfind("long-", 0) == 0) {
       CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled)) < long_tolerance);
+      long_real += real.cpu_ns;
+      long_profile += cpu;
     } else {
-      short_real += real.cpu_ns;
+      short_read += real.cpu_ns;
       short_profile += cpu;
     }
-    all_real += real.cpu_ns;
-    all_profile += cpu;
   }
-  CHECK(std::abs(error_beyond_stalls(short_profile, short_real, stalled)) < kCpuTolerance);
-  CHECK(std::abs(error_beyond_stalls(all_profile, all_real, stalled)) < kCpuTolerance);
+  MESSAGE("short threads: " << short_read << " ns by their own last readings, " << *short_whole
+                            << " ns whole, profile " << short_profile << " ns ("
+                            << 100 * relative_error(short_profile, *short_whole) << " %)");
+  // What the threads read of themselves is part of the whole.
+  CHECK(short_read <= *short_whole);
+  CHECK(std::abs(error_beyond_stalls(short_profile, *short_whole, stalled)) < kCpuTolerance);
+  CHECK(std::abs(error_beyond_stalls(long_profile + short_profile, long_real + *short_whole,
+                                     stalled)) < kCpuTolerance);
 }
 
 TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time stays exact") {

@@ -24,6 +24,21 @@ std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
   return threads;
 }
 
+std::optional<uint64_t> measured_total(const std::string& out, const std::string& name) {
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string word, group, rest;
+    uint64_t cpu_ns = 0;
+    if (fields >> word >> group >> cpu_ns && word == "total" && group == name &&
+        !(fields >> rest)) {
+      return cpu_ns;
+    }
+  }
+  return std::nullopt;
+}
+
 const ThreadView* thread_with_tid(const ProfileView& p, int64_t tid) {
   for (const auto& proc : p.processes) {
     for (const auto& t : proc.threads) {

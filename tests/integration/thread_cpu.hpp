@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "recorded_profile.hpp"
@@ -20,6 +21,9 @@ struct ThreadCpu {
 
 // The "tid cpu_ns name" lines the offcpu_* targets print (other lines are ignored).
 std::map<int64_t, ThreadCpu> measured_threads(const std::string& out);
+// The "total NAME cpu_ns" line of a group of threads' whole CPU, exit paths included
+// (offcpu_cpu_threads.cpp), or nullopt.
+std::optional<uint64_t> measured_total(const std::string& out, const std::string& name);
 
 const ThreadView* thread_with_tid(const ProfileView& p, int64_t tid);
 const ThreadView* thread_named(const ProfileView& p, const std::string& name);
