@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "ascii_case.hpp"
+
 namespace sprof::server::detail {
 namespace {
 
@@ -49,13 +51,6 @@ bool is_port(std::string_view s) {
   return std::stoul(std::string(s)) <= 65535;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 // The bind address as the Host check compares it: brackets are optional around a v6 literal.
 std::optional<IpBytes> parse_bind_address(std::string_view address) {
   if (address.size() >= 2 && address.front() == '[' && address.back() == ']') {
@@ -91,8 +86,8 @@ bool is_allowed_host(std::string_view host, std::string_view bind_address,
     }
   }
   if (name.empty()) return false;
-  if (!bracketed && iequals(name, "localhost")) return true;
-  if (!public_host.empty() && iequals(name, public_host)) return true;
+  if (!bracketed && iequals_ascii(name, "localhost")) return true;
+  if (!public_host.empty() && iequals_ascii(name, public_host)) return true;
 
   const std::optional<IpBytes> ip = parse_ip(name, bracketed);
   if (!ip) return false;  // any other name could be rebound to us

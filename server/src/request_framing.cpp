@@ -5,15 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include "ascii_case.hpp"
+
 namespace sprof::server::detail {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -27,7 +22,7 @@ std::vector<std::string_view> transfer_codings(const Request& request, bool& pre
   std::vector<std::string_view> codings;
   present = false;
   for (const HttpHeader& h : request.headers) {
-    if (!iequals(h.name, "Transfer-Encoding")) continue;
+    if (!iequals_ascii(h.name, "Transfer-Encoding")) continue;
     present = true;
     std::string_view list = h.value;
     while (!list.empty()) {
@@ -48,7 +43,7 @@ std::optional<std::string> unusable_framing(const Request& request, unsigned htt
   if (!has_transfer_encoding) return std::nullopt;
   if (http_version < 11) return "Transfer-Encoding in an HTTP/1.0 request";
   if (request.header("Content-Length")) return "both Transfer-Encoding and Content-Length";
-  if (codings.size() != 1 || !iequals(codings.front(), "chunked")) {
+  if (codings.size() != 1 || !iequals_ascii(codings.front(), "chunked")) {
     return "Transfer-Encoding other than chunked alone";
   }
   return std::nullopt;

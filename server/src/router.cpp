@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ascii_case.hpp"
 #include "host_check.hpp"
 #include "sprof/core/untrusted_file.hpp"
 
@@ -11,17 +12,10 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kApiPaths = {"/symbolicate/v5", "/source/v1", "/asm/v1"};
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
-
 std::optional<std::string_view> find_header(const std::vector<HttpHeader>& headers,
                                             std::string_view name) {
   for (const HttpHeader& h : headers) {
-    if (iequals(h.name, name)) return std::string_view(h.value);
+    if (iequals_ascii(h.name, name)) return std::string_view(h.value);
   }
   return std::nullopt;
 }
@@ -61,7 +55,7 @@ Response preflight(const Request& request) {
   }
   res.set_header("Access-Control-Max-Age", "86400");
   if (auto pna = request.header("Access-Control-Request-Private-Network");
-      pna && iequals(*pna, "true")) {
+      pna && iequals_ascii(*pna, "true")) {
     res.set_header("Access-Control-Allow-Private-Network", "true");
   }
   return res;
@@ -175,7 +169,7 @@ std::optional<std::string_view> Response::header(std::string_view name) const {
 
 void Response::set_header(std::string name, std::string value) {
   for (HttpHeader& h : headers) {
-    if (iequals(h.name, name)) {
+    if (iequals_ascii(h.name, name)) {
       h.value = std::move(value);
       return;
     }
@@ -213,7 +207,7 @@ Response handle_request(const Request& request, const RouterConfig& config) {
   // only the first of two would let "Host: 127.0.0.1" vouch for a second, rebinding one.
   const auto host_fields =
       std::count_if(request.headers.begin(), request.headers.end(),
-                    [](const HttpHeader& h) { return iequals(h.name, "Host"); });
+                    [](const HttpHeader& h) { return iequals_ascii(h.name, "Host"); });
   if (host_fields > 1) return text_response(400, "more than one Host header");
   const std::optional<std::string_view> host = request.header("Host");
   if (!host) return text_response(400, "missing Host header");
