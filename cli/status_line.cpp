@@ -5,13 +5,11 @@
 
 #include <cstdio>
 
+#include "summary.hpp"
+
 namespace sprof::cli {
 
 namespace {
-
-std::string count_of(uint64_t n, const char* singular, const char* plural) {
-  return std::to_string(n) + " " + (n == 1 ? singular : plural);
-}
 
 size_t terminal_columns() {
   winsize ws{};

@@ -7,13 +7,9 @@
 
 namespace sprof::cli {
 
-namespace {
-
 std::string count_of(uint64_t n, const char* singular, const char* plural) {
   return std::to_string(n) + " " + (n == 1 ? singular : plural);
 }
-
-}  // namespace
 
 std::string human_bytes(uint64_t bytes) {
   char buf[32];

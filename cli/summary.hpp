@@ -40,6 +40,8 @@ std::string stack_size_hint(const convert::RecordingStats& stats, uint32_t stack
 std::string heap_hook_line(const convert::RecordingStats& stats);
 
 std::string human_bytes(uint64_t bytes);
+// "1 thread", "3 threads"
+std::string count_of(uint64_t n, const char* singular, const char* plural);
 // "1,234"
 std::string grouped(uint64_t n);
 

@@ -19,14 +19,14 @@ using detail::array;
 using detail::element;
 using Column = std::vector<std::optional<uint64_t>>;
 
-Unexpected malformed(const std::string& where, std::string_view what) {
+Unexpected malformed_symbols(const std::string& where, std::string_view what) {
   return fail(Errc::kMalformed, "self-contained profile: " + where + " " + std::string(what));
 }
 
 // A column of non-negative integers or nulls (-1 reads as null: "no address").
 Result<Column> read_column(element table, std::string_view key, const std::string& where) {
   auto values = detail::array_member(table, key);
-  if (!values) return malformed(where + "." + std::string(key), "is not an array");
+  if (!values) return malformed_symbols(where + "." + std::string(key), "is not an array");
   Column out;
   out.reserve(values->size());
   for (element v : *values) out.push_back(detail::as_uint(v));
@@ -35,7 +35,7 @@ Result<Column> read_column(element table, std::string_view key, const std::strin
 
 Result<element> table(element thread, std::string_view name, const std::string& where) {
   auto t = detail::member(thread, name);
-  if (!t) return malformed(where, "has no " + std::string(name));
+  if (!t) return malformed_symbols(where, "has no " + std::string(name));
   return *t;
 }
 
@@ -57,7 +57,7 @@ class ThreadSymbols {
   // Adds what this thread knows to `out` (per global lib index, per address).
   Result<void> read(std::map<uint64_t, std::map<uint64_t, AddressSymbol>>& out) {
     auto strings = detail::array_member(thread_, "stringArray");
-    if (!strings) return malformed(where_, "has no stringArray");
+    if (!strings) return malformed_symbols(where_, "has no stringArray");
     for (element s : *strings) strings_.push_back(detail::as_string(s).value_or(""));
     SPROF_TRY(element frames, table(thread_, "frameTable", where_));
     SPROF_TRY(element funcs, table(thread_, "funcTable", where_));
@@ -75,7 +75,7 @@ class ThreadSymbols {
     SPROF_TRY(symbol_size_, read_column(symbols, "functionSize", where_ + ".nativeSymbols"));
     // symbol_of reads a symbol's address and size by the index its libIndex was checked against.
     if (symbol_address_.size() != symbol_lib_.size() || symbol_size_.size() != symbol_lib_.size()) {
-      return malformed(where_ + ".nativeSymbols", "has columns of different lengths");
+      return malformed_symbols(where_ + ".nativeSymbols", "has columns of different lengths");
     }
 
     // (lib, address) -> frames
@@ -86,7 +86,8 @@ class ThreadSymbols {
       }
       const auto lib = symbol_lib_[*native[i]];
       if (!lib || i >= func.size() || !func[i] || i >= depth.size() || !depth[i]) {
-        return malformed(at + "[" + std::to_string(i) + "]", "lacks its lib, func or depth");
+        return malformed_symbols(at + "[" + std::to_string(i) + "]",
+                                 "lacks its lib, func or depth");
       }
       AddressFrames& frames_here = grouped[{*lib, *address[i]}];
       FrameInfo info;
@@ -109,7 +110,7 @@ class ThreadSymbols {
   Result<std::string_view> string_of(const Column& column, uint64_t row,
                                      std::string_view name) const {
     if (row >= column.size() || !column[row] || *column[row] >= strings_.size()) {
-      return malformed(where_ + "." + std::string(name), "holds an invalid string index");
+      return malformed_symbols(where_ + "." + std::string(name), "holds an invalid string index");
     }
     return strings_[*column[row]];
   }
@@ -174,7 +175,7 @@ Result<ProfileSymbols> read_embedded_symbols(std::string_view json) {
     }
   }
   auto threads = detail::array_member(root, "threads");
-  if (!threads) return malformed("top", "has no threads array");
+  if (!threads) return malformed_symbols("top", "has no threads array");
   std::map<uint64_t, std::map<uint64_t, AddressSymbol>> by_lib;
   size_t i = 0;
   for (element thread : *threads) {
@@ -182,7 +183,8 @@ Result<ProfileSymbols> read_embedded_symbols(std::string_view json) {
   }
   ProfileSymbols symbols;
   for (auto& [lib, entries] : by_lib) {
-    if (lib >= libs.size()) return malformed("nativeSymbols", "names a lib that is not in libs");
+    if (lib >= libs.size())
+      return malformed_symbols("nativeSymbols", "names a lib that is not in libs");
     std::vector<std::pair<uint64_t, AddressSymbol>> list(std::make_move_iterator(entries.begin()),
                                                          std::make_move_iterator(entries.end()));
     symbols.add_module(libs[lib], ModuleSymbols(std::move(list)));

@@ -17,7 +17,7 @@ namespace {
 using detail::array;
 using detail::element;
 
-Unexpected malformed(const std::string& where, std::string_view what) {
+Unexpected malformed_gecko(const std::string& where, std::string_view what) {
   return fail(Errc::kMalformed, "Gecko profile: " + where + " " + std::string(what));
 }
 
@@ -34,7 +34,8 @@ class Table {
     simdjson::dom::object schema;
     auto rows = table ? detail::array_member(*table, "data") : std::nullopt;
     if (!table || table->at_key("schema").get_object().get(schema) != simdjson::SUCCESS || !rows) {
-      return malformed(where + "." + std::string(name), "has no schema object and data array");
+      return malformed_gecko(where + "." + std::string(name),
+                             "has no schema object and data array");
     }
     for (auto [key, value] : schema) {
       if (auto index = detail::as_uint(value)) t.columns_.emplace(std::string(key), *index);
@@ -157,9 +158,9 @@ constexpr size_t kMaxLibFieldBytes = 4096;
 Result<std::string> lib_field(element lib, std::string_view key, const std::string& where) {
   std::string value = string_or_empty(detail::member(lib, key));
   if (value.size() > kMaxLibFieldBytes) {
-    return malformed(where, std::string(key) + " is " + std::to_string(value.size()) +
-                                " bytes, longer than a file path can be (" +
-                                std::to_string(kMaxLibFieldBytes) + ")");
+    return malformed_gecko(where, std::string(key) + " is " + std::to_string(value.size()) +
+                                      " bytes, longer than a file path can be (" +
+                                      std::to_string(kMaxLibFieldBytes) + ")");
   }
   return value;
 }
@@ -200,10 +201,10 @@ class ThreadReader {
  private:
   Result<void> read_strings() {
     auto strings = detail::array_member(thread_, "stringTable");
-    if (!strings) return malformed(where_, "has no stringTable array");
+    if (!strings) return malformed_gecko(where_, "has no stringTable array");
     for (element s : *strings) {
       auto text = detail::as_string(s);
-      if (!text) return malformed(where_ + ".stringTable", "holds a non-string");
+      if (!text) return malformed_gecko(where_ + ".stringTable", "holds a non-string");
       texts_.emplace_back(*text);
       t_.intern_string(*text);  // keeps the file's string order
     }
@@ -212,7 +213,8 @@ class ThreadReader {
 
   Result<std::string_view> text(std::optional<element> cell, const std::string& at) const {
     auto index = detail::as_uint(cell);
-    if (!index || *index >= texts_.size()) return malformed(at, "is not a valid string index");
+    if (!index || *index >= texts_.size())
+      return malformed_gecko(at, "is not a valid string index");
     return std::string_view(texts_[*index]);
   }
 
@@ -233,11 +235,11 @@ class ThreadReader {
     for (element row : table.rows()) {
       const std::string at = where_ + ".stackTable.data[" + std::to_string(i) + "]";
       auto frame = detail::as_uint(table.cell(row, "frame"));
-      if (!frame || *frame >= frame_map_.size()) return malformed(at, "has an invalid frame");
+      if (!frame || *frame >= frame_map_.size()) return malformed_gecko(at, "has an invalid frame");
       std::optional<uint32_t> prefix;
       if (auto p = table.cell(row, "prefix")) {
         auto index = detail::as_uint(p);
-        if (!index || *index >= i) return malformed(at, "has a prefix that is not before it");
+        if (!index || *index >= i) return malformed_gecko(at, "has a prefix that is not before it");
         prefix = stack_map_[*index];
       }
       stack_map_.push_back(t_.intern_stack(prefix, frame_map_[*frame]));
@@ -254,11 +256,12 @@ class ThreadReader {
       Sample s;
       if (auto stack = table.cell(row, "stack")) {
         auto index = detail::as_uint(stack);
-        if (!index || *index >= stack_map_.size()) return malformed(at, "has an invalid stack");
+        if (!index || *index >= stack_map_.size())
+          return malformed_gecko(at, "has an invalid stack");
         s.stack = stack_map_[*index];
       }
       auto time = detail::as_double(table.cell(row, "time"));
-      if (!time) return malformed(at, "has no time");
+      if (!time) return malformed_gecko(at, "has no time");
       s.time_ms = *time;
       s.cpu_delta_ns = detail::as_uint(table.cell(row, "threadCPUDelta"));
       t_.add_sample(s);
@@ -299,11 +302,12 @@ class ThreadReader {
   Result<void> read_native_allocation(element payload, std::optional<double> time,
                                       const std::string& at) {
     NativeAllocation a;
-    if (!time) return malformed(at, "is an allocation without a startTime");
+    if (!time) return malformed_gecko(at, "is an allocation without a startTime");
     a.time_ms = *time;
     auto size = detail::as_int(detail::member(payload, "size"));
     auto address = detail::as_uint(detail::member(payload, "memoryAddress"));
-    if (!size || !address) return malformed(at, "is an allocation without size and memoryAddress");
+    if (!size || !address)
+      return malformed_gecko(at, "is an allocation without size and memoryAddress");
     a.bytes = *size;
     a.memory_address = *address;
     a.thread_id = detail::as_int(detail::member(payload, "threadId")).value_or(t_.tid);
@@ -312,7 +316,8 @@ class ThreadReader {
       auto first = detail::at(samples.rows(), 0);
       if (auto index = first ? samples.cell(*first, "stack") : std::nullopt) {
         auto s = detail::as_uint(index);
-        if (!s || *s >= stack_map_.size()) return malformed(at, "has an invalid allocation stack");
+        if (!s || *s >= stack_map_.size())
+          return malformed_gecko(at, "has an invalid allocation stack");
         a.stack = stack_map_[*s];
       }
     }
@@ -338,7 +343,7 @@ class ThreadReader {
       m.start_ms = detail::as_double(table.cell(row, "startTime"));
       m.end_ms = detail::as_double(table.cell(row, "endTime"));
       const auto phase = detail::as_uint(table.cell(row, "phase")).value_or(0);
-      if (phase > 3) return malformed(at, "has a phase outside 0..3");
+      if (phase > 3) return malformed_gecko(at, "has a phase outside 0..3");
       m.phase = static_cast<MarkerPhase>(phase);
       m.category = category_of(table.cell(row, "category"));
       if (payload) SPROF_TRY_VOID(read_payload(*payload, at, m));
@@ -373,7 +378,8 @@ Result<std::vector<Counter>> read_counters(element profile, const std::string& w
       auto time = detail::as_double(samples.cell(row, "time"));
       auto count = detail::as_int(samples.cell(row, "count"));
       if (!time || !count) {
-        return malformed(at + ".samples.data[" + std::to_string(j) + "]", "has no time and count");
+        return malformed_gecko(at + ".samples.data[" + std::to_string(j) + "]",
+                               "has no time and count");
       }
       counter.samples.push_back(
           {*time, *count, detail::as_int(samples.cell(row, "number")).value_or(0)});
@@ -398,7 +404,7 @@ Result<Process> read_process(element profile, const std::string& where,
     }
   }
   auto threads = detail::array_member(profile, "threads");
-  if (!threads) return malformed(where, "has no threads array");
+  if (!threads) return malformed_gecko(where, "has no threads array");
   size_t i = 0;
   for (element thread : *threads) {
     const std::string at = where + ".threads[" + std::to_string(i) + "]";

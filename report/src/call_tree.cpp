@@ -10,7 +10,7 @@ namespace {
 constexpr uint32_t kNoParent = UINT32_MAX;
 
 // Nodes keyed by (parent, function); roots have kNoParent.
-class TreeBuilder {
+class CallTreeBuilder {
  public:
   uint32_t child(uint32_t parent, uint32_t function) {
     const uint64_t key = (static_cast<uint64_t>(parent) << 32) | function;
@@ -50,7 +50,7 @@ class TreeBuilder {
 
 CallTree top_down_tree(const ReportProfile& profile, const ThreadSet& threads) {
   (void)profile;
-  TreeBuilder builder;
+  CallTreeBuilder builder;
   for (const ReportThread* thread : threads) {
     // Prefixes come before their stacks, so each stack's caller node is known when it is met.
     std::vector<uint32_t> node_of(thread->stacks.size());
@@ -88,7 +88,7 @@ Result<CallTree> callers_tree(const ReportProfile& profile, const ThreadSet& thr
   if (std::find(wanted.begin(), wanted.end(), true) == wanted.end()) {
     return fail(Errc::kNotFound, "no function named " + name + " in the profile");
   }
-  TreeBuilder builder;
+  CallTreeBuilder builder;
   for (const ReportThread* thread : threads) {
     for (size_t s = 0; s < thread->stacks.size(); ++s) {
       const uint64_t weight = thread->stack_weight[s];

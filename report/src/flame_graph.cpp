@@ -34,9 +34,9 @@ CodeKind kind_of(const Frame& frame, const Function& function) {
 }
 
 // Finds or adds the child of `parent` for `function`.
-class TreeBuilder {
+class FlameTreeBuilder {
  public:
-  explicit TreeBuilder(FlameGraph& graph) : graph_(graph) { graph_.nodes.emplace_back(); }
+  explicit FlameTreeBuilder(FlameGraph& graph) : graph_(graph) { graph_.nodes.emplace_back(); }
 
   uint32_t child(uint32_t parent, uint32_t function) {
     const uint64_t key = (uint64_t{parent} << 32) | function;
@@ -80,7 +80,7 @@ FlameGraph build_flame_graph(const ReportProfile& profile, const ThreadSet& thre
   FlameGraph graph;
   graph.function_kinds.assign(profile.functions.size(), CodeKind::kOther);
   std::vector<bool> kind_known(profile.functions.size(), false);
-  TreeBuilder tree(graph);
+  FlameTreeBuilder tree(graph);
   std::vector<uint32_t> node_of_stack;
   for (const ReportThread* thread : threads) {
     // Stack tables are topological: a prefix's node is known before its stack's.

@@ -50,7 +50,7 @@ std::string right(const std::string& s, size_t width) {
   return w < width ? std::string(width - w, ' ') + s : s;
 }
 
-std::string percent(double part, double whole) {
+std::string percent_text(double part, double whole) {
   char text[16];
   std::snprintf(text, sizeof text, "%.0f%%", whole > 0 ? 100 * part / whole : 0.0);
   return text;
@@ -105,7 +105,7 @@ std::string header(const HeapReport& r) {
                    : "every allocation recorded";
   out += t.from_recording ? "; totals of the whole recording\n" : "; totals of these rows\n";
   out += "# " + count(t.calls) + " calls, " + human_bytes(t.bytes) + " allocated; " +
-         count(t.temporary) + " temporary (" + percent(t.temporary, t.calls) + "), " +
+         count(t.temporary) + " temporary (" + percent_text(t.temporary, t.calls) + "), " +
          count(t.short_lived) + " freed within " + threshold() + ", mean lifetime " +
          milliseconds(t.mean_lifetime_ms) + "\n";
   out += "# peak " + human_bytes(t.peak_bytes) + " live at " + milliseconds(t.peak_time_ms) + "; " +
@@ -137,7 +137,7 @@ std::string histogram(const HeapTotalsView& t, size_t width) {
     const auto bar =
         static_cast<size_t>(std::llround(static_cast<double>(bar_room) * t.sizes[b] / most));
     out += "  " + right(range, 22) + "  " + right(count(t.sizes[b]), 10) + " " +
-           right(percent(t.sizes[b], all), 4) + "  " + std::string(bar, '#') + "\n";
+           right(percent_text(t.sizes[b], all), 4) + "  " + std::string(bar, '#') + "\n";
   }
   return out;
 }

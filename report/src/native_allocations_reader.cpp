@@ -1,5 +1,7 @@
 #include "native_allocations_reader.hpp"
 
+#include "malformed_profile.hpp"
+
 namespace sprof::report {
 
 namespace {
@@ -7,18 +9,14 @@ namespace {
 using simdjson::dom::array;
 using simdjson::dom::element;
 
-Unexpected malformed(const std::string& where, std::string_view what) {
-  return fail(Errc::kMalformed, "profile: " + where + " " + std::string(what));
-}
-
 // A column of the table, as long as `time`; kMalformed otherwise.
 Result<array> column(element table, std::string_view key, size_t rows, const std::string& where) {
   array values;
   if (table.at_key(key).get_array().get(values) != simdjson::SUCCESS) {
-    return malformed(where + "." + std::string(key), "is not an array");
+    return malformed_profile(where + "." + std::string(key), "is not an array");
   }
   if (values.size() != rows) {
-    return malformed(where + "." + std::string(key), "has a different length than time");
+    return malformed_profile(where + "." + std::string(key), "has a different length than time");
   }
   return values;
 }
@@ -38,7 +36,7 @@ Result<std::vector<AllocationRow>> read_native_allocations(element thread,
   if (table.at_key("memoryAddress").get(addresses_present) != simdjson::SUCCESS) return rows;
   array time;
   if (table.at_key("time").get_array().get(time) != simdjson::SUCCESS) {
-    return malformed(where + ".time", "is not an array");
+    return malformed_profile(where + ".time", "is not an array");
   }
   const size_t n = time.size();
   SPROF_TRY(const array weight, column(table, "weight", n, where));
@@ -49,13 +47,14 @@ Result<std::vector<AllocationRow>> read_native_allocations(element thread,
   size_t i = 0;
   for (element t : time) {
     if (t.get_double().get(rows[i++].time_ms) != simdjson::SUCCESS) {
-      return malformed(where + ".time[" + std::to_string(i - 1) + "]", "is not a number");
+      return malformed_profile(where + ".time[" + std::to_string(i - 1) + "]", "is not a number");
     }
   }
   i = 0;
   for (element w : weight) {
     if (w.get_int64().get(rows[i++].bytes) != simdjson::SUCCESS) {
-      return malformed(where + ".weight[" + std::to_string(i - 1) + "]", "is not an integer");
+      return malformed_profile(where + ".weight[" + std::to_string(i - 1) + "]",
+                               "is not an integer");
     }
   }
   i = 0;
@@ -64,7 +63,8 @@ Result<std::vector<AllocationRow>> read_native_allocations(element thread,
     if (!s.is_null()) {
       if (s.get_int64().get(index) != simdjson::SUCCESS || index < 0 ||
           static_cast<uint64_t>(index) >= stacks) {
-        return malformed(where + ".stack[" + std::to_string(i) + "]", "points outside its table");
+        return malformed_profile(where + ".stack[" + std::to_string(i) + "]",
+                                 "points outside its table");
       }
       rows[i].stack = static_cast<uint32_t>(index);
     }
@@ -73,14 +73,15 @@ Result<std::vector<AllocationRow>> read_native_allocations(element thread,
   i = 0;
   for (element a : address) {
     if (a.get_uint64().get(rows[i++].address) != simdjson::SUCCESS) {
-      return malformed(where + ".memoryAddress[" + std::to_string(i - 1) + "]",
-                       "is not an address");
+      return malformed_profile(where + ".memoryAddress[" + std::to_string(i - 1) + "]",
+                               "is not an address");
     }
   }
   i = 0;
   for (element t : thread_id) {
     if (t.get_int64().get(rows[i++].thread_id) != simdjson::SUCCESS) {
-      return malformed(where + ".threadId[" + std::to_string(i - 1) + "]", "is not a thread id");
+      return malformed_profile(where + ".threadId[" + std::to_string(i - 1) + "]",
+                               "is not a thread id");
     }
   }
   return rows;

@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "malformed_profile.hpp"
 #include "native_allocations_reader.hpp"
 #include "sprof/report/report_profile.hpp"
 
@@ -17,10 +18,6 @@ using simdjson::dom::element;
 using Column = std::vector<int64_t>;  // -1: null
 
 constexpr int64_t kNull = -1;
-
-Unexpected malformed(const std::string& where, std::string_view what) {
-  return fail(Errc::kMalformed, "profile: " + where + " " + std::string(what));
-}
 
 std::optional<element> member(element e, std::string_view key) {
   element v;
@@ -60,7 +57,7 @@ Result<Column> read_column(element table, std::string_view key, const std::strin
   simdjson::dom::array values;
   if (table.at_key(key).get_array().get(values) != simdjson::SUCCESS) {
     if (!required) return Column{};
-    return malformed(where + "." + std::string(key), "is not an array");
+    return malformed_profile(where + "." + std::string(key), "is not an array");
   }
   Column out;
   out.reserve(values.size());
@@ -74,14 +71,15 @@ Result<Column> read_column(element table, std::string_view key, const std::strin
 
 Result<element> table(element thread, std::string_view name, const std::string& where) {
   auto t = member(thread, name);
-  if (!t || !t->is_object()) return malformed(where + "." + std::string(name), "is missing");
+  if (!t || !t->is_object())
+    return malformed_profile(where + "." + std::string(name), "is missing");
   return *t;
 }
 
 Result<uint32_t> index_into(const Column& column, size_t row, size_t size,
                             const std::string& where) {
   if (row >= column.size() || column[row] == kNull || static_cast<uint64_t>(column[row]) >= size) {
-    return malformed(where + "[" + std::to_string(row) + "]", "points outside its table");
+    return malformed_profile(where + "[" + std::to_string(row) + "]", "points outside its table");
   }
   return static_cast<uint32_t>(column[row]);
 }
@@ -139,7 +137,7 @@ class ThreadReader {
   Result<std::vector<std::string_view>> read_strings() {
     simdjson::dom::array array;
     if (thread_.at_key("stringArray").get_array().get(array) != simdjson::SUCCESS) {
-      return malformed(where_ + ".stringArray", "is not an array");
+      return malformed_profile(where_ + ".stringArray", "is not an array");
     }
     std::vector<std::string_view> strings;
     strings.reserve(array.size());
@@ -249,7 +247,7 @@ class ThreadReader {
     SPROF_TRY(const Column weight, read_column(samples, "weight", at, /*required=*/false));
     SPROF_TRY(const Column cpu_delta, read_column(samples, "threadCPUDelta", at, false));
     if (!weight.empty() && weight.size() != stack.size()) {
-      return malformed(at + ".weight", "has a different length than samples.stack");
+      return malformed_profile(at + ".weight", "has a different length than samples.stack");
     }
     out.samples = stack.size();
     for (size_t i = 0; i < stack.size(); ++i) {
@@ -382,7 +380,7 @@ Result<ReportProfile> read_processed_profile(std::string_view json, const ReadOp
   }
   simdjson::dom::array threads;
   if (root.at_key("threads").get_array().get(threads) != simdjson::SUCCESS) {
-    return malformed("top", "has no threads array");
+    return malformed_profile("top", "has no threads array");
   }
   ReportProfile profile;
   profile.meta = read_meta(*meta);
