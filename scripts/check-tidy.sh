@@ -13,8 +13,37 @@ if [ ! -f "$build_dir/compile_commands.json" ]; then
   exit 1
 fi
 
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+# A unity build (CMAKE_UNITY_BUILD, the default) compiles generated files that #include a batch
+# of sources. Each source is linted on its own, as a file that must compile alone, with its
+# batch's command: the database clang-tidy reads has one entry per source.
+mkdir "$logs/db"
+awk '
+  function flush(   n, i, line, path, at) {
+    if (file !~ /\/Unity\/unity_[0-9]+_cxx\.cxx$/) { printf "%s", entry; return }
+    while ((getline line < file) > 0) {
+      if (line !~ /^#include "/) continue
+      path = substr(line, 11, length(line) - 11)
+      at = index(command, file)
+      printf "{\n%s\n  \"command\": \"%s%s%s\",\n  \"file\": \"%s\"\n},\n", directory,
+        substr(command, 1, at - 1), path, substr(command, at + length(file)), path
+    }
+    close(file)
+  }
+  /^\{$/ { entry = ""; file = ""; command = ""; directory = "" }
+  { entry = entry $0 "\n" }
+  /^  "directory": / { directory = $0 }
+  /^  "command": / { command = substr($0, 15, length($0) - 16) }
+  /^  "file": / { file = substr($0, 12, length($0) - 12) }
+  /^\},?$/ { flush() }
+  /^\[$/ { print }
+  END { print "]" }' "$build_dir/compile_commands.json" |
+  sed -z 's/},\n]\n*$/}\n]\n/' >"$logs/db/compile_commands.json"
+
 # The sources git tracks (so nothing generated) that the build compiles (so each has its flags).
-compiled=$(sed -n 's|^ *"file": "'"$PWD"'/\(.*\)",\{0,1\}$|\1|p' "$build_dir/compile_commands.json")
+compiled=$(sed -n 's|^ *"file": "'"$PWD"'/\(.*\)",\{0,1\}$|\1|p' "$logs/db/compile_commands.json")
 mapfile -t files < <(git ls-files '*.cpp' ':!:tests/' | grep -Fx -f <(printf '%s\n' "$compiled"))
 # `scripts/check-tidy.sh FILE...` lints only those of them (paths from the top of the repository).
 if (($#)); then
@@ -27,15 +56,13 @@ if ((${#files[@]} == 0)); then
 fi
 
 started=$SECONDS
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
 # One log per file, so that parallel runs do not interleave their lines. A run that fails without
 # a finding (a file clang cannot parse) leaves a .failed mark and fails the check too.
-export clang_tidy build_dir logs
+export clang_tidy logs
 # shellcheck disable=SC2016  # the inner sh expands them
 printf '%s\0' "${files[@]}" | xargs -0 -P"$(nproc)" -n1 sh -c '
   log=$logs/$(printf "%s" "$1" | tr / _)
-  "$clang_tidy" -p "$build_dir" --quiet "$1" >"$log" 2>&1 || touch "$log.failed"' sh
+  "$clang_tidy" -p "$logs/db" --quiet "$1" >"$log" 2>&1 || touch "$log.failed"' sh
 
 # A header's finding shows once per file that includes it: count each place once.
 mapfile -t findings < <(cat "$logs"/* 2>/dev/null |

@@ -78,7 +78,10 @@ void check_marker_schema(element meta, const std::string& where, ProfileFacts& f
   }
   for (element schema : schemas) {
     auto name = member(schema, "name");
-    auto schema_name = name ? as_string(*name) : std::nullopt;
+    // Assigned rather than chosen by ?: which makes GCC 12 warn, wrongly, that it may be read
+    // uninitialised (-Wmaybe-uninitialized) where the function is inlined into a unity batch.
+    std::optional<std::string_view> schema_name;
+    if (name) schema_name = as_string(*name);
     const std::string at = where + ".markerSchema[" + std::string(schema_name.value_or("?")) + "]";
     array fields;
     if (!schema_name) problems.add(at, "has no name");
