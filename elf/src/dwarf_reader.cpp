@@ -13,6 +13,7 @@
 #include <optional>
 #include <string_view>
 
+#include "dwarf_native.hpp"
 #include "dwarf_walk.hpp"
 #include "elf_file.hpp"
 
@@ -26,7 +27,8 @@ struct Slot {
   Dwarf* dies = nullptr;   // begun on first use, ended with the reader (names point into it)
   Dwarf* lines = nullptr;  // ended after kRetainedLineRows parsed rows
   size_t retained_rows = 0;
-  detail::OriginNames origin_names;  // of `dies`
+  detail::OriginNames origin_names;        // of `dies`
+  detail::NativeOriginNames native_names;  // of the own reader
 };
 
 // A unit as read from one libdw handle.
@@ -59,6 +61,32 @@ bool dwo_paths_are_regular(Dwarf_Die* skeleton, const std::filesystem::path& fil
     if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return false;
   }
   return true;
+}
+
+// The sections the own reader parses, as libdw holds them: dwarf_begin_elf has inflated the
+// compressed ones in the shared libelf handle, so their data now is what libdw reads.
+detail::DwarfSectionBytes dwarf_sections(const ElfFile& file) {
+  const auto bytes = [&](std::string_view name) -> std::span<const uint8_t> {
+    Elf_Scn* section = file.section_by_name(name);
+    GElf_Shdr header;
+    if (section == nullptr || gelf_getshdr(section, &header) == nullptr ||
+        header.sh_type == SHT_NOBITS || (header.sh_flags & SHF_COMPRESSED) != 0) {
+      return {};
+    }
+    Elf_Data* data = elf_getdata(section, nullptr);
+    if (data == nullptr || data->d_buf == nullptr) return {};
+    return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
+  };
+  detail::DwarfSectionBytes s;
+  s.info = bytes(".debug_info");
+  s.abbrev = bytes(".debug_abbrev");
+  s.str = bytes(".debug_str");
+  s.line_str = bytes(".debug_line_str");
+  s.str_offsets = bytes(".debug_str_offsets");
+  s.addr = bytes(".debug_addr");
+  s.ranges = bytes(".debug_ranges");
+  s.rnglists = bytes(".debug_rnglists");
+  return s;
 }
 
 bool has_skeleton_units(Dwarf* dwarf) {
@@ -174,7 +202,8 @@ struct DwarfReader::Impl {
   static constexpr uint64_t kDroppedEvery = 1 << 20;
 
   SharedElfFile file;
-  std::filesystem::path directory;  // the file's, where libdw first looks for a .dwo
+  std::unique_ptr<detail::NativeDwarf> native;  // null: libdw reads the DIEs
+  std::filesystem::path directory;              // the file's, where libdw first looks for a .dwo
   // Skeleton units whose .dwo may be opened (dwo_paths_are_regular), by unit DIE offset, sorted.
   // Written by units(), as unit_ends is.
   std::vector<uint64_t> split_units;
@@ -189,13 +218,14 @@ struct DwarfReader::Impl {
 DwarfReader::DwarfReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DwarfReader::~DwarfReader() = default;
 
-Result<std::unique_ptr<DwarfReader>> DwarfReader::open(const std::string& path,
-                                                       size_t concurrency) {
+Result<std::unique_ptr<DwarfReader>> DwarfReader::open(const std::string& path, size_t concurrency,
+                                                       DwarfParser parser) {
   SPROF_TRY(SharedElfFile file, ElfFile::open_shared(path));
-  return open(std::move(file), concurrency);
+  return open(std::move(file), concurrency, parser);
 }
 
-Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_t concurrency) {
+Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_t concurrency,
+                                                       DwarfParser parser) {
   const std::string path = file->path();
   // libdw names the directory it looks for a .dwo in by the descriptor's link, as here.
   std::error_code error;
@@ -211,6 +241,11 @@ Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_
       return fail(Errc::kMalformed, path + ": no DWARF (" + dwarf_errmsg(-1) + ")");
     }
     split = has_skeleton_units(lease.dies());
+    // .zdebug_* sections (GNU's older compression) keep their names: libdw reads them, the own
+    // reader finds no .debug_info and leaves the module to libdw.
+    if (!split && parser == DwarfParser::kOwnThenLibdw) {
+      impl->native = detail::NativeDwarf::open(dwarf_sections(*impl->file));
+    }
   }
   // libdw has read (and inflated) every section it uses; the mapping is all it needs from now.
   // Except for split DWARF: each handle, as it begins, learns the file's directory (where it
@@ -220,6 +255,14 @@ Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_
 }
 
 std::vector<DwarfUnit> DwarfReader::units() {
+  if (impl_->native != nullptr) {
+    std::vector<DwarfUnit> units = impl_->native->units();
+    impl_->unit_ends.clear();
+    for (size_t i = 0; i + 1 < units.size(); ++i) {
+      impl_->unit_ends.emplace_back(units[i].offset, units[i + 1].offset - units[i].offset);
+    }
+    return units;
+  }
   std::vector<DwarfUnit> units;
   Impl::Lease lease(*impl_);
   Dwarf* dwarf = lease.dies();
@@ -258,6 +301,12 @@ std::vector<DwarfUnit> DwarfReader::units() {
 }
 
 DwarfFunctions DwarfReader::functions(uint64_t unit) {
+  if (impl_->native != nullptr) {
+    if (std::optional<DwarfFunctions> own = impl_->native->functions(unit)) {
+      impl_->note_walked(unit);
+      return std::move(*own);
+    }
+  }
   DwarfFunctions functions;
   {
     Impl::Lease lease(*impl_);
@@ -271,8 +320,16 @@ DwarfFunctions DwarfReader::functions(uint64_t unit) {
 
 void DwarfReader::release_file_pages() { impl_->file->drop_mapped_pages(); }
 
+bool DwarfReader::parses_dies_itself() const { return impl_->native != nullptr; }
+
 DwarfInlineTree DwarfReader::inline_tree(uint64_t unit, uint64_t function) {
   Impl::Lease lease(*impl_);
+  if (impl_->native != nullptr) {
+    if (std::optional<DwarfInlineTree> own =
+            impl_->native->inline_tree(unit, function, lease->native_names)) {
+      return std::move(*own);
+    }
+  }
   std::optional<UnitDies> dies = impl_->unit_dies(lease.dies(), unit);
   Dwarf_Die die;
   // The function's DIE is in the DWARF that holds the unit's code: the file's or the .dwo's.

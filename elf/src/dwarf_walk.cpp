@@ -5,6 +5,8 @@
 
 #include <optional>
 
+#include "dwarf_forms.hpp"
+
 namespace sprof::elf::detail {
 namespace {
 
@@ -45,19 +47,6 @@ CodeAttributes read_attributes(Dwarf_Die* die) {
   CodeAttributes a;
   dwarf_getattrs(die, collect_attribute, &a, 0);
   return a;
-}
-
-bool is_address_form(unsigned form) {
-  switch (form) {
-    case DW_FORM_addr:
-    case DW_FORM_addrx:
-    case DW_FORM_addrx1:
-    case DW_FORM_addrx2:
-    case DW_FORM_addrx3:
-    case DW_FORM_addrx4:
-    case DW_FORM_GNU_addr_index: return true;
-    default: return false;
-  }
 }
 
 // Calls `add(begin, end)` for each non-empty range of code the DIE states. DW_AT_ranges goes

@@ -91,3 +91,24 @@ add_custom_command(
   COMMENT "Compiling sprof_symbols_dwo_missing with split DWARF, then deleting its .dwo"
   VERBATIM)
 add_custom_target(sprof_symbols_dwo_missing ALL DEPENDS ${symbols_dir}/sprof_symbols_dwo_missing)
+
+# The same code with DWARF 4 (.debug_ranges, DW_AT_sibling) and with compressed debug sections
+# (-gz), as shared objects: what the own DWARF reader must read as libdw does
+# (tests/elf/dwarf_parity_test.cpp).
+foreach(variant IN ITEMS dwarf4 compressed)
+  if(variant STREQUAL dwarf4)
+    set(variant_flags -gdwarf-4)
+  else()
+    set(variant_flags -gz)
+  endif()
+  add_custom_command(
+    OUTPUT ${symbols_dir}/sprof_symbols_${variant}
+    COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -O2 -g ${variant_flags} -fPIC -shared
+            ${CMAKE_CURRENT_SOURCE_DIR}/symbols/inline_chain.cpp
+            ${CMAKE_CURRENT_SOURCE_DIR}/symbols/local_classes.cpp
+            -o ${symbols_dir}/sprof_symbols_${variant}
+    DEPENDS symbols/inline_chain.cpp symbols/local_classes.cpp
+    COMMENT "Compiling sprof_symbols_${variant}"
+    VERBATIM)
+  add_custom_target(sprof_symbols_${variant} ALL DEPENDS ${symbols_dir}/sprof_symbols_${variant})
+endforeach()

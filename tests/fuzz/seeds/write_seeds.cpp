@@ -5,11 +5,13 @@
 // seeds follow the formats as the code base understands them. Text seeds are committed under
 // tests/fuzz/corpus/ instead.
 //
-//   sprof_fuzz_seed_writer OUT_DIR GOLDEN_PROFILE EH_FRAME_HDR EH_FRAME DEBUG_FRAME
+//   sprof_fuzz_seed_writer OUT_DIR GOLDEN_PROFILE EH_FRAME_HDR EH_FRAME DEBUG_FRAME DWARF_ELF...
+#include <elf.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -508,12 +510,60 @@ void write_symbol_cache_seeds() {
   fs::remove_all(cache);
 }
 
+// The named section's bytes in a 64-bit little-endian ELF file (the seed programs), read with
+// <elf.h>'s layouts alone; empty when it is absent or compressed.
+Bytes elf_section(const Bytes& file, const std::string& name) {
+  Elf64_Ehdr header;
+  if (file.size() < sizeof header) return {};
+  std::memcpy(&header, file.data(), sizeof header);
+  const auto section_header = [&](size_t index, Elf64_Shdr& out) {
+    const uint64_t at = header.e_shoff + index * sizeof(Elf64_Shdr);
+    if (index >= header.e_shnum || at + sizeof out > file.size()) return false;
+    std::memcpy(&out, file.data() + at, sizeof out);
+    return out.sh_offset + out.sh_size <= file.size();
+  };
+  Elf64_Shdr names;
+  if (!section_header(header.e_shstrndx, names)) return {};
+  for (size_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section;
+    if (!section_header(i, section) || section.sh_name >= names.sh_size) continue;
+    const char* section_name =
+        reinterpret_cast<const char*>(file.data() + names.sh_offset + section.sh_name);
+    if (name != section_name || section.sh_type == SHT_NOBITS ||
+        (section.sh_flags & SHF_COMPRESSED) != 0) {
+      continue;
+    }
+    return Bytes(file.begin() + static_cast<ptrdiff_t>(section.sh_offset),
+                 file.begin() + static_cast<ptrdiff_t>(section.sh_offset + section.sh_size));
+  }
+  return {};
+}
+
+// fuzz_dwarf_info's framing: eight u32 section lengths, then the sections.
+void write_dwarf_info_seed(const std::string& elf_path, const std::string& name) {
+  const Bytes file = read(elf_path);
+  Bytes seed;
+  Bytes bodies;
+  for (const char* section :
+       {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_str_offsets",
+        ".debug_addr", ".debug_ranges", ".debug_rnglists"}) {
+    const Bytes bytes = elf_section(file, section);
+    for (int shift = 0; shift < 32; shift += 8) {
+      seed.push_back(static_cast<uint8_t>(bytes.size() >> shift));
+    }
+    bodies.insert(bodies.end(), bytes.begin(), bytes.end());
+  }
+  seed.insert(seed.end(), bodies.begin(), bodies.end());
+  write("dwarf_info", name, seed);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s OUT_DIR GOLDEN_PROFILE EH_FRAME_HDR EH_FRAME DEBUG_FRAME\n",
-                 argv[0]);
+  if (argc < 6) {
+    std::fprintf(
+        stderr, "usage: %s OUT_DIR GOLDEN_PROFILE EH_FRAME_HDR EH_FRAME DEBUG_FRAME DWARF_ELF...\n",
+        argv[0]);
     return 2;
   }
   g_out = argv[1];
@@ -527,5 +577,6 @@ int main(int argc, char** argv) {
   write_heap_ring_seeds();
   write_source_v1_seeds();
   write_symbol_cache_seeds();
+  for (int i = 6; i < argc; ++i) write_dwarf_info_seed(argv[i], "seed-" + std::to_string(i - 5));
   return 0;
 }

@@ -32,6 +32,12 @@
 // regular file) has lines but no functions, so its addresses are named from the symbol table.
 // DWARF packages (.dwp) are not read: libdw 0.188 cannot.
 //
+// Who parses: sprof's own reader of .debug_info (dwarf_native.hpp) answers units(), functions()
+// and inline_tree() for the DWARF that GCC, Clang and rustc write, several times faster than
+// libdw's DIE walks; libdw answers the rest (split DWARF, dwz's supplementary files, forms the own
+// reader does not know, anything it finds damaged) and reads every line table. Both give the same
+// answers (tests/elf/dwarf_parity_test.cpp checks every unit and function of real binaries).
+//
 // Damaged DIEs are skipped, never fatal.
 #pragma once
 
@@ -84,6 +90,9 @@ struct DwarfLines {
   std::vector<std::string> files;
 };
 
+// kLibdw: libdw alone, for comparing the two parsers.
+enum class DwarfParser { kOwnThenLibdw, kLibdw };
+
 class DwarfReader {
  public:
   // Line rows parsed by one libdw line handle before it is ended (about 40 bytes each in libdw).
@@ -91,9 +100,11 @@ class DwarfReader {
 
   // kNotFound if the file doesn't exist, kMalformed if it has no usable DWARF. `concurrency`
   // (at least 1) is how many calls may read at once.
-  static Result<std::unique_ptr<DwarfReader>> open(const std::string& path, size_t concurrency);
+  static Result<std::unique_ptr<DwarfReader>> open(const std::string& path, size_t concurrency,
+                                                   DwarfParser parser = DwarfParser::kOwnThenLibdw);
   // Same, on a file already opened, which the reader keeps.
-  static Result<std::unique_ptr<DwarfReader>> open(SharedElfFile file, size_t concurrency);
+  static Result<std::unique_ptr<DwarfReader>> open(SharedElfFile file, size_t concurrency,
+                                                   DwarfParser parser = DwarfParser::kOwnThenLibdw);
   ~DwarfReader();
   DwarfReader(const DwarfReader&) = delete;
   DwarfReader& operator=(const DwarfReader&) = delete;
@@ -110,6 +121,8 @@ class DwarfReader {
   // Gives back the pages of the mapped file read so far (they are read again from the page
   // cache when needed). The reader also does this by itself after every few MB of units walked.
   void release_file_pages();
+  // Whether the own reader parses this module's DIEs (false: libdw throughout).
+  bool parses_dies_itself() const;
 
  private:
   struct Impl;
