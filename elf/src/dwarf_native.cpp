@@ -161,7 +161,13 @@ std::unique_ptr<AbbreviationTable> read_abbreviations(std::span<const uint8_t> s
   }
 }
 
+// Offsets into the supplementary file (dwz's .gnu_debugaltlink) are told from the file's own by
+// this bit, in references and as keys; no section is that large.
+constexpr uint64_t kSupplementary = uint64_t{1} << 63;
+
 struct Unit {
+  const DwarfSectionBytes* file = nullptr;  // the sections its DIEs and their forms index
+  uint64_t file_bit = 0;                    // kSupplementary for the supplementary file's units
   uint64_t start = 0;  // of its header in .debug_info (unit-relative references count from here)
   uint64_t end = 0;    // of the next unit
   uint64_t die_offset = 0;  // of its unit DIE
@@ -281,12 +287,13 @@ enum class DieRead { kDie, kEndOfSiblings, kUnreadable };
 
 class Reader {
  public:
-  Reader(const DwarfSectionBytes& sections, const std::vector<Unit>& units)
-      : s_(sections), units_(units) {}
+  Reader(const std::vector<Unit>& units, const std::vector<Unit>& supplementary_units,
+         const DwarfSectionBytes* supplementary)
+      : units_(units), supplementary_units_(supplementary_units), supplementary_(supplementary) {}
 
   DieRead read_die(const Unit& unit, uint64_t offset, Die& die) const {
     if (offset >= unit.end) return DieRead::kUnreadable;
-    DwarfCursor cursor(s_.info.first(unit.end), offset);
+    DwarfCursor cursor(unit.file->info.first(unit.end), offset);
     const uint64_t code = cursor.uleb();
     if (cursor.failed()) return DieRead::kUnreadable;
     if (code == 0) {
@@ -322,8 +329,9 @@ class Reader {
     // A sibling pointer that does not point forward within the unit is ignored: the children
     // are walked to find the next DIE instead, so no pointer makes a walk go round.
     if (die.has(kSibling) && reference_of(unit, die[kSibling], target) &&
-        target >= die.attributes_end && target < unit.end) {
-      die.sibling = target;
+        (target & kSupplementary) == unit.file_bit) {
+      target &= ~kSupplementary;
+      if (target >= die.attributes_end && target < unit.end) die.sibling = target;
     }
     return DieRead::kDie;
   }
@@ -376,16 +384,28 @@ class Reader {
     return offset;
   }
 
-  bool reference_of(const Unit& unit, const FormValue& value, uint64_t& offset) const {
+  // Where a reference points: an offset in the unit's file, or kSupplementary | an offset in
+  // the supplementary file.
+  bool reference_of(const Unit& unit, const FormValue& value, uint64_t& location) const {
+    uint64_t offset = 0;
     switch (value.form) {
       case DW_FORM_ref1:
       case DW_FORM_ref2:
       case DW_FORM_ref4:
       case DW_FORM_ref8:
-      case DW_FORM_ref_udata: offset = unit.start + value.value; return offset >= unit.start;
-      case DW_FORM_ref_addr: offset = value.value; return true;
-      default: return false;  // a type signature, or a reference into a supplementary file
+      case DW_FORM_ref_udata:
+        offset = unit.start + value.value;
+        if (offset < unit.start) return false;
+        break;
+      case DW_FORM_ref_addr: offset = value.value; break;
+      case DW_FORM_GNU_ref_alt:
+        if (supplementary_ == nullptr || unit.file_bit != 0) return false;
+        location = value.value | kSupplementary;
+        return (value.value & kSupplementary) == 0;
+      default: return false;  // a type signature, or DWARF 5's supplementary forms
     }
+    location = offset | unit.file_bit;
+    return (offset & kSupplementary) == 0;
   }
 
   bool address_of(const Unit& unit, const FormValue& value, uint64_t& address) const {
@@ -398,11 +418,11 @@ class Reader {
   }
 
   bool indexed_address(const Unit& unit, uint64_t index, uint64_t& address) const {
-    if (!unit.addr_base || *unit.addr_base > s_.addr.size() ||
-        index > s_.addr.size() / unit.address_size) {
+    if (!unit.addr_base || *unit.addr_base > unit.file->addr.size() ||
+        index > unit.file->addr.size() / unit.address_size) {
       return false;
     }
-    DwarfCursor cursor(s_.addr, *unit.addr_base + index * unit.address_size);
+    DwarfCursor cursor(unit.file->addr, *unit.addr_base + index * unit.address_size);
     address = cursor.fixed(unit.address_size);
     return !cursor.failed();
   }
@@ -423,21 +443,25 @@ class Reader {
 
   bool string_of(const Unit& unit, const FormValue& value, std::string_view& text) const {
     switch (value.form) {
-      case DW_FORM_string: return string_at(s_.info, value.value, text);
-      case DW_FORM_strp: return string_at(s_.str, value.value, text);
-      case DW_FORM_line_strp: return string_at(s_.line_str, value.value, text);
+      case DW_FORM_string: return string_at(unit.file->info, value.value, text);
+      case DW_FORM_strp: return string_at(unit.file->str, value.value, text);
+      case DW_FORM_line_strp: return string_at(unit.file->line_str, value.value, text);
+      case DW_FORM_GNU_strp_alt:
+        return supplementary_ != nullptr && unit.file_bit == 0 &&
+               string_at(supplementary_->str, value.value, text);
       case DW_FORM_strx:
       case DW_FORM_strx1:
       case DW_FORM_strx2:
       case DW_FORM_strx3:
       case DW_FORM_strx4: {
-        if (!unit.str_offsets_base || *unit.str_offsets_base > s_.str_offsets.size() ||
-            value.value > s_.str_offsets.size() / unit.offset_size) {
+        if (!unit.str_offsets_base || *unit.str_offsets_base > unit.file->str_offsets.size() ||
+            value.value > unit.file->str_offsets.size() / unit.offset_size) {
           return false;
         }
-        DwarfCursor cursor(s_.str_offsets, *unit.str_offsets_base + value.value * unit.offset_size);
+        DwarfCursor cursor(unit.file->str_offsets,
+                           *unit.str_offsets_base + value.value * unit.offset_size);
         const uint64_t offset = cursor.fixed(unit.offset_size);
-        return !cursor.failed() && string_at(s_.str, offset, text);
+        return !cursor.failed() && string_at(unit.file->str, offset, text);
       }
       default: return false;  // not a string, or one in a supplementary file
     }
@@ -464,11 +488,14 @@ class Reader {
     return true;
   }
 
-  // The unit that holds .debug_info offset `offset`, or null.
-  const Unit* unit_holding(uint64_t offset) const {
-    auto it = std::upper_bound(units_.begin(), units_.end(), offset,
+  // The unit that holds `location` (as reference_of gives it), or null.
+  const Unit* unit_holding(uint64_t location) const {
+    const std::vector<Unit>& units =
+        (location & kSupplementary) != 0 ? supplementary_units_ : units_;
+    const uint64_t offset = location & ~kSupplementary;
+    auto it = std::upper_bound(units.begin(), units.end(), offset,
                                [](uint64_t o, const Unit& unit) { return o < unit.start; });
-    if (it == units_.begin()) return nullptr;
+    if (it == units.begin()) return nullptr;
     --it;
     return offset >= it->die_offset && offset < it->end ? &*it : nullptr;
   }
@@ -486,7 +513,7 @@ class Reader {
           value.form != DW_FORM_data8) {
         return false;
       }
-      DwarfCursor cursor(s_.ranges, value.value);
+      DwarfCursor cursor(unit.file->ranges, value.value);
       for (;;) {
         const uint64_t begin = cursor.fixed(unit.address_size);
         const uint64_t end = cursor.fixed(unit.address_size);
@@ -501,17 +528,17 @@ class Reader {
     }
     uint64_t offset = value.value;
     if (value.form == DW_FORM_rnglistx) {
-      if (!unit.rnglists_base || *unit.rnglists_base > s_.rnglists.size() ||
-          value.value > s_.rnglists.size() / unit.offset_size) {
+      if (!unit.rnglists_base || *unit.rnglists_base > unit.file->rnglists.size() ||
+          value.value > unit.file->rnglists.size() / unit.offset_size) {
         return false;
       }
-      DwarfCursor index(s_.rnglists, *unit.rnglists_base + value.value * unit.offset_size);
+      DwarfCursor index(unit.file->rnglists, *unit.rnglists_base + value.value * unit.offset_size);
       offset = *unit.rnglists_base + index.fixed(unit.offset_size);
       if (index.failed()) return false;
     } else if (value.form != DW_FORM_sec_offset) {
       return false;
     }
-    DwarfCursor cursor(s_.rnglists, offset);
+    DwarfCursor cursor(unit.file->rnglists, offset);
     for (;;) {
       uint64_t a = 0;
       uint64_t b = 0;
@@ -554,8 +581,9 @@ class Reader {
     }
   }
 
-  const DwarfSectionBytes& s_;
   const std::vector<Unit>& units_;
+  const std::vector<Unit>& supplementary_units_;
+  const DwarfSectionBytes* supplementary_;  // null when there is none
 };
 
 // Deeper nesting than this is left to libdw: it is damage, or a test of recursion.
@@ -704,7 +732,7 @@ class NativeInlineTreeWalk {
           ended = true;
         } else if (!r_.reference_of(*units[length - 1], *next, target) ||
                    (unit = r_.unit_holding(target)) == nullptr ||
-                   r_.read_die(*unit, target, chain[length]) != DieRead::kDie) {
+                   r_.read_die(*unit, target & ~kSupplementary, chain[length]) != DieRead::kDie) {
           ended = unreadable = true;
         } else {
           units[length++] = unit;
@@ -778,16 +806,42 @@ bool read_unit_header(std::span<const uint8_t> info, uint64_t offset, Unit& unit
   return true;
 }
 
+// The unit headers of one file, each with its abbreviation table (kept in `tables`, by offset).
+bool read_units(const DwarfSectionBytes& file, uint64_t file_bit,
+                std::unordered_map<uint64_t, std::unique_ptr<AbbreviationTable>>& tables,
+                std::vector<Unit>& units) {
+  for (uint64_t offset = 0; offset < file.info.size();) {
+    Unit unit;
+    unit.file = &file;
+    unit.file_bit = file_bit;
+    uint64_t abbreviation_offset = 0;
+    if (!read_unit_header(file.info, offset, unit, abbreviation_offset)) return false;
+    auto& table = tables[abbreviation_offset];
+    if (table == nullptr) table = read_abbreviations(file.abbrev, abbreviation_offset);
+    if (table == nullptr) return false;
+    unit.abbreviations = table.get();
+    offset = unit.end;
+    units.push_back(unit);
+  }
+  return true;
+}
+
 }  // namespace
 
 struct NativeDwarf::Impl {
   DwarfSectionBytes sections;
-  std::unordered_map<uint64_t, std::unique_ptr<AbbreviationTable>> tables;  // by offset
+  std::optional<DwarfSectionBytes> supplementary;
+  // By offset in .debug_abbrev: one map per file.
+  std::unordered_map<uint64_t, std::unique_ptr<AbbreviationTable>> tables;
+  std::unordered_map<uint64_t, std::unique_ptr<AbbreviationTable>> supplementary_tables;
   std::vector<Unit> all_units;  // in file order, type units too (references may lead there)
+  std::vector<Unit> supplementary_units;
   std::vector<DwarfUnit> code_units;
   std::vector<uint32_t> code_unit_index;  // code_units[i] is all_units[code_unit_index[i]]
 
-  Reader reader() const { return Reader(sections, all_units); }
+  Reader reader() const {
+    return Reader(all_units, supplementary_units, supplementary ? &*supplementary : nullptr);
+  }
 
   const Unit* code_unit(uint64_t die_offset) const {
     const auto it = std::lower_bound(
@@ -796,38 +850,48 @@ struct NativeDwarf::Impl {
     if (it == code_units.end() || it->offset != die_offset) return nullptr;
     return &all_units[code_unit_index[static_cast<size_t>(it - code_units.begin())]];
   }
+
+  // Reads each unit DIE's bases and base address; lists the code units when `list_code_units`
+  // (the file's own, not the supplementary file's).
+  bool read_unit_dies(std::vector<Unit>& units, bool list_code_units);
 };
 
 NativeDwarf::NativeDwarf(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 NativeDwarf::~NativeDwarf() = default;
 
-std::unique_ptr<NativeDwarf> NativeDwarf::open(const DwarfSectionBytes& sections) {
+std::unique_ptr<NativeDwarf> NativeDwarf::open(const DwarfSectionBytes& sections,
+                                               const DwarfSectionBytes* supplementary) {
   if (sections.info.empty()) return nullptr;  // e.g. only .zdebug_info, which libdw reads
   auto impl = std::make_unique<Impl>();
   impl->sections = sections;
-  for (uint64_t offset = 0; offset < sections.info.size();) {
-    Unit unit;
-    uint64_t abbreviation_offset = 0;
-    if (!read_unit_header(sections.info, offset, unit, abbreviation_offset)) return nullptr;
-    auto& table = impl->tables[abbreviation_offset];
-    if (table == nullptr) table = read_abbreviations(sections.abbrev, abbreviation_offset);
-    if (table == nullptr) return nullptr;
-    unit.abbreviations = table.get();
-    offset = unit.end;
-    impl->all_units.push_back(unit);
+  if (supplementary != nullptr && !supplementary->info.empty()) {
+    impl->supplementary = *supplementary;
   }
-  const Reader reader = impl->reader();
-  for (size_t i = 0; i < impl->all_units.size(); ++i) {
-    Unit& unit = impl->all_units[i];
+  if (!read_units(impl->sections, 0, impl->tables, impl->all_units)) return nullptr;
+  // A supplementary file it cannot read leaves the references into it to libdw, unit by unit.
+  if (impl->supplementary && (!read_units(*impl->supplementary, kSupplementary,
+                                          impl->supplementary_tables, impl->supplementary_units) ||
+                              !impl->read_unit_dies(impl->supplementary_units, false))) {
+    impl->supplementary.reset();
+    impl->supplementary_units.clear();
+  }
+  if (!impl->read_unit_dies(impl->all_units, true)) return nullptr;
+  return std::unique_ptr<NativeDwarf>(new NativeDwarf(std::move(impl)));
+}
+
+bool NativeDwarf::Impl::read_unit_dies(std::vector<Unit>& units, bool list_code_units) {
+  const Reader reader = this->reader();
+  for (size_t i = 0; i < units.size(); ++i) {
+    Unit& unit = units[i];
     Die die;
     if (reader.read_die(unit, unit.die_offset, die) != DieRead::kDie || die.has(kSplitMarker) ||
         die.has(kEntryPc)) {
-      return nullptr;
+      return false;
     }
     if (!unit.holds_code) continue;
     if (die.tag != DW_TAG_compile_unit && die.tag != DW_TAG_partial_unit) {
       // DWARF 4's type units live in .debug_types; anything else here is not code.
-      if (unit.version >= 5 || die.tag != DW_TAG_type_unit) return nullptr;
+      if (unit.version >= 5 || die.tag != DW_TAG_type_unit) return false;
       unit.holds_code = false;
       continue;
     }
@@ -845,18 +909,19 @@ std::unique_ptr<NativeDwarf> NativeDwarf::open(const DwarfSectionBytes& sections
     unit.addr_base = offset_of(kAddrBase);
     unit.rnglists_base = offset_of(kRnglistsBase);
     if (die.has(kLowPc) && !reader.address_of(unit, die[kLowPc], unit.base_address)) {
-      return nullptr;
+      return false;
     }
-    DwarfUnit& out = impl->code_units.emplace_back();
+    if (!list_code_units) continue;
+    DwarfUnit& out = code_units.emplace_back();
     out.offset = unit.die_offset;
     if (!reader.for_each_range(unit, die, [&](uint64_t begin, uint64_t end) {
           if (end > begin) out.ranges.push_back(DwarfRange{begin, end});
         })) {
-      return nullptr;
+      return false;
     }
-    impl->code_unit_index.push_back(static_cast<uint32_t>(i));
+    code_unit_index.push_back(static_cast<uint32_t>(i));
   }
-  return std::unique_ptr<NativeDwarf>(new NativeDwarf(std::move(impl)));
+  return true;
 }
 
 const std::vector<DwarfUnit>& NativeDwarf::units() const { return impl_->code_units; }

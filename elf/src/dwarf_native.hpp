@@ -11,8 +11,8 @@
 //   - a whole module with split DWARF (skeleton units, GNU's DW_AT_GNU_dwo_*), or whose unit
 //     headers it cannot parse: `open` returns null;
 //   - a unit or function that uses a form it does not know, dwz's references into a
-//     supplementary file (DW_FORM_GNU_ref_alt, DW_FORM_GNU_strp_alt, DWARF 5's *_sup forms),
-//     type signatures, or index forms without their base attribute: that call returns nullopt.
+//     supplementary file that is not at hand, DWARF 5's *_sup forms, type signatures, or index
+//     forms without their base attribute: that call returns nullopt.
 // Damaged DIEs are skipped as in the libdw walks; nothing here trusts an offset, a length or a
 // nesting depth the bytes state.
 //
@@ -50,8 +50,11 @@ using NativeOriginNames = std::unordered_map<uint64_t, std::string_view>;
 
 class NativeDwarf {
  public:
-  // Null when the module needs libdw throughout (see above).
-  static std::unique_ptr<NativeDwarf> open(const DwarfSectionBytes& sections);
+  // Null when the module needs libdw throughout (see above). `supplementary`: the sections of
+  // the file that .gnu_debugaltlink names (dwz), when libdw found it; its DW_FORM_GNU_strp_alt
+  // strings and DW_FORM_GNU_ref_alt DIEs are then read here too.
+  static std::unique_ptr<NativeDwarf> open(const DwarfSectionBytes& sections,
+                                           const DwarfSectionBytes* supplementary = nullptr);
   ~NativeDwarf();
   NativeDwarf(const NativeDwarf&) = delete;
   NativeDwarf& operator=(const NativeDwarf&) = delete;

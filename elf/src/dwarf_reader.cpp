@@ -64,28 +64,38 @@ bool dwo_paths_are_regular(Dwarf_Die* skeleton, const std::filesystem::path& fil
 }
 
 // The sections the own reader parses, as libdw holds them: dwarf_begin_elf has inflated the
-// compressed ones in the shared libelf handle, so their data now is what libdw reads.
-detail::DwarfSectionBytes dwarf_sections(const ElfFile& file) {
-  const auto bytes = [&](std::string_view name) -> std::span<const uint8_t> {
-    Elf_Scn* section = file.section_by_name(name);
-    GElf_Shdr header;
-    if (section == nullptr || gelf_getshdr(section, &header) == nullptr ||
-        header.sh_type == SHT_NOBITS || (header.sh_flags & SHF_COMPRESSED) != 0) {
-      return {};
-    }
-    Elf_Data* data = elf_getdata(section, nullptr);
-    if (data == nullptr || data->d_buf == nullptr) return {};
-    return {static_cast<const uint8_t*>(data->d_buf), data->d_size};
-  };
+// compressed ones in the libelf handle, so their data now is what libdw reads.
+detail::DwarfSectionBytes dwarf_sections(Elf* elf) {
+  size_t names = 0;
   detail::DwarfSectionBytes s;
-  s.info = bytes(".debug_info");
-  s.abbrev = bytes(".debug_abbrev");
-  s.str = bytes(".debug_str");
-  s.line_str = bytes(".debug_line_str");
-  s.str_offsets = bytes(".debug_str_offsets");
-  s.addr = bytes(".debug_addr");
-  s.ranges = bytes(".debug_ranges");
-  s.rnglists = bytes(".debug_rnglists");
+  if (elf == nullptr || elf_getshdrstrndx(elf, &names) != 0) return s;
+  const std::pair<const char*, std::span<const uint8_t>*> wanted[] = {
+      {".debug_info", &s.info},
+      {".debug_abbrev", &s.abbrev},
+      {".debug_str", &s.str},
+      {".debug_line_str", &s.line_str},
+      {".debug_str_offsets", &s.str_offsets},
+      {".debug_addr", &s.addr},
+      {".debug_ranges", &s.ranges},
+      {".debug_rnglists", &s.rnglists},
+  };
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;
+       section = elf_nextscn(elf, section)) {
+    GElf_Shdr header;
+    if (gelf_getshdr(section, &header) == nullptr || header.sh_type == SHT_NOBITS ||
+        (header.sh_flags & SHF_COMPRESSED) != 0) {
+      continue;
+    }
+    const char* name = elf_strptr(elf, names, header.sh_name);
+    if (name == nullptr) continue;
+    for (const auto& [wanted_name, bytes] : wanted) {
+      if (std::string_view(name) != wanted_name || !bytes->empty()) continue;
+      Elf_Data* data = elf_getdata(section, nullptr);
+      if (data != nullptr && data->d_buf != nullptr) {
+        *bytes = {static_cast<const uint8_t*>(data->d_buf), data->d_size};
+      }
+    }
+  }
   return s;
 }
 
@@ -244,7 +254,13 @@ Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_
     // .zdebug_* sections (GNU's older compression) keep their names: libdw reads them, the own
     // reader finds no .debug_info and leaves the module to libdw.
     if (!split && parser == DwarfParser::kOwnThenLibdw) {
-      impl->native = detail::NativeDwarf::open(dwarf_sections(*impl->file));
+      // dwz's supplementary file, which libdw finds by .gnu_debugaltlink (and keeps open as long
+      // as this handle, which lives as long as the reader).
+      Dwarf* alt = dwarf_getalt(lease.dies());
+      const detail::DwarfSectionBytes supplementary =
+          dwarf_sections(alt != nullptr ? dwarf_getelf(alt) : nullptr);
+      impl->native = detail::NativeDwarf::open(dwarf_sections(impl->file->get()),
+                                               alt != nullptr ? &supplementary : nullptr);
     }
   }
   // libdw has read (and inflated) every section it uses; the mapping is all it needs from now.
