@@ -22,14 +22,8 @@ class DwarfCursor {
   }
 
   bool failed() const { return failed_; }
-  void fail() { failed_ = true; }
   uint64_t offset() const { return offset_; }
-  bool at_end() const { return offset_ >= bytes_.size(); }
   size_t left() const { return offset_ < bytes_.size() ? bytes_.size() - offset_ : 0; }
-  void seek(uint64_t offset) {
-    if (offset > bytes_.size()) failed_ = true;
-    offset_ = offset;
-  }
 
   // `size` bytes (1..8), little-endian.
   uint64_t fixed(size_t size) {
@@ -108,8 +102,8 @@ class DwarfCursor {
   bool failed_ = false;
 };
 
-// The NUL-terminated string at `offset` of a string section, or nullopt-like failure as an
-// empty view with `ok` false.
+// The NUL-terminated string at `offset` of a string section; false (and `out` empty) if there is
+// none there.
 inline bool string_at(std::span<const uint8_t> section, uint64_t offset, std::string_view& out) {
   DwarfCursor cursor(section, offset);
   out = cursor.cstring();

@@ -222,29 +222,23 @@ bool read_form(DwarfCursor& cursor, uint32_t form, const Unit& unit, int64_t imp
     form = static_cast<uint32_t>(named);
   }
   value.form = form;
+  // The forms of one size whatever the unit: their sizes are fixed_form_size's alone.
+  if (const int size = fixed_form_size(form); size >= 0) {
+    if (form == DW_FORM_implicit_const) {
+      value.value = static_cast<uint64_t>(implicit_const);
+    } else if (form == DW_FORM_flag_present) {
+      value.value = 1;
+    } else if (size > 8) {
+      cursor.skip(static_cast<uint64_t>(size));  // DW_FORM_data16: no use of its value
+    } else {
+      value.value = cursor.fixed(static_cast<size_t>(size));
+    }
+    if (cursor.failed()) return false;
+    if (out != nullptr) *out = value;
+    return true;
+  }
   switch (form) {
     case DW_FORM_addr: value.value = cursor.fixed(unit.address_size); break;
-    case DW_FORM_data1:
-    case DW_FORM_ref1:
-    case DW_FORM_flag:
-    case DW_FORM_strx1:
-    case DW_FORM_addrx1: value.value = cursor.fixed(1); break;
-    case DW_FORM_data2:
-    case DW_FORM_ref2:
-    case DW_FORM_strx2:
-    case DW_FORM_addrx2: value.value = cursor.fixed(2); break;
-    case DW_FORM_strx3:
-    case DW_FORM_addrx3: value.value = cursor.fixed(3); break;
-    case DW_FORM_data4:
-    case DW_FORM_ref4:
-    case DW_FORM_strx4:
-    case DW_FORM_addrx4:
-    case DW_FORM_ref_sup4: value.value = cursor.fixed(4); break;
-    case DW_FORM_data8:
-    case DW_FORM_ref8:
-    case DW_FORM_ref_sig8:
-    case DW_FORM_ref_sup8: value.value = cursor.fixed(8); break;
-    case DW_FORM_data16: cursor.skip(16); break;
     case DW_FORM_strp:
     case DW_FORM_line_strp:
     case DW_FORM_sec_offset:
@@ -264,8 +258,6 @@ bool read_form(DwarfCursor& cursor, uint32_t form, const Unit& unit, int64_t imp
     case DW_FORM_GNU_addr_index:
     case DW_FORM_GNU_str_index: value.value = cursor.uleb(); break;
     case DW_FORM_sdata: value.value = static_cast<uint64_t>(cursor.sleb()); break;
-    case DW_FORM_implicit_const: value.value = static_cast<uint64_t>(implicit_const); break;
-    case DW_FORM_flag_present: value.value = 1; break;
     case DW_FORM_string:
       value.value = cursor.offset();
       cursor.cstring();

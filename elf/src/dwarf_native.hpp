@@ -5,7 +5,7 @@
 // them. It answers units(), functions() and inline_tree() with exactly what the libdw walks
 // (dwarf_walk.cpp) answer, at a fraction of their cost: the abbreviation tables are read once
 // per module, a DIE's attributes are decoded in one pass that keeps only the few the walks use,
-// and a type's subtree is skipped by its DW_AT_sibling (docs/symbols.md, "Reading DWARF").
+// and a type's subtree is skipped by its DW_AT_sibling (docs/design.md, "Reading DIEs").
 //
 // What it does not read, the caller reads through libdw instead:
 //   - a whole module with split DWARF (skeleton units, GNU's DW_AT_GNU_dwo_*), or whose unit

@@ -211,6 +211,9 @@ struct DwarfReader::Impl {
   }
   static constexpr uint64_t kDroppedEvery = 1 << 20;
 
+  // DwarfReader::units() as libdw reads them; also lists the skeleton units (split_units).
+  std::vector<DwarfUnit> libdw_units();
+
   SharedElfFile file;
   std::unique_ptr<detail::NativeDwarf> native;  // null: libdw reads the DIEs
   std::filesystem::path directory;              // the file's, where libdw first looks for a .dwo
@@ -271,16 +274,19 @@ Result<std::unique_ptr<DwarfReader>> DwarfReader::open(SharedElfFile file, size_
 }
 
 std::vector<DwarfUnit> DwarfReader::units() {
-  if (impl_->native != nullptr) {
-    std::vector<DwarfUnit> units = impl_->native->units();
-    impl_->unit_ends.clear();
-    for (size_t i = 0; i + 1 < units.size(); ++i) {
-      impl_->unit_ends.emplace_back(units[i].offset, units[i + 1].offset - units[i].offset);
-    }
-    return units;
+  std::vector<DwarfUnit> units =
+      impl_->native != nullptr ? impl_->native->units() : impl_->libdw_units();
+  // Units come in offset order; a unit's size is near enough the distance to the next.
+  impl_->unit_ends.clear();
+  for (size_t i = 0; i + 1 < units.size(); ++i) {
+    impl_->unit_ends.emplace_back(units[i].offset, units[i + 1].offset - units[i].offset);
   }
+  return units;
+}
+
+std::vector<DwarfUnit> DwarfReader::Impl::libdw_units() {
   std::vector<DwarfUnit> units;
-  Impl::Lease lease(*impl_);
+  Lease lease(*this);
   Dwarf* dwarf = lease.dies();
   if (dwarf == nullptr) return units;
   Dwarf_CU* cu = nullptr;
@@ -288,7 +294,7 @@ std::vector<DwarfUnit> DwarfReader::units() {
   Dwarf_Half version = 0;
   uint8_t unit_type = 0;
   Dwarf_Die unit_die;
-  impl_->split_units.clear();
+  split_units.clear();
   // No split sub-DIE asked for: libdw would open the .dwo files unchecked (unit_dies does that).
   while (dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &unit_die, nullptr) == 0) {
     cu = next;
@@ -298,8 +304,8 @@ std::vector<DwarfUnit> DwarfReader::units() {
     }
     DwarfUnit& unit = units.emplace_back();
     unit.offset = dwarf_dieoffset(&unit_die);
-    if (unit_type == DW_UT_skeleton && dwo_paths_are_regular(&unit_die, impl_->directory)) {
-      impl_->split_units.push_back(unit.offset);
+    if (unit_type == DW_UT_skeleton && dwo_paths_are_regular(&unit_die, directory)) {
+      split_units.push_back(unit.offset);
     }
     Dwarf_Addr base = 0;
     Dwarf_Addr start = 0;
@@ -307,11 +313,6 @@ std::vector<DwarfUnit> DwarfReader::units() {
     for (ptrdiff_t off = 0; (off = dwarf_ranges(&unit_die, off, &base, &start, &end)) > 0;) {
       if (end > start) unit.ranges.push_back(DwarfRange{start, end});
     }
-  }
-  // Units come in offset order; a unit's size is near enough the distance to the next.
-  impl_->unit_ends.clear();
-  for (size_t i = 0; i + 1 < units.size(); ++i) {
-    impl_->unit_ends.emplace_back(units[i].offset, units[i + 1].offset - units[i].offset);
   }
   return units;
 }
