@@ -1,6 +1,6 @@
-// Reading a module's DIEs: sprof's own .debug_info reader against libdw's DIE walks, both behind
-// elf::DwarfReader, over everything the symbol cache's index needs (every unit's functions and
-// every function's inline tree; line tables are libdw's either way and are not read here).
+// Reading a module's DWARF: sprof's own .debug_info and .debug_line readers against libdw, both
+// behind elf::DwarfReader, over everything the symbol cache's index needs (every unit's functions
+// and line table, every function's inline tree).
 // Rounds alternate between the two parsers; prints min and median wall time of each, and what was
 // read. One thread, so that the ratio is the parsers' and not the scheduler's.
 //
@@ -21,6 +21,7 @@ struct Read {
   double seconds = 0;
   size_t functions = 0;
   size_t scopes = 0;
+  size_t line_rows = 0;
   bool own = false;
 };
 
@@ -36,6 +37,7 @@ Read read_everything(const std::string& path, sprof::elf::DwarfParser parser) {
   for (const sprof::elf::DwarfUnit& unit : (*reader)->units()) {
     const sprof::elf::DwarfFunctions functions = (*reader)->functions(unit.offset);
     read.functions += functions.functions.size();
+    read.line_rows += (*reader)->lines(unit.offset).rows.size();
     for (const sprof::elf::DwarfFunction& function : functions.functions) {
       read.scopes += (*reader)->inline_tree(unit.offset, function.offset).scopes.size();
     }
@@ -65,8 +67,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [--rounds N] FILE...\n", argv[0]);
     return 2;
   }
-  std::printf("| module | functions | inline scopes | own parser | libdw | own / libdw |\n");
-  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  std::printf(
+      "| module | functions | inline scopes | line rows | own parser | libdw | own / libdw |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
   for (const std::string& file : files) {
     std::vector<double> own;
     std::vector<double> libdw;
@@ -83,9 +86,9 @@ int main(int argc, char** argv) {
       }
     }
     std::printf(
-        "| %s%s | %zu | %zu | %.0f / %.0f ms | %.0f / %.0f ms | %.2fx / %.2fx |\n", file.c_str(),
-        last.own ? "" : " (libdw: not the own parser's)", last.functions, last.scopes,
-        *std::min_element(own.begin(), own.end()) * 1e3, median(own) * 1e3,
+        "| %s%s | %zu | %zu | %zu | %.0f / %.0f ms | %.0f / %.0f ms | %.2fx / %.2fx |\n",
+        file.c_str(), last.own ? "" : " (libdw: not the own parser's)", last.functions, last.scopes,
+        last.line_rows, *std::min_element(own.begin(), own.end()) * 1e3, median(own) * 1e3,
         *std::min_element(libdw.begin(), libdw.end()) * 1e3, median(libdw) * 1e3,
         *std::min_element(own.begin(), own.end()) / *std::min_element(libdw.begin(), libdw.end()),
         median(own) / median(libdw));

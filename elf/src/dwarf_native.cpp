@@ -11,6 +11,7 @@
 
 #include "dwarf_cursor.hpp"
 #include "dwarf_forms.hpp"
+#include "dwarf_line_program.hpp"
 
 namespace sprof::elf::detail {
 namespace {
@@ -32,6 +33,8 @@ enum Slot : uint8_t {
   kStrOffsetsBase,
   kAddrBase,
   kRnglistsBase,
+  kStmtList,
+  kCompDir,
   kSplitMarker,  // DW_AT_dwo_name, DW_AT_GNU_dwo_name, DW_AT_GNU_dwo_id, DW_AT_GNU_*_base
   kSlotCount,
   kNoSlot = 0xff,
@@ -54,6 +57,8 @@ uint8_t slot_of(uint64_t name) {
     case DW_AT_str_offsets_base: return kStrOffsetsBase;
     case DW_AT_addr_base: return kAddrBase;
     case DW_AT_rnglists_base: return kRnglistsBase;
+    case DW_AT_stmt_list: return kStmtList;
+    case DW_AT_comp_dir: return kCompDir;
     case DW_AT_dwo_name:
     case DW_AT_GNU_dwo_name:
     case DW_AT_GNU_dwo_id:
@@ -935,6 +940,40 @@ std::optional<DwarfInlineTree> NativeDwarf::inline_tree(uint64_t unit_offset, ui
   Die die;
   if (reader.read_die(*unit, function, die) != DieRead::kDie) return std::nullopt;
   return NativeInlineTreeWalk(reader, *unit, names).run(die);
+}
+
+std::optional<DwarfLines> NativeDwarf::lines(uint64_t unit_offset) const {
+  const Unit* unit = impl_->code_unit(unit_offset);
+  if (unit == nullptr) return std::nullopt;
+  const Reader reader = impl_->reader();
+  Die die;
+  if (reader.read_die(*unit, unit->die_offset, die) != DieRead::kDie) return std::nullopt;
+  if (!die.has(kStmtList)) return DwarfLines{};  // libdw finds no table either
+  // libdw takes data4 and data8 as section offsets only before DWARF 4 (later they are
+  // constants); other forms are its to judge.
+  const FormValue& stmt_list = die[kStmtList];
+  if (stmt_list.form != DW_FORM_sec_offset &&
+      !((stmt_list.form == DW_FORM_data4 || stmt_list.form == DW_FORM_data8) &&
+        unit->version < 4)) {
+    return std::nullopt;
+  }
+  std::optional<std::string_view> comp_dir;
+  if (die.has(kCompDir)) {
+    std::string_view text;
+    if (!reader.string_of(*unit, die[kCompDir], text)) return std::nullopt;
+    comp_dir = text;
+  }
+  const LineSections sections{unit->file->line, unit->file->str, unit->file->line_str};
+  std::optional<LineProgram> program =
+      read_line_program(sections, stmt_list.value, unit->address_size, comp_dir);
+  if (!program) return std::nullopt;
+  DwarfLines out;
+  out.rows = std::move(program->rows);
+  out.files.reserve(program->files.size());
+  for (const std::string& file : program->files) {
+    out.files.push_back(join_source_path(comp_dir.value_or(""), file));
+  }
+  return out;
 }
 
 }  // namespace sprof::elf::detail

@@ -2,8 +2,8 @@
 //
 // sprof's own reader of .debug_info, behind DwarfReader (dwarf_reader.hpp) for the DWARF that
 // compilers write every day: DWARF 2-5 compile and partial units as GCC, Clang and rustc emit
-// them. It answers units(), functions() and inline_tree() with exactly what the libdw walks
-// (dwarf_walk.cpp) answer, at a fraction of their cost: the abbreviation tables are read once
+// them. It answers units(), functions(), inline_tree() and lines() with exactly what the libdw
+// walks (dwarf_walk.cpp) answer, at a fraction of their cost: the abbreviation tables are read once
 // per module, a DIE's attributes are decoded in one pass that keeps only the few the walks use,
 // and a type's subtree is skipped by its DW_AT_sibling (docs/design.md, "Reading DIEs").
 //
@@ -42,6 +42,7 @@ struct DwarfSectionBytes {
   std::span<const uint8_t> addr;
   std::span<const uint8_t> ranges;
   std::span<const uint8_t> rnglists;
+  std::span<const uint8_t> line;
 };
 
 // Names by the .debug_info offset of the DIE that DW_AT_abstract_origin or DW_AT_specification
@@ -65,6 +66,9 @@ class NativeDwarf {
   std::optional<DwarfFunctions> functions(uint64_t unit) const;
   std::optional<DwarfInlineTree> inline_tree(uint64_t unit, uint64_t function,
                                              NativeOriginNames& names) const;
+  // As DwarfReader::lines() for a unit it holds, read by dwarf_line_program.hpp; nullopt: ask
+  // libdw.
+  std::optional<DwarfLines> lines(uint64_t unit) const;
 
   struct Impl;
 

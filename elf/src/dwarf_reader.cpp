@@ -78,6 +78,7 @@ detail::DwarfSectionBytes dwarf_sections(Elf* elf) {
       {".debug_addr", &s.addr},
       {".debug_ranges", &s.ranges},
       {".debug_rnglists", &s.rnglists},
+      {".debug_line", &s.line},
   };
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr;
        section = elf_nextscn(elf, section)) {
@@ -357,6 +358,9 @@ DwarfInlineTree DwarfReader::inline_tree(uint64_t unit, uint64_t function) {
 }
 
 DwarfLines DwarfReader::lines(uint64_t unit) {
+  if (impl_->native != nullptr) {
+    if (std::optional<DwarfLines> own = impl_->native->lines(unit)) return std::move(*own);
+  }
   DwarfLines out;
   Impl::Lease lease(*impl_);
   std::optional<UnitDies> dies = impl_->unit_dies(lease.lines(), unit);

@@ -1,6 +1,7 @@
 // The own .debug_info reader (elf/src/dwarf_native.cpp) against libdw's DIE walks: for real
 // binaries built the ways users build them, every unit, every function and every function's
-// inline tree must come out the same from DwarfReader with either parser.
+// inline tree and every unit's line table must come out the same from DwarfReader with either
+// parser.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -32,7 +33,20 @@ struct Counts {
   size_t units = 0;
   size_t functions = 0;
   size_t scopes = 0;
+  size_t line_rows = 0;
 };
+
+void check_same_lines(const DwarfLines& a, const DwarfLines& b) {
+  REQUIRE(a.files.size() == b.files.size());
+  for (size_t i = 0; i < a.files.size(); ++i) CHECK(a.files[i] == b.files[i]);
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (size_t i = 0; i < a.rows.size(); ++i) {
+    CHECK(a.rows[i].address == b.rows[i].address);
+    CHECK(a.rows[i].file == b.rows[i].file);
+    CHECK(a.rows[i].line == b.rows[i].line);
+    CHECK(a.rows[i].end_sequence == b.rows[i].end_sequence);
+  }
+}
 
 void check_same_ranges(const std::vector<DwarfRange>& a, const std::vector<DwarfRange>& b) {
   REQUIRE(a.size() == b.size());
@@ -57,6 +71,9 @@ Counts compare_parsers(const std::string& path) {
     INFO("unit at " << libdw_units[u].offset);
     REQUIRE(own_units[u].offset == libdw_units[u].offset);
     check_same_ranges(own_units[u].ranges, libdw_units[u].ranges);
+    const DwarfLines own_lines = (*own)->lines(own_units[u].offset);
+    check_same_lines(own_lines, (*libdw)->lines(libdw_units[u].offset));
+    counts.line_rows += own_lines.rows.size();
     const DwarfFunctions own_functions = (*own)->functions(own_units[u].offset);
     const DwarfFunctions libdw_functions = (*libdw)->functions(libdw_units[u].offset);
     REQUIRE(own_functions.functions.size() == libdw_functions.functions.size());
@@ -129,7 +146,8 @@ TEST_CASE("the own DWARF reader reads what libdw reads, on every toolchain's out
     CHECK_MESSAGE((*own)->parses_dies_itself() == binary.own_parses, binary.path);
     const Counts counts = compare_parsers(binary.path);
     MESSAGE(binary.path << ": " << counts.units << " units, " << counts.functions << " functions, "
-                        << counts.scopes << " scopes alike");
+                        << counts.scopes << " scopes and " << counts.line_rows
+                        << " line rows alike");
     CHECK(counts.functions > 0);
   }
 }
@@ -144,7 +162,7 @@ TEST_CASE("the own DWARF reader leaves dwz's supplementary references to libdw")
   }
   const Counts counts = compare_parsers(debug);
   MESSAGE(debug << ": " << counts.units << " units, " << counts.functions << " functions, "
-                << counts.scopes << " scopes alike");
+                << counts.scopes << " scopes and " << counts.line_rows << " line rows alike");
   CHECK(counts.functions > 100);
 }
 

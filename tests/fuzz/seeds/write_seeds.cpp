@@ -539,14 +539,14 @@ Bytes elf_section(const Bytes& file, const std::string& name) {
   return {};
 }
 
-// fuzz_dwarf_info's framing: eight u32 section lengths, then the sections.
+// fuzz_dwarf_info's framing: nine u32 section lengths, then the sections.
 void write_dwarf_info_seed(const std::string& elf_path, const std::string& name) {
   const Bytes file = read(elf_path);
   Bytes seed;
   Bytes bodies;
   for (const char* section :
        {".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str", ".debug_str_offsets",
-        ".debug_addr", ".debug_ranges", ".debug_rnglists"}) {
+        ".debug_addr", ".debug_ranges", ".debug_rnglists", ".debug_line"}) {
     const Bytes bytes = elf_section(file, section);
     for (int shift = 0; shift < 32; shift += 8) {
       seed.push_back(static_cast<uint8_t>(bytes.size() >> shift));

@@ -20,9 +20,9 @@
 // (SHF_COMPRESSED) are inflated once, by the first.
 //
 // Lifetimes: names (`DwarfScope::name`) point into the file's sections and stay valid while the
-// reader lives. Line tables are read on separate libdw handles, because libdw keeps every line
-// table it has parsed until its handle ends: a line handle ends after `kRetainedLineRows` rows
-// and a fresh one begins on the same (already inflated) sections.
+// reader lives. Line tables that libdw reads are read on separate libdw handles, because libdw
+// keeps every line table it has parsed until its handle ends: a line handle ends after
+// `kRetainedLineRows` rows and a fresh one begins on the same (already inflated) sections.
 //
 // Split DWARF (-gsplit-dwarf; DWARF 5 skeleton units, or DWARF 4 with GNU's extension): a unit in
 // the file is a skeleton that names, by DW_AT_dwo_name relative to DW_AT_comp_dir or to the
@@ -32,11 +32,12 @@
 // regular file) has lines but no functions, so its addresses are named from the symbol table.
 // DWARF packages (.dwp) are not read: libdw 0.188 cannot.
 //
-// Who parses: sprof's own reader of .debug_info (dwarf_native.hpp) answers units(), functions()
-// and inline_tree() for the DWARF that GCC, Clang and rustc write, several times faster than
-// libdw's DIE walks; libdw answers the rest (split DWARF, dwz's supplementary files, forms the own
-// reader does not know, anything it finds damaged) and reads every line table. Both give the same
-// answers (tests/elf/dwarf_parity_test.cpp checks every unit and function of real binaries).
+// Who parses: sprof's own readers of .debug_info and .debug_line (dwarf_native.hpp,
+// dwarf_line_program.hpp) answer units(), functions(), inline_tree() and lines() for the DWARF
+// that GCC, Clang and rustc write, in about half of libdw's time; libdw answers the rest (split
+// DWARF, forms the own readers do not know, anything they find damaged or would read otherwise
+// than libdw). Both give the same answers (tests/elf/dwarf_parity_test.cpp checks every unit,
+// function and line table of real binaries).
 //
 // Damaged DIEs are skipped, never fatal.
 #pragma once
