@@ -376,45 +376,61 @@ bool before(const DwarfLineRow& a, const DwarfLineRow& b) {
 }
 
 // Compilers emit a unit's rows in sequences (one per function with -ffunction-sections) whose
-// addresses only grow, in no particular order of sequences. So it is usually enough to order the
-// sequences by their first rows: that is the stable sort's result whenever each sequence is in
-// order and each ends before the next begins (then no two rows of different sequences are equal
-// under `before`). Where that fails (sequences that overlap, a row at its own sequence's end
-// address), every row is sorted.
+// addresses only grow, in no particular order of sequences. A stable sort of every row is then
+// mostly wasted work: the sequences are ordered by their lowest rows instead, and rows are
+// sorted only within groups of sequences that overlap (the linker sets discarded functions'
+// sequences to address 0, where many meet) or within a sequence that is out of order (a row at
+// its own end address, which libdw puts after the end). Every row of a group comes before every
+// row of the next (strictly, under `before`), so rows equal under `before` are always in one
+// group, which keeps them in program order: the result is the stable sort's.
 void sort_like_libdw(std::vector<DwarfLineRow>& rows) {
   if (std::is_sorted(rows.begin(), rows.end(), before)) return;
   struct Sequence {
-    size_t begin;
+    size_t begin;  // of its rows, in program order
     size_t end;
+    size_t lowest;  // its lowest and highest rows under `before`
+    size_t highest;
   };
   std::vector<Sequence> sequences;
   for (size_t i = 0, begin = 0; i < rows.size(); ++i) {
-    if (rows[i].end_sequence || i + 1 == rows.size()) {
-      sequences.push_back(Sequence{begin, i + 1});
-      begin = i + 1;
+    if (!rows[i].end_sequence && i + 1 != rows.size()) continue;
+    Sequence sequence{begin, i + 1, begin, begin};
+    for (size_t r = begin; r <= i; ++r) {
+      if (before(rows[r], rows[sequence.lowest])) sequence.lowest = r;
+      if (!before(rows[r], rows[sequence.highest])) sequence.highest = r;
     }
+    sequences.push_back(sequence);
+    begin = i + 1;
   }
-  std::sort(sequences.begin(), sequences.end(), [&](const Sequence& a, const Sequence& b) {
-    return before(rows[a.begin], rows[b.begin]);
+  std::stable_sort(sequences.begin(), sequences.end(), [&](const Sequence& a, const Sequence& b) {
+    return before(rows[a.lowest], rows[b.lowest]);
   });
   std::vector<DwarfLineRow> sorted;
   sorted.reserve(rows.size());
-  bool ordered = true;
-  for (const Sequence& sequence : sequences) {
-    const auto first = rows.begin() + static_cast<ptrdiff_t>(sequence.begin);
-    const auto last = rows.begin() + static_cast<ptrdiff_t>(sequence.end);
-    if (!std::is_sorted(first, last, before) ||
-        (!sorted.empty() && !before(sorted.back(), *first))) {
-      ordered = false;
-      break;
+  for (size_t g = 0; g < sequences.size();) {
+    // The group: every following sequence that begins before the group's highest row ends it.
+    size_t highest = sequences[g].highest;
+    size_t next = g + 1;
+    while (next < sequences.size() && !before(rows[highest], rows[sequences[next].lowest])) {
+      if (before(rows[highest], rows[sequences[next].highest])) highest = sequences[next].highest;
+      ++next;
     }
-    sorted.insert(sorted.end(), first, last);
+    const size_t group_begin = sorted.size();
+    // In program order, so that the stable sort below keeps equal rows as the program has them.
+    std::sort(sequences.begin() + static_cast<ptrdiff_t>(g),
+              sequences.begin() + static_cast<ptrdiff_t>(next),
+              [](const Sequence& a, const Sequence& b) { return a.begin < b.begin; });
+    for (size_t q = g; q < next; ++q) {
+      sorted.insert(sorted.end(), rows.begin() + static_cast<ptrdiff_t>(sequences[q].begin),
+                    rows.begin() + static_cast<ptrdiff_t>(sequences[q].end));
+    }
+    const auto group_start = sorted.begin() + static_cast<ptrdiff_t>(group_begin);
+    if (!std::is_sorted(group_start, sorted.end(), before)) {
+      std::stable_sort(group_start, sorted.end(), before);
+    }
+    g = next;
   }
-  if (ordered) {
-    rows = std::move(sorted);
-  } else {
-    std::stable_sort(rows.begin(), rows.end(), before);
-  }
+  rows = std::move(sorted);
 }
 
 }  // namespace

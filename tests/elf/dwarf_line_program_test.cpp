@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace sprof::elf::detail {
@@ -190,6 +191,33 @@ TEST_CASE("a row at its own sequence's end address comes after that end, as in l
     CHECK(program->rows[i].end_sequence == (expected[i].second || i + 1 == expected.size()));
   }
   CHECK(program->rows[4].line == 2);
+}
+
+TEST_CASE("sequences that overlap (discarded functions at address 0) are merged row by row") {
+  Bytes p;
+  // A: lines 11 and 12 at 0 and 0x10, ending at 0x20.
+  p.append(set_address(0)).u8(DW_LNS_advance_line).sleb(10).u8(DW_LNS_copy);
+  p.u8(special(1, 0x10)).u8(DW_LNS_advance_pc).uleb(0x10).append(end_sequence());
+  // B, far above.
+  p.append(set_address(0x3000)).u8(DW_LNS_copy).u8(DW_LNS_advance_pc).uleb(4);
+  p.append(end_sequence());
+  // C: line 21 at 0, ending at 8.
+  p.append(set_address(0)).u8(DW_LNS_advance_line).sleb(20).u8(DW_LNS_copy);
+  p.u8(DW_LNS_advance_pc).uleb(8).append(end_sequence());
+  const std::vector<uint8_t> line = unit(4, dwarf4_tables(), p);
+  const auto program = read_line_program(sections_of(line), 0, 8, std::nullopt);
+  REQUIRE(program.has_value());
+  // libdw's stable sort: equal rows (A's and C's at 0) in program order.
+  const std::vector<std::tuple<uint64_t, uint32_t, bool>> expected = {
+      {0, 11, false},   {0, 21, false},     {8, 21, true},    {0x10, 12, false},
+      {0x20, 12, true}, {0x3000, 1, false}, {0x3004, 1, true}};
+  REQUIRE(program->rows.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    INFO("row " << i);
+    CHECK(program->rows[i].address == std::get<0>(expected[i]));
+    CHECK(program->rows[i].line == std::get<1>(expected[i]));
+    CHECK(program->rows[i].end_sequence == std::get<2>(expected[i]));
+  }
 }
 
 TEST_CASE("a DWARF 5 line program: file 0 is the first entry, names from .debug_line_str") {
