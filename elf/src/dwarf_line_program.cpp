@@ -149,6 +149,37 @@ class TableReader {
   DwarfCursor cursor_;
 };
 
+// A DWARF 5 directory or file table: its entry format, its count, its entries. Calls
+// `entry(index, path, directory index)` for each (the directory index only `with_directory`,
+// else 0: libdw reads no other field of a directory); false where libdw would reject the table.
+template <class Entry>
+bool read_entry_table(TableReader& tables, bool with_directory, Entry&& entry) {
+  DwarfCursor& cursor = tables.cursor();
+  const std::optional<EntryFormat> format = tables.entry_format();
+  if (!format || (!format->forms.empty() &&
+                  (format->path < 0 || (with_directory && format->directory_index < 0)))) {
+    return false;
+  }
+  const uint64_t count = cursor.uleb();
+  if (cursor.failed() || (format->forms.empty() && count != 0) || count > cursor.left()) {
+    return false;
+  }
+  for (uint64_t n = 0; n < count; ++n) {
+    std::string_view path;
+    uint64_t directory = 0;
+    for (size_t f = 0; f < format->forms.size(); ++f) {
+      const bool is_path = static_cast<int>(f) == format->path;
+      const bool is_directory = with_directory && static_cast<int>(f) == format->directory_index;
+      if (!tables.field(format->forms[f], is_path ? &path : nullptr,
+                        is_directory ? &directory : nullptr)) {
+        return false;
+      }
+    }
+    if (!entry(n, path, directory)) return false;
+  }
+  return true;
+}
+
 std::string compose(std::string_view directory, bool has_directory, std::string_view name) {
   if (!name.empty() && name.front() == '/') return std::string(name);
   if (!has_directory) return std::string(name);
@@ -185,54 +216,24 @@ bool read_tables(const LineSections& sections, const Header& header,
       files.push_back(compose(in.value_or(""), in.has_value(), name));
     }
   } else {
-    const std::optional<EntryFormat> directory_format = tables.entry_format();
-    if (!directory_format || (!directory_format->forms.empty() && directory_format->path < 0)) {
-      return false;
-    }
-    const uint64_t directory_count = cursor.uleb();
-    if (cursor.failed() || (directory_format->forms.empty() && directory_count != 0) ||
-        directory_count > cursor.left()) {
-      return false;
-    }
-    for (uint64_t d = 0; d < directory_count; ++d) {
-      std::string_view path;
-      for (size_t f = 0; f < directory_format->forms.size(); ++f) {
-        const bool is_path = static_cast<int>(f) == directory_format->path;
-        if (!tables.field(directory_format->forms[f], is_path ? &path : nullptr, nullptr)) {
-          return false;
-        }
-      }
+    const auto add_directory = [&](uint64_t, std::string_view path, uint64_t) {
       directories.emplace_back(path);
-    }
-    const std::optional<EntryFormat> file_format = tables.entry_format();
-    if (!file_format || (!file_format->forms.empty() &&
-                         (file_format->path < 0 || file_format->directory_index < 0))) {
-      return false;
-    }
-    const uint64_t file_count = cursor.uleb();
-    if (cursor.failed() || (file_format->forms.empty() && file_count != 0) ||
-        file_count > cursor.left()) {
-      return false;
-    }
-    for (uint64_t n = 0; n < file_count; ++n) {
-      std::string_view name;
-      uint64_t directory = 0;
-      for (size_t f = 0; f < file_format->forms.size(); ++f) {
-        const bool is_path = static_cast<int>(f) == file_format->path;
-        const bool is_directory = static_cast<int>(f) == file_format->directory_index;
-        if (!tables.field(file_format->forms[f], is_path ? &name : nullptr,
-                          is_directory ? &directory : nullptr)) {
-          return false;
-        }
-      }
+      return true;
+    };
+    // DWARF 5 numbers files from 0: its first entry takes the place DWARF 2-4 leave undefined.
+    const auto add_file = [&](uint64_t n, std::string_view name, uint64_t directory) {
       if (directory >= directories.size()) return false;
-      // DWARF 5 numbers files from 0: the first entry takes the place DWARF 2-4 leave undefined.
       std::string path = compose(directories[directory].value_or(""), true, name);
       if (n == 0) {
         files[0] = std::move(path);
       } else {
         files.push_back(std::move(path));
       }
+      return true;
+    };
+    if (!read_entry_table(tables, false, add_directory) ||
+        !read_entry_table(tables, true, add_file)) {
+      return false;
     }
   }
   // The tables must end where the program begins (libdw reads a CUBIN's trailing 4-byte string
