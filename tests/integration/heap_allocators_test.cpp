@@ -59,6 +59,13 @@ int64_t bytes_of(const Recorded& r, const std::string& function) {
 constexpr int64_t kMallocSiteBytes = 3 * 100003;  // hp_allocators.cpp
 constexpr int64_t kNewSiteBytes = 2 * 200003;
 constexpr int64_t kMiSiteBytes = 4 * 50003 + 7003 + 9003 + 3 * 1001;
+// mi_api_site: 19 blocks, the re* chain's 11 and the sized-aligned one, 31 frees in all.
+constexpr int64_t kMiApiSiteBytes =
+    3039 + 96 + 112 + 2029 + 2039 + 2053 + 2063 + 4076 + 17 + 6 + 2069 + 2081 + 5105 + 6186 + 104 +
+    2087 + 2089 + 10 + 4 +                                                        // the blocks
+    1033 + 2078 + 3001 + 3011 + 2098 + 3023 + 3037 + 2102 + 3041 + 3043 + 3049 +  // re* chain
+    1061;
+constexpr uint64_t kMiApiSiteBlocks = 19 + 11 + 1;
 constexpr const char* kForeignNew = "links an allocator whose operator new does not call malloc";
 
 }  // namespace
@@ -101,6 +108,10 @@ TEST_CASE(
       // every block's mi_free.
       CHECK(bytes_of(r, "mi_site") == kMiSiteBytes);
       CHECK(r.freed_by_function.at("mi_site") == 7);
+      // The rest of its API, each call counted once although libmimalloc calls several of
+      // these functions from others (mimalloc_entry_points.cpp).
+      CHECK(bytes_of(r, "mi_api_site") == kMiApiSiteBytes);
+      CHECK(r.freed_by_function.at("mi_api_site") == kMiApiSiteBlocks);
     }
   }
 }

@@ -8,7 +8,10 @@
 // caller, and %rbx, %rbp, %r12-%r15 still hold the caller's values. The stub stores that state
 // as a CapturedRegs (sprof/heap/heap_ring_format.hpp: ip, sp, bp, bx, r12, r13, r14, r15) on its
 // own stack and calls the hook with a pointer to it as the fourth argument (%rcx); the hook's
-// first three arguments are the entry point's, passed through.
+// first three arguments are the entry point's, passed through. (mimalloc's entry points call
+// sprof_heap_capture_mi_call instead of tail-calling it, with a description of the call: the
+// stub then sees their frame above the caller's, which DWARF unwinding steps through;
+// mimalloc_entry_points.cpp says why.)
 //
 // `ip` is the stub's own first instruction. Its CFI (CFA = %rsp + 8, return address at CFA - 8)
 // describes exactly that state, so a DWARF unwinder walks from it to the caller in one step.
@@ -57,11 +60,6 @@ SPROF_CAPTURE_STUB sprof_heap_capture_aligned_alloc, sprof_heap_aligned_alloc_ho
 SPROF_CAPTURE_STUB sprof_heap_capture_memalign, sprof_heap_memalign_hook
 SPROF_CAPTURE_STUB sprof_heap_capture_valloc, sprof_heap_valloc_hook
 SPROF_CAPTURE_STUB sprof_heap_capture_pvalloc, sprof_heap_pvalloc_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_malloc, sprof_heap_mi_malloc_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_zalloc, sprof_heap_mi_zalloc_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_calloc, sprof_heap_mi_calloc_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_realloc, sprof_heap_mi_realloc_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_malloc_aligned, sprof_heap_mi_malloc_aligned_hook
-SPROF_CAPTURE_STUB sprof_heap_capture_mi_zalloc_aligned, sprof_heap_mi_zalloc_aligned_hook
+SPROF_CAPTURE_STUB sprof_heap_capture_mi_call, sprof_heap_mi_call_hook
 
         .section .note.GNU-stack,"",@progbits

@@ -18,7 +18,6 @@
 #include <cstdint>
 
 #include "interposer/interposer.hpp"
-#include "interposer/mimalloc_api.hpp"
 #include "interposer/next_allocator.hpp"
 #include "interposer/record_writes.hpp"
 #include "interposer/sample_gap.hpp"
@@ -217,41 +216,12 @@ void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedReg
                  [&] { return next<&Allocator::pvalloc>()(size); });
 }
 
-namespace mi = sprof::heap::interposer::mimalloc;
-
-void* sprof_heap_mi_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
-  return sampled(AllocFunction::kMiMalloc, size, 0, 0, regs,
-                 [&] { return mi::next_malloc()(size); });
-}
-
-void* sprof_heap_mi_zalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs) {
-  return sampled(AllocFunction::kMiZalloc, size, 0, 0, regs,
-                 [&] { return mi::next_zalloc()(size); });
-}
-
-void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs) {
-  size_t total = 0;
-  if (__builtin_mul_overflow(count, size, &total)) return mi::next_calloc()(count, size);
-  return sampled(AllocFunction::kMiCalloc, total, 0, 0, regs,
-                 [&] { return mi::next_calloc()(count, size); });
-}
-
-void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs) {
-  forget_reallocated(block, regs);
-  return sampled(AllocFunction::kMiRealloc, size, 0, reinterpret_cast<uint64_t>(block), regs,
-                 [&] { return mi::next_realloc()(block, size); });
-}
-
-void* sprof_heap_mi_malloc_aligned_hook(size_t size, size_t alignment, uint64_t,
-                                        const CapturedRegs* regs) {
-  return sampled(AllocFunction::kMiMallocAligned, size, alignment, 0, regs,
-                 [&] { return mi::next_malloc_aligned()(size, alignment); });
-}
-
-void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
-                                        const CapturedRegs* regs) {
-  return sampled(AllocFunction::kMiZallocAligned, size, alignment, 0, regs,
-                 [&] { return mi::next_zalloc_aligned()(size, alignment); });
+void* sprof_heap_mi_call_hook(const MimallocCall* call, uint64_t, uint64_t,
+                              const CapturedRegs* regs) {
+  forget_reallocated(call->old_block, regs);
+  return sampled(call->function, call->size, call->alignment,
+                 reinterpret_cast<uint64_t>(call->old_block), regs,
+                 [&] { return call->invoke(call->context); });
 }
 
 }  // extern "C"

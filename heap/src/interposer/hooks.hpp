@@ -22,6 +22,18 @@ void free_slow(void* block);
 // stacks (Process::free_stacks) and `regs` is given.
 void free_slow_record_only(void* block, const CapturedRegs* regs);
 
+// One call of mimalloc's API on its slow path: what the record says, and the real call, made
+// through `invoke(context)` (mimalloc_entry_points.cpp builds it on its stack). Not-null
+// `old_block`: the block a re* function replaces, recorded as freed first, as realloc's.
+struct MimallocCall {
+  AllocFunction function;
+  uint64_t size;  // bytes requested
+  uint64_t alignment;
+  void* old_block;
+  void* (*invoke)(void* context);
+  void* context;
+};
+
 }  // namespace sprof::heap::interposer
 
 extern "C" {
@@ -40,15 +52,10 @@ void* sprof_heap_aligned_alloc_hook(size_t alignment, size_t size, uint64_t,
 void* sprof_heap_memalign_hook(size_t alignment, size_t size, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_valloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
 void* sprof_heap_pvalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
-// mimalloc's API (mimalloc_entry_points.cpp): the blocks are mimalloc's.
-void* sprof_heap_mi_malloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
-void* sprof_heap_mi_zalloc_hook(size_t size, uint64_t, uint64_t, const CapturedRegs* regs);
-void* sprof_heap_mi_calloc_hook(size_t count, size_t size, uint64_t, const CapturedRegs* regs);
-void* sprof_heap_mi_realloc_hook(void* block, size_t size, uint64_t, const CapturedRegs* regs);
-void* sprof_heap_mi_malloc_aligned_hook(size_t size, size_t alignment, uint64_t,
-                                        const CapturedRegs* regs);
-void* sprof_heap_mi_zalloc_aligned_hook(size_t size, size_t alignment, uint64_t,
-                                        const CapturedRegs* regs);
+// mimalloc's API (mimalloc_entry_points.cpp): the blocks are mimalloc's. One hook for every
+// function, told by `call` what was asked and how to make the real call.
+void* sprof_heap_mi_call_hook(const sprof::heap::interposer::MimallocCall* call, uint64_t, uint64_t,
+                              const CapturedRegs* regs);
 
 // The capture stubs, declared with the public functions' signatures so that an entry point can
 // tail-call them with its arguments untouched.
@@ -62,10 +69,5 @@ void* sprof_heap_capture_aligned_alloc(size_t alignment, size_t size);
 void* sprof_heap_capture_memalign(size_t alignment, size_t size);
 void* sprof_heap_capture_valloc(size_t size);
 void* sprof_heap_capture_pvalloc(size_t size);
-void* sprof_heap_capture_mi_malloc(size_t size);
-void* sprof_heap_capture_mi_zalloc(size_t size);
-void* sprof_heap_capture_mi_calloc(size_t count, size_t size);
-void* sprof_heap_capture_mi_realloc(void* block, size_t size);
-void* sprof_heap_capture_mi_malloc_aligned(size_t size, size_t alignment);
-void* sprof_heap_capture_mi_zalloc_aligned(size_t size, size_t alignment);
+void* sprof_heap_capture_mi_call(const sprof::heap::interposer::MimallocCall* call);
 }

@@ -54,8 +54,12 @@ struct ThreadState {
   uint64_t random_state;
   uint32_t pid;
   uint32_t tid;
-  uint32_t generation;          // Process::generation when pid/tid were read; 0 = never
-  uint8_t in_hook;              // set while a slow path runs: a nested call passes straight through
+  uint32_t generation;  // Process::generation when pid/tid were read; 0 = never
+  uint8_t in_hook;      // set while a slow path runs: a nested call passes straight through
+  // Set while a call of mimalloc's API runs (mimalloc_entry_points.cpp): libmimalloc calls its
+  // own exported functions through its PLT, which binds them to the entry points again; such a
+  // nested call is part of the outer one and passes through uncounted.
+  uint8_t in_mimalloc;
   uint8_t resolving_allocator;  // this thread is looking up the next allocator (next_allocator.cpp)
   uint8_t exit_flush_armed;
   uint8_t next_stack_slot;
