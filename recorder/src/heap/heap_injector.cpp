@@ -42,7 +42,8 @@ namespace sprof::recorder {
 namespace {
 
 constexpr uint64_t kRedZoneBytes = 128;
-constexpr size_t kXStateBytes = size_t{16} * 1024;  // larger than any XSAVE layout the kernel reports
+constexpr size_t kXStateBytes =
+    size_t{16} * 1024;  // larger than any XSAVE layout the kernel reports
 
 // The names sprof_heap_attach_running returns (heap/src/interposer/attach_entry.cpp).
 const char* attach_result_name(uint64_t code) {
