@@ -2,13 +2,20 @@
 // (tests/targets/heap/hp_lifetimes.cpp): calls, temporary allocations, what each site held at the
 // peak and leaked at exit, exactly, from `record --heap=all`, in the self-contained file and in
 // the Gecko one (named by the symbolicator); the recording's totals in meta agree with the rows.
+// And `record --heap -p` attached to a running program (tests/targets/heap/hp_attach_loop.cpp).
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
 #include "recorded_profile.hpp"
+#include "sprof_test/gecko_validator.hpp"
+#include "sprof_test/json_query.hpp"
 #include "sprof_test/paths.hpp"
 
 using namespace sprof::test;
@@ -141,4 +148,54 @@ TEST_CASE("report --heap: calls, temporaries, peak holders and leaks of known si
     CHECK(r.out.find("temp_site < main") != std::string::npos);
     CHECK(r.out.find("1.0 MiB - 2.0 MiB") != std::string::npos);
   }
+}
+
+TEST_CASE(
+    "record --heap=all -p: attached to a running program, its allocations from then on by "
+    "name; the program ends normally after sprof detaches") {
+  skip_without_perf();
+  const std::string dir = make_temp_dir("heap-attach");
+  // The target blocks in open() of this FIFO until the test writes a line into it.
+  const std::string fifo = dir + "/stop";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  BackgroundProcess target({target_path("hp_attach_loop"), fifo}, dir + "/target.log");
+  const std::string hello = target.wait_for_log("ready\n", std::chrono::seconds(30));
+  REQUIRE(hello.find("ready\n") != std::string::npos);
+
+  const std::string profile = dir + "/p.json.gz";
+  const ProcessResult run = run_process({kSprofExe, "record", "-s", "--heap=all", "--no-cpu", "-d",
+                                         "2", "-o", profile, "-p", std::to_string(target.pid())});
+  INFO("sprof record:\n" << run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("attached to 1 running program: allocations before the attach are "
+                     "unknown") != std::string::npos);
+
+  // sprof is gone: the program goes on allocating, then stops when told and exits 0.
+  {
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    REQUIRE(::write(fd, "\n", 1) == 1);
+    ::close(fd);
+  }
+  CHECK(target.stop(0, std::chrono::seconds(60)) == 0);
+  const std::string log = target.log();
+  INFO("target:\n" << log);
+  const size_t at = log.find("attach_site calls=");
+  REQUIRE(at != std::string::npos);
+  const uint64_t target_calls = std::stoull(log.substr(at + 18));
+
+  const HeapReported h = heap_report_json(profile);
+  REQUIRE(h.by_function.count("attach_site") == 1);
+  const ReportedSite& site = h.by_function.at("attach_site");
+  MESSAGE("attach_site: " << site.calls << " calls recorded in 2 s, of " << target_calls
+                          << " in the program's whole run");
+  // A 2-second window of a loop of a few thousand calls a second (fewer on a loaded machine).
+  CHECK(site.calls > 0);
+  CHECK(site.calls <= target_calls);
+  CHECK(site.bytes == static_cast<int64_t>(site.calls) * 3000);
+  // The block early_site allocated before the attach is not in the profile.
+  CHECK(h.by_function.count("early_site") == 0);
+  const auto text = read_profile_text(profile);
+  REQUIRE(text.has_value());
+  CHECK(JsonDoc(*text).integer("/meta/sprof/heapAttachedRunning") == 1);
 }

@@ -1,10 +1,12 @@
-// hp_attach_loop: a program for `sprof record --heap -p` to attach to while it runs. Before
+// hp_attach_loop [FIFO]: a program for `sprof record --heap -p` to attach to while it runs. Before
 // anything else it allocates one block from early_site (allocated before any attach, freed at
 // the end: a free sprof must ignore). A worker thread then calls attach_site, which allocates
-// and frees one 3000-byte block, in a loop until main reads a line (or EOF) on stdin; main
-// blocks in read() meanwhile, so an attach interrupts a sleeping syscall. It prints
+// and frees one 3000-byte block, in a loop until main reads a line (or EOF) on stdin, or from
+// FIFO when given (for tests whose targets have no stdin); main blocks in open() or read()
+// meanwhile, so an attach interrupts a sleeping syscall. It prints
 // "early=<address>" at the start. At the end it prints
 // "attach_site calls=N", frees the early block and exits 0.
+#include <fcntl.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +55,7 @@ void* worker(void* /*unused*/) {
 
 }  // namespace
 
-int main(int /*argc*/, char** /*argv*/) {
+int main(int argc, char** argv) {
   void* early = early_site();
   print_identity();
   std::printf("early=%p\n", early);
@@ -61,8 +63,9 @@ int main(int /*argc*/, char** /*argv*/) {
   if (pthread_create(&thread, nullptr, worker, nullptr) != 0) return 1;
   std::printf("ready\n");
   std::fflush(stdout);
+  const int input = argc > 1 ? open(argv[1], O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
   char c = 0;
-  while (read(STDIN_FILENO, &c, 1) == 1 && c != '\n') {
+  while (input >= 0 && read(input, &c, 1) == 1 && c != '\n') {
   }
   g_stop = true;
   pthread_join(thread, nullptr);
