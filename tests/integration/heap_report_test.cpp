@@ -152,7 +152,7 @@ TEST_CASE("report --heap: calls, temporaries, peak holders and leaks of known si
 
 TEST_CASE(
     "record --heap=all -p: attached to a running program, its allocations from then on by "
-    "name; the program ends normally after sprof detaches") {
+    "name, and the program ends normally after sprof detaches") {
   skip_without_perf();
   const std::string dir = make_temp_dir("heap-attach");
   // The target blocks in open() of this FIFO until the test writes a line into it.

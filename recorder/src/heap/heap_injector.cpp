@@ -102,6 +102,7 @@ class StoppedThread {
     seized_ = true;
     if (::ptrace(PTRACE_INTERRUPT, pid_, nullptr, nullptr) != 0)
       return unexpected(Error::from_errno("PTRACE_INTERRUPT"));
+    running_ = true;  // until the stop is seen: PTRACE_DETACH needs a stopped tracee
     SPROF_TRY_VOID(wait_for_stop(/*want_segv=*/false));
     if (::ptrace(PTRACE_GETREGS, pid_, nullptr, &saved_) != 0)
       return unexpected(Error::from_errno("PTRACE_GETREGS"));
