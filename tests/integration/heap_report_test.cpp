@@ -150,52 +150,84 @@ TEST_CASE("report --heap: calls, temporaries, peak holders and leaks of known si
   }
 }
 
-TEST_CASE(
-    "record --heap=all -p: attached to a running program, its allocations from then on by "
-    "name, and the program ends normally after sprof detaches") {
-  skip_without_perf();
-  const std::string dir = make_temp_dir("heap-attach");
-  // The target blocks in open() of this FIFO until the test writes a line into it.
+namespace {
+
+struct AttachedRun {
+  ProcessResult sprof;
+  int target_exit = -1;
+  uint64_t target_calls = 0;  // attach_site's calls in the program's whole run
+  std::string profile;
+};
+
+// Starts hp_attach_loop, records it with `sprof record -s <heap_args> -d 2 -p PID`, then tells it
+// to stop (it blocks in open() of a FIFO until then) and waits for it to exit by itself.
+AttachedRun record_attached(const std::vector<std::string>& heap_args, const std::string& tag) {
+  const std::string dir = make_temp_dir(tag);
   const std::string fifo = dir + "/stop";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   BackgroundProcess target({target_path("hp_attach_loop"), fifo}, dir + "/target.log");
-  const std::string hello = target.wait_for_log("ready\n", std::chrono::seconds(30));
-  REQUIRE(hello.find("ready\n") != std::string::npos);
-
-  const std::string profile = dir + "/p.json.gz";
-  const ProcessResult run = run_process({kSprofExe, "record", "-s", "--heap=all", "--no-cpu", "-d",
-                                         "2", "-o", profile, "-p", std::to_string(target.pid())});
-  INFO("sprof record:\n" << run.out << run.err);
-  REQUIRE(run.exit_code == 0);
-  CHECK(run.err.find("attached to 1 running program: allocations before the attach are "
-                     "unknown") != std::string::npos);
-
-  // sprof is gone: the program goes on allocating, then stops when told and exits 0.
-  {
-    const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-    REQUIRE(::write(fd, "\n", 1) == 1);
-    ::close(fd);
-  }
-  CHECK(target.stop(0, std::chrono::seconds(60)) == 0);
+  REQUIRE(target.wait_for_log("ready\n", std::chrono::seconds(30)).find("ready\n") !=
+          std::string::npos);
+  AttachedRun r;
+  r.profile = dir + "/p.json.gz";
+  std::vector<std::string> argv{kSprofExe, "record", "-s"};
+  argv.insert(argv.end(), heap_args.begin(), heap_args.end());
+  argv.insert(argv.end(), {"-d", "2", "-o", r.profile, "-p", std::to_string(target.pid())});
+  r.sprof = run_process(argv);
+  // sprof is gone: the program goes on allocating until told to stop.
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "\n", 1) == 1);
+  ::close(fd);
+  r.target_exit = target.stop(0, std::chrono::seconds(60));
   const std::string log = target.log();
   INFO("target:\n" << log);
   const size_t at = log.find("attach_site calls=");
   REQUIRE(at != std::string::npos);
-  const uint64_t target_calls = std::stoull(log.substr(at + 18));
+  r.target_calls = std::stoull(log.substr(at + 18));
+  return r;
+}
 
-  const HeapReported h = heap_report_json(profile);
+}  // namespace
+
+TEST_CASE(
+    "record --heap=all -p: attached to a running program, its allocations from then on by "
+    "name, and the program ends normally after sprof detaches") {
+  skip_without_perf();
+  const AttachedRun r = record_attached({"--heap=all", "--no-cpu"}, "heap-attach");
+  INFO("sprof record:\n" << r.sprof.out << r.sprof.err);
+  REQUIRE(r.sprof.exit_code == 0);
+  CHECK(r.sprof.err.find("attached to 1 running program: allocations before the attach are "
+                         "unknown") != std::string::npos);
+  CHECK(r.target_exit == 0);
+
+  const HeapReported h = heap_report_json(r.profile);
   REQUIRE(h.by_function.count("attach_site") == 1);
   const ReportedSite& site = h.by_function.at("attach_site");
-  MESSAGE("attach_site: " << site.calls << " calls recorded in 2 s, of " << target_calls
+  MESSAGE("attach_site: " << site.calls << " calls recorded in 2 s, of " << r.target_calls
                           << " in the program's whole run");
   // A 2-second window of a loop of a few thousand calls a second (fewer on a loaded machine).
   CHECK(site.calls > 0);
-  CHECK(site.calls <= target_calls);
+  CHECK(site.calls <= r.target_calls);
   CHECK(site.bytes == static_cast<int64_t>(site.calls) * 3000);
   // The block early_site allocated before the attach is not in the profile.
   CHECK(h.by_function.count("early_site") == 0);
-  const auto text = read_profile_text(profile);
+  const auto text = read_profile_text(r.profile);
   REQUIRE(text.has_value());
   CHECK(JsonDoc(*text).integer("/meta/sprof/heapAttachedRunning") == 1);
+}
+
+TEST_CASE("record --heap -p with CPU samples: sampled allocations of the running program by name") {
+  skip_without_perf();
+  // One sample per 4 KiB on average: about three in four of attach_site's 3000-byte blocks.
+  const AttachedRun r = record_attached({"--heap", "--heap-interval", "4K"}, "heap-attach-sampled");
+  INFO("sprof record:\n" << r.sprof.out << r.sprof.err);
+  REQUIRE(r.sprof.exit_code == 0);
+  CHECK(r.sprof.err.find("allocations before the attach are unknown; their frees are not "
+                         "recorded") != std::string::npos);
+  CHECK(r.target_exit == 0);
+  const HeapReported h = heap_report_json(r.profile);
+  REQUIRE(h.by_function.count("attach_site") == 1);
+  CHECK(h.by_function.at("attach_site").calls > 0);
+  CHECK(h.by_function.count("early_site") == 0);
 }
