@@ -152,6 +152,15 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
     lines.push_back("sprof: heap:   " + signed_bytes(p.bytes) + " in " + grouped(p.blocks) +
                     (p.blocks == 1 ? " block" : " blocks") + " from " + p.path);
   }
+  if (heap.running_attaches > 0) {
+    // Sampled mode never records the free of a block it did not sample, so it cannot count them.
+    lines.push_back("sprof: heap: attached to " + grouped(heap.running_attaches) +
+                    (heap.running_attaches == 1 ? " running program" : " running programs") +
+                    ": allocations before the attach are unknown; " +
+                    (heap.sample_interval_bytes == 0
+                         ? grouped(heap.unmatched_frees) + " frees of earlier blocks ignored"
+                         : std::string("their frees are not recorded")));
+  }
   if (heap.allocations > 0) lines.push_back(analysis_line(heap, calls));
   if (heap.dropped_records > 0) lines.push_back(dropped_records_line(heap));
   if (heap.folding_from_ms >= 0) {

@@ -63,10 +63,12 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
           {"off", recorder::CpuCounts::kOff}}))
       ->type_name("auto|on|off");
   auto* heap =
-      cmd->add_flag("--heap{sampled}", record.heap,
-                    "Record allocations too (malloc & co, by a library the command "
-                    "loads): --heap samples one per --heap-interval bytes on average, "
-                    "--heap=all records every one")
+      cmd->add_flag(
+             "--heap{sampled}", record.heap,
+             "Record allocations too (malloc & co, by a library the command "
+             "loads, or that ptrace loads into a running -p PID, whose earlier "
+             "allocations stay unknown): --heap samples one per --heap-interval bytes on average, "
+             "--heap=all records every one")
           ->transform(one_of(std::vector<std::pair<std::string, recorder::HeapMode>>{
               {"sampled", recorder::HeapMode::kSampled}, {"all", recorder::HeapMode::kAll}}))
           ->option_text(optional_value_text("all"));

@@ -197,7 +197,8 @@ void NativeAllocations::note_exec(uint32_t pid, size_t image, const std::string&
 void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
   if (r.malloc_bypassed) malloc_bypassed_.insert(r.executable);
   if (r.foreign_operator_new) foreign_operator_new_.insert(r.executable);
-  if (r.fork) return;  // a fork child of a program that loaded it
+  if (r.running) ++stats_.running_attaches;
+  if (r.fork || r.running) return;  // a fork child of a program that loaded it; or no exec
   auto it = exec_images_.find(r.id.pid);
   if (it != exec_images_.end()) unhooked_.erase(it->second.first);
 }

@@ -38,6 +38,9 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapMalformedRecords", s.ring_malformed);
   add("heapAttachedProcesses", s.attached_processes);
   add("heapHookSamples", s.hook_samples);
+  // Attached to running programs (-p): allocations before the attach are unknown.
+  add("heapAttachedRunning", s.running_attaches);
+  add("heapUnmatchedFrees", s.unmatched_frees);
   // Executables whose allocations bypassed the interposer, one per line; absent when none.
   auto add_names = [&](const char* key, const std::vector<std::string>& names) {
     if (names.empty()) return;

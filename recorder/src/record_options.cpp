@@ -49,11 +49,11 @@ Result<void> check_record_options(const RecordOptions& o) {
   if (o.kill_on_stop && o.duration_s == 0) {
     return fail(Errc::kInvalidArgument, "--kill-on-stop needs -d/--duration");
   }
-  if (o.heap != HeapMode::kOff && o.command.empty()) {
+  if (o.heap != HeapMode::kOff && o.command.empty() && o.attach_pids.empty()) {
     return fail(Errc::kInvalidArgument,
-                "--heap needs a command to launch: allocations are recorded by a library the "
-                "program loads at start (LD_PRELOAD), which cannot be put into a process that "
-                "already runs (-p) or into the whole system (-a)");
+                "--heap needs a command to launch or -p PID: allocations are recorded by a "
+                "library loaded into each program, which cannot be done for the whole system "
+                "(-a)");
   }
   if (!o.sample_cpu && o.heap == HeapMode::kOff) {
     return fail(Errc::kInvalidArgument, "--no-cpu leaves nothing to record without --heap");

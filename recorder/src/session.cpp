@@ -13,6 +13,7 @@
 
 #include "attach/attach_targets.hpp"
 #include "drain_loop.hpp"
+#include "heap/heap_injector.hpp"
 #include "heap/heap_ring_input.hpp"
 #include "kernel_image_cache.hpp"
 #include "perf/perf_event.hpp"
@@ -146,6 +147,8 @@ struct Session::Impl {
   }
   // Spawns the command stopped before exec and opens its events (enabled at exec).
   Result<void> spawn_iteration();
+  // --heap -p: loads the interposer into every attached process (heap_injector.hpp).
+  Result<void> attach_heap();
   // The converter keeps some samples past consume (OffCpuState::pending); their stack bytes
   // borrow the rings', so it copies them before the rings' space is reused.
   void lend_ring_bytes() {
@@ -228,6 +231,21 @@ Result<void> Session::Impl::spawn_iteration() {
   return ok();
 }
 
+Result<void> Session::Impl::attach_heap() {
+  SPROF_TRY(heap, HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes,
+                                                          options.heap_free_stacks),
+                                        "/proc/self/exe"));
+  events->add_round_input(*heap);
+  for (const AttachedProcess& target : attached) {
+    HeapInjection request;
+    request.pid = target.pid;
+    request.library_path = heap->interposer_path();
+    request.ring_path = heap->ring_path();
+    SPROF_TRY_VOID(inject_heap_interposer(request));
+  }
+  return ok();
+}
+
 Result<std::unique_ptr<Session>> Session::start(const RecordOptions& options) {
   SPROF_TRY_VOID(check_record_options(options));
   return is_attach_mode(options) ? attach(options) : launch(options);
@@ -281,6 +299,7 @@ Result<std::unique_ptr<Session>> Session::attach(const RecordOptions& options) {
     impl->set_origin();
     SPROF_TRY(perf::PerfEvents opened, open_attached_events(config, impl->attached));
     impl->events.emplace(std::move(opened));
+    if (options.heap != HeapMode::kOff) SPROF_TRY_VOID(impl->attach_heap());
   }
   note_missing_cpu_counts(options, *impl->events);
   return std::unique_ptr<Session>(new Session(std::move(impl)));

@@ -58,3 +58,20 @@ TEST_CASE("programs whose allocations bypass the interposer are named, one line 
         "sprof: heap: /bin/tc links an allocator whose operator new does not call malloc: blocks "
         "from new are not recorded");
 }
+
+TEST_CASE("attached to a running program (-p): earlier allocations are said to be unknown") {
+  HeapStats all = recorded_all();
+  all.running_attaches = 1;
+  all.unmatched_frees = 7;
+  const auto lines = heap_summary_lines(all, {});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[1] ==
+        "sprof: heap: attached to 1 running program: allocations before the attach are unknown; "
+        "7 frees of earlier blocks ignored");
+  HeapStats sampled = all;
+  sampled.sample_interval_bytes = 512 * 1024;
+  sampled.running_attaches = 2;
+  CHECK(heap_summary_lines(sampled, {})[1] ==
+        "sprof: heap: attached to 2 running programs: allocations before the attach are "
+        "unknown; their frees are not recorded");
+}

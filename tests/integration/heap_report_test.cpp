@@ -2,13 +2,20 @@
 // (tests/targets/heap/hp_lifetimes.cpp): calls, temporary allocations, what each site held at the
 // peak and leaked at exit, exactly, from `record --heap=all`, in the self-contained file and in
 // the Gecko one (named by the symbolicator); the recording's totals in meta agree with the rows.
+// And `record --heap -p` attached to a running program (tests/targets/heap/hp_attach_loop.cpp).
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 
 #include "recorded_profile.hpp"
+#include "sprof_test/gecko_validator.hpp"
+#include "sprof_test/json_query.hpp"
 #include "sprof_test/paths.hpp"
 
 using namespace sprof::test;
@@ -141,4 +148,86 @@ TEST_CASE("report --heap: calls, temporaries, peak holders and leaks of known si
     CHECK(r.out.find("temp_site < main") != std::string::npos);
     CHECK(r.out.find("1.0 MiB - 2.0 MiB") != std::string::npos);
   }
+}
+
+namespace {
+
+struct AttachedRun {
+  ProcessResult sprof;
+  int target_exit = -1;
+  uint64_t target_calls = 0;  // attach_site's calls in the program's whole run
+  std::string profile;
+};
+
+// Starts hp_attach_loop, records it with `sprof record -s <heap_args> -d 2 -p PID`, then tells it
+// to stop (it blocks in open() of a FIFO until then) and waits for it to exit by itself.
+AttachedRun record_attached(const std::vector<std::string>& heap_args, const std::string& tag) {
+  const std::string dir = make_temp_dir(tag);
+  const std::string fifo = dir + "/stop";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  BackgroundProcess target({target_path("hp_attach_loop"), fifo}, dir + "/target.log");
+  REQUIRE(target.wait_for_log("ready\n", std::chrono::seconds(30)).find("ready\n") !=
+          std::string::npos);
+  AttachedRun r;
+  r.profile = dir + "/p.json.gz";
+  std::vector<std::string> argv{kSprofExe, "record", "-s"};
+  argv.insert(argv.end(), heap_args.begin(), heap_args.end());
+  argv.insert(argv.end(), {"-d", "2", "-o", r.profile, "-p", std::to_string(target.pid())});
+  r.sprof = run_process(argv);
+  // sprof is gone: the program goes on allocating until told to stop.
+  const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, "\n", 1) == 1);
+  ::close(fd);
+  r.target_exit = target.stop(0, std::chrono::seconds(60));
+  const std::string log = target.log();
+  INFO("target:\n" << log);
+  const size_t at = log.find("attach_site calls=");
+  REQUIRE(at != std::string::npos);
+  r.target_calls = std::stoull(log.substr(at + 18));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "record --heap=all -p: attached to a running program, its allocations from then on by "
+    "name, and the program ends normally after sprof detaches") {
+  skip_without_perf();
+  const AttachedRun r = record_attached({"--heap=all", "--no-cpu"}, "heap-attach");
+  INFO("sprof record:\n" << r.sprof.out << r.sprof.err);
+  REQUIRE(r.sprof.exit_code == 0);
+  CHECK(r.sprof.err.find("attached to 1 running program: allocations before the attach are "
+                         "unknown") != std::string::npos);
+  CHECK(r.target_exit == 0);
+
+  const HeapReported h = heap_report_json(r.profile);
+  REQUIRE(h.by_function.count("attach_site") == 1);
+  const ReportedSite& site = h.by_function.at("attach_site");
+  MESSAGE("attach_site: " << site.calls << " calls recorded in 2 s, of " << r.target_calls
+                          << " in the program's whole run");
+  // A 2-second window of a loop of a few thousand calls a second (fewer on a loaded machine).
+  CHECK(site.calls > 0);
+  CHECK(site.calls <= r.target_calls);
+  CHECK(site.bytes == static_cast<int64_t>(site.calls) * 3000);
+  // The block early_site allocated before the attach is not in the profile.
+  CHECK(h.by_function.count("early_site") == 0);
+  const auto text = read_profile_text(r.profile);
+  REQUIRE(text.has_value());
+  CHECK(JsonDoc(*text).integer("/meta/sprof/heapAttachedRunning") == 1);
+}
+
+TEST_CASE("record --heap -p with CPU samples: sampled allocations of the running program by name") {
+  skip_without_perf();
+  // One sample per 4 KiB on average: about three in four of attach_site's 3000-byte blocks.
+  const AttachedRun r = record_attached({"--heap", "--heap-interval", "4K"}, "heap-attach-sampled");
+  INFO("sprof record:\n" << r.sprof.out << r.sprof.err);
+  REQUIRE(r.sprof.exit_code == 0);
+  CHECK(r.sprof.err.find("allocations before the attach are unknown; their frees are not "
+                         "recorded") != std::string::npos);
+  CHECK(r.target_exit == 0);
+  const HeapReported h = heap_report_json(r.profile);
+  REQUIRE(h.by_function.count("attach_site") == 1);
+  CHECK(h.by_function.at("attach_site").calls > 0);
+  CHECK(h.by_function.count("early_site") == 0);
 }

@@ -172,10 +172,15 @@ TEST_CASE("record options reject heap settings that cannot apply") {
   o.heap = HeapMode::kAll;  // every allocation: the interval does not apply
   CHECK(check_record_options(o).has_value());
 
+  // -p: the library is loaded into the running process (heap_injector.hpp); -a: refused.
   RecordOptions attach;
   attach.attach_pids = {1234};
   attach.heap = HeapMode::kSampled;
-  CHECK(check_record_options(attach).error().message.find("LD_PRELOAD") != std::string::npos);
+  CHECK(check_record_options(attach).has_value());
+  RecordOptions system;
+  system.system_wide = true;
+  system.heap = HeapMode::kSampled;
+  CHECK(check_record_options(system).error().message.find("(-a)") != std::string::npos);
 
   o = with_command();
   o.sample_cpu = false;

@@ -3,7 +3,7 @@
 # (tests/integration/heap_record_test.cpp). Sites are extern "C" noinline functions the tests find
 # with nm.
 set(SPROF_HEAP_TARGETS hp_sites hp_realloc_aligned hp_fork_exec hp_signal hp_clearenv hp_peak_leak
-  hp_failed_alloc hp_churn hp_lifetimes hp_wrappers hp_free_sites)
+  hp_failed_alloc hp_churn hp_lifetimes hp_wrappers hp_free_sites hp_attach_loop)
 foreach(t ${SPROF_HEAP_TARGETS})
   sprof_add_target(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/heap/${t}.cpp)
 endforeach()

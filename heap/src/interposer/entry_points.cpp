@@ -96,3 +96,24 @@ SPROF_HEAP_EXPORT void* pvalloc(size_t size) noexcept {
 SPROF_HEAP_EXPORT size_t malloc_usable_size(void* block) noexcept {
   return next_usable_size(block);
 }
+
+// The hidden names of entry_aliases.hpp. GCC wants an alias to repeat its target's malloc and
+// alloc_size attributes, which only help callers' optimisers; nothing calls these names.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmissing-attributes"
+#endif
+#define SPROF_HEAP_LOCAL_ALIAS(ret, name, params)                \
+  extern "C" __attribute__((visibility("hidden"), alias(#name))) \
+  ret sprof_heap_local_##name params noexcept;
+SPROF_HEAP_LOCAL_ALIAS(void*, malloc, (size_t))
+SPROF_HEAP_LOCAL_ALIAS(void, free, (void*))
+SPROF_HEAP_LOCAL_ALIAS(void*, calloc, (size_t, size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, realloc, (void*, size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, reallocarray, (void*, size_t, size_t))
+SPROF_HEAP_LOCAL_ALIAS(int, posix_memalign, (void**, size_t, size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, aligned_alloc, (size_t, size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, memalign, (size_t, size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, valloc, (size_t))
+SPROF_HEAP_LOCAL_ALIAS(void*, pvalloc, (size_t))
+SPROF_HEAP_LOCAL_ALIAS(size_t, malloc_usable_size, (void*))
+#undef SPROF_HEAP_LOCAL_ALIAS

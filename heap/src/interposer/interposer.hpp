@@ -7,8 +7,9 @@
 // still call free().
 //
 // TLS uses the initial-exec model: a fixed offset from %fs, no __tls_get_addr (which may
-// allocate). That is valid because the library is loaded at startup (LD_PRELOAD), never with
-// dlopen.
+// allocate). That is valid because the library is loaded at startup (LD_PRELOAD), or, when sprof
+// attaches to a running program, by a dlopen that glibc serves from its static TLS surplus
+// (attach_entry.cpp).
 #pragma once
 
 #include <cstdint>
@@ -107,6 +108,11 @@ inline Attachment attachment() {
 
 // process.cpp
 void try_attach();
+// Maps the ring at `path` and announces the process with `how`; the caller has moved
+// `attachment` to kAttaching. False (and kDisabled) when the ring cannot be used.
+bool attach_holding(const char* path, AttachHow how);
+// Registers the fork-child handler once; never from inside malloc (process.cpp says why).
+void register_fork_handler();
 void refresh_thread(ThreadState& t);
 void flush_counts(ThreadState& t);
 // Whether enough has been counted to be worth adding to the totals now.

@@ -132,11 +132,7 @@ __attribute__((constructor(101))) void interposer_constructor() {
     refresh_thread(t_thread);
     write_attach_record(t_thread, AttachHow::kStart, static_cast<uint32_t>(::getppid()));
   }
-  if (!p.atfork_registered) {
-    // pthread_atfork takes the lock fork() holds while running prepare handlers, which may
-    // call malloc: never register it from inside malloc.
-    p.atfork_registered = ::pthread_atfork(nullptr, nullptr, in_fork_child) == 0;
-  }
+  register_fork_handler();
 }
 
 __attribute__((destructor(101))) void interposer_destructor() {
@@ -153,21 +149,24 @@ uint64_t monotonic_ns() {
 }
 
 void try_attach() {
-  Process& p = g_process;
   // Before libc's initialisation (e.g. the dynamic loader allocating) getenv cannot see the
   // environment yet: pass through and try again on a later call.
   if (__environ == nullptr) return;
   int expected = static_cast<int>(Attachment::kNotYet);
-  if (!__atomic_compare_exchange_n(&p.attachment, &expected,
+  if (!__atomic_compare_exchange_n(&g_process.attachment, &expected,
                                    static_cast<int>(Attachment::kAttaching), false,
                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return;
   const int saved_errno = errno;
-  const char* path = ::getenv(kRingEnvVar);
+  attach_holding(::getenv(kRingEnvVar), AttachHow::kStart);
+  errno = saved_errno;
+}
+
+bool attach_holding(const char* path, AttachHow how) {
+  Process& p = g_process;
   if (path == nullptr || path[0] == '\0' || !map_ring(path)) {
     __atomic_store_n(&p.attachment, static_cast<int>(Attachment::kDisabled), __ATOMIC_RELEASE);
-    errno = saved_errno;
-    return;
+    return false;
   }
   pthread_key_t key;
   if (::pthread_key_create(&key, flush_at_thread_exit) == 0) {
@@ -176,8 +175,16 @@ void try_attach() {
   }
   p.generation = 1;
   __atomic_store_n(&p.attachment, static_cast<int>(Attachment::kAttached), __ATOMIC_RELEASE);
-  announce(AttachHow::kStart);
-  errno = saved_errno;
+  announce(how);
+  return true;
+}
+
+void register_fork_handler() {
+  Process& p = g_process;
+  if (p.atfork_registered) return;
+  // pthread_atfork takes the lock fork() holds while running prepare handlers, which may
+  // call malloc: never register it from inside malloc.
+  p.atfork_registered = ::pthread_atfork(nullptr, nullptr, in_fork_child) == 0;
 }
 
 void refresh_thread(ThreadState& t) {

@@ -138,7 +138,7 @@ Result<HeapEvent> decode_attach(const RecordHeader& h, std::span<const uint8_t> 
   if ((h.flags & ~kKnownAttachFlags) != 0) return malformed("unknown flags on an attach record");
   const auto f = read_struct<AttachFields>(record, sizeof(RecordHeader));
   SPROF_TRY_VOID(check_event(f.event));
-  if (f.how != AttachHow::kStart && f.how != AttachHow::kFork)
+  if (f.how != AttachHow::kStart && f.how != AttachHow::kFork && f.how != AttachHow::kRunning)
     return malformed("unknown attach kind " + std::to_string(static_cast<uint16_t>(f.how)));
   if (f.exe_bytes > kMaxExePathBytes || record.size() != attach_record_bytes(f.exe_bytes))
     return malformed("attach record size does not match its path");

@@ -38,6 +38,7 @@ cperf::Record from(const heap::HeapAttach& at) {
   r.id = id_of(at.pid, at.tid, at.time_ns);
   r.ppid = at.ppid;
   r.fork = at.how == heap::AttachHow::kFork;
+  r.running = at.how == heap::AttachHow::kRunning;
   r.malloc_bypassed = at.malloc_bypassed;
   r.foreign_operator_new = at.foreign_operator_new;
   r.executable = std::string(at.exe);

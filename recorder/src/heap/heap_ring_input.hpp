@@ -40,6 +40,9 @@ class HeapRingInput final : public perf::RoundInput {
 
   // "NAME=value" entries for every launched command.
   const std::vector<std::string>& child_environment() const { return environment_; }
+  // For loading the interposer into a running program (heap_injector.hpp).
+  const std::string& interposer_path() const { return interposer_; }
+  std::string ring_path() const { return ring_.path_for_children(); }
   convert::HeapDescription description() const;
 
   void read_round(const std::function<void(sprof::perf::Record&&)>& add) override;

@@ -47,8 +47,11 @@ struct HeapStats {
   uint64_t frees = 0;            // frees of recorded blocks
   uint64_t stacked_frees = 0;    // of them, with the stack they were freed at (--heap-free-stacks)
   uint64_t unmatched_frees = 0;  // frees of blocks not recorded here (inherited at fork, ...)
-  uint64_t lost_frees = 0;       // a block's address was allocated again: its free was lost
-  int64_t peak_live_bytes = 0;   // over every process
+  // Processes the interposer was loaded into while they ran (-p): their allocations before the
+  // attach are unknown (the frees of those blocks are among unmatched_frees).
+  uint64_t running_attaches = 0;
+  uint64_t lost_frees = 0;      // a block's address was allocated again: its free was lost
+  int64_t peak_live_bytes = 0;  // over every process
   double peak_time_ms = 0;
   // heaptrack's and DHAT's analyses of every record, before folding (heap/heap_analysis.hpp):
   // counts of calls, estimated when sampled.

@@ -32,7 +32,8 @@ namespace sprof::heap {
 // header whose magic or version they do not know.
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
 // 4: RingConfig::options; free records may carry a stack (kFlagFreeStack).
-inline constexpr uint32_t kRingVersion = 4;
+// 5: AttachHow::kRunning.
+inline constexpr uint32_t kRingVersion = 5;
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -228,6 +229,10 @@ static_assert(sizeof(StackFields) == 80);
 enum class AttachHow : uint16_t {
   kStart = 1,  // a new program image (the launched program or an exec'd descendant)
   kFork = 2,   // a fork child (it inherited the mapping; written by the child)
+  // A program that was already running when sprof loaded the interposer into it
+  // (`sprof record --heap -p`): its allocations before this record are unknown, and frees of
+  // those blocks are not recorded.
+  kRunning = 3,
 };
 
 // RecordHeader::flags bits of an attach record: allocation calls of the process that the

@@ -163,6 +163,9 @@ struct HeapAttachRecord {
   // Calls the interposer cannot see (heap_ring_format.hpp, kAttachMallocBypassed, ...).
   bool malloc_bypassed = false;
   bool foreign_operator_new = false;
+  // Loaded into a program already running (`sprof record --heap -p`): what it allocated before
+  // is unknown, and frees of those blocks are not matched to anything.
+  bool running = false;
   std::string executable;
 };
 
