@@ -58,11 +58,14 @@ DynamicTables tables_of(const ElfW(Dyn) * dynamic, uintptr_t base) {
   return t;
 }
 
-// Stores `value` into the slot at `address`, opening a RELRO page for that one store.
+// Stores `value` into the slot at `address`, opening a RELRO page for that one store. Only the
+// pages the loader made read-only are opened and closed again: like glibc (_dl_protect_relro),
+// the range is [start, end) with both rounded down to pages, so a last page that PT_GNU_RELRO
+// covers only in part stayed writable, and closing it would make the data after it read-only.
 void store_slot(uintptr_t address, void* value, uintptr_t relro_start, uintptr_t relro_end) {
   const auto page = static_cast<uintptr_t>(::getpagesize());
   const uintptr_t first = address & ~(page - 1);
-  const bool relro = address >= relro_start && address < relro_end;
+  const bool relro = first >= (relro_start & ~(page - 1)) && first < (relro_end & ~(page - 1));
   if (relro && ::mprotect(reinterpret_cast<void*>(first), page, PROT_READ | PROT_WRITE) != 0)
     return;
   __atomic_store_n(reinterpret_cast<void**>(address), value, __ATOMIC_RELEASE);
