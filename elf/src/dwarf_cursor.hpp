@@ -42,6 +42,19 @@ class DwarfCursor {
   uint32_t u32() { return static_cast<uint32_t>(fixed(4)); }
   uint64_t u64() { return fixed(8); }
 
+  // A unit's initial length (DWARF 5 section 7.4): 4 bytes, or 0xffffffff and 8 more for 64-bit
+  // DWARF, whose offsets are then 8 bytes wide (`offset_size`, 4 or 8). A reserved value
+  // (0xfffffff0-0xfffffffe) fails the cursor.
+  uint64_t initial_length(uint8_t& offset_size) {
+    const uint64_t length = u32();
+    offset_size = 4;
+    if (length == 0xffffffff) {
+      offset_size = 8;
+      return u64();
+    }
+    return length >= 0xfffffff0 ? fail_with(0) : length;
+  }
+
   // Bits beyond 64 are dropped (as libdw does); an encoding that does not end fails.
   uint64_t uleb() {
     uint64_t value = 0;

@@ -39,13 +39,7 @@ std::optional<Header> read_header(std::span<const uint8_t> section, uint64_t off
                                   uint8_t address_size) {
   Header h;
   DwarfCursor cursor(section, offset);
-  uint64_t length = cursor.u32();
-  if (length == 0xffffffff) {
-    length = cursor.u64();
-    h.offset_size = 8;
-  } else if (length >= 0xfffffff0) {
-    return std::nullopt;
-  }
+  const uint64_t length = cursor.initial_length(h.offset_size);
   if (cursor.failed() || length > cursor.left()) return std::nullopt;
   h.end = cursor.offset() + length;
   cursor = DwarfCursor(section.first(h.end), cursor.offset());

@@ -764,14 +764,7 @@ bool read_unit_header(std::span<const uint8_t> info, uint64_t offset, Unit& unit
                       uint64_t& abbreviation_offset) {
   DwarfCursor cursor(info, offset);
   unit.start = offset;
-  uint64_t length = cursor.u32();
-  unit.offset_size = 4;
-  if (length == 0xffffffff) {
-    length = cursor.u64();
-    unit.offset_size = 8;
-  } else if (length >= 0xfffffff0) {
-    return false;
-  }
+  const uint64_t length = cursor.initial_length(unit.offset_size);
   if (cursor.failed() || length > cursor.left()) return false;
   unit.end = cursor.offset() + length;
   unit.version = cursor.u16();

@@ -106,6 +106,11 @@ uint64_t product(size_t count, size_t size) {
   return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
 }
 
+// The bytes mi_strndup (and with no limit, mi_strdup) allocates for `text`: the copy and its NUL.
+uint64_t copy_bytes(const char* text, size_t limit = SIZE_MAX) {
+  return text != nullptr ? strnlen(text, limit) + 1 : 0;
+}
+
 template <Nesting kNesting, typename Real>
 void release(void* block, Real&& real) {
   ThreadState& t = t_thread;
@@ -173,12 +178,12 @@ SPROF_HEAP_EXPORT void* mi_zalloc_aligned(size_t size, size_t alignment) noexcep
                                       [=] { return mi::next_zalloc_aligned()(size, alignment); });
 }
 SPROF_HEAP_EXPORT char* mi_strdup(const char* text) noexcept {
-  const uint64_t size = text != nullptr ? std::strlen(text) + 1 : 0;
+  const uint64_t size = copy_bytes(text);
   return static_cast<char*>(allocate<Nesting::kForwards>(kMalloc, size, 0, nullptr,
                                                          [=] { return mi::next_strdup()(text); }));
 }
 SPROF_HEAP_EXPORT char* mi_strndup(const char* text, size_t n) noexcept {
-  const uint64_t size = text != nullptr ? strnlen(text, n) + 1 : 0;
+  const uint64_t size = copy_bytes(text, n);
   return static_cast<char*>(allocate<Nesting::kForwards>(
       kMalloc, size, 0, nullptr, [=] { return mi::next_strndup()(text, n); }));
 }
@@ -296,12 +301,12 @@ SPROF_HEAP_EXPORT void* mi_heap_rezalloc(void* heap, void* block, size_t size) n
                                   [=] { return mi::next_heap_rezalloc()(heap, block, size); });
 }
 SPROF_HEAP_EXPORT char* mi_heap_strdup(void* heap, const char* text) noexcept {
-  const uint64_t size = text != nullptr ? std::strlen(text) + 1 : 0;
+  const uint64_t size = copy_bytes(text);
   return static_cast<char*>(allocate<Nesting::kLeaf>(
       kMalloc, size, 0, nullptr, [=] { return mi::next_heap_strdup()(heap, text); }));
 }
 SPROF_HEAP_EXPORT char* mi_heap_strndup(void* heap, const char* text, size_t n) noexcept {
-  const uint64_t size = text != nullptr ? strnlen(text, n) + 1 : 0;
+  const uint64_t size = copy_bytes(text, n);
   return static_cast<char*>(allocate<Nesting::kLeaf>(
       kMalloc, size, 0, nullptr, [=] { return mi::next_heap_strndup()(heap, text, n); }));
 }
