@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace sprof::test {
 
@@ -12,8 +13,12 @@ ChainStats chain_stats(const ProcessView& process, ProfileSymbols& symbols) {
   ChainStats st;
   for (const auto& t : process.threads) {
     if (t.name.rfind("calc-", 0) != 0) continue;
-    for (const auto& stack : t.stacks) {
-      const auto names = symbols.names(stack);
+    for (size_t i = 0; i < t.stacks.size(); ++i) {
+      const auto names = symbols.names(t.stacks[i]);
+      const std::optional<uint64_t> cpu_delta = t.cpu_deltas.at(i);
+      const uint64_t cpu_ns = cpu_delta.value_or(0);
+      st.cpu_weighted = st.cpu_weighted && cpu_delta.has_value();
+      st.cpu_ns += cpu_ns;
       ++st.samples;
       // Kernel frames may sit on top of the leaf; the root must be the clone3 entry.
       if (!names.empty() && (names.front() == "__clone3" || names.front() == "clone3")) {
@@ -39,9 +44,13 @@ ChainStats chain_stats(const ProcessView& process, ProfileSymbols& symbols) {
                                  once(kCalc) && once(kMiddle);
       if (has(kLibm)) {
         ++st.in_libm_heavy;
+        st.cpu_ns_libm_heavy += cpu_ns;
         st.libm_exact += program_chain && adjacent_in_order(names, {kMiddle, kLibm}) && once(kLibm);
       }
-      if (has(kSort)) ++st.in_sort_heavy;
+      if (has(kSort)) {
+        ++st.in_sort_heavy;
+        st.cpu_ns_sort_heavy += cpu_ns;
+      }
       if (has(kCompare)) {
         ++st.in_compare;
         st.compare_exact += program_chain && adjacent_in_order(names, {kMiddle, kSort}) &&
@@ -69,12 +78,18 @@ std::optional<ProgramSplit> it_unwind_split(const std::string& output) {
 
 void check_split(const ChainStats& st, const ProgramSplit& truth) {
   REQUIRE(st.samples > 0);
-  const double libm =
-      100.0 * static_cast<double>(st.in_libm_heavy) / static_cast<double>(st.samples);
-  const double sort =
-      100.0 * static_cast<double>(st.in_sort_heavy) / static_cast<double>(st.samples);
-  MESSAGE("libm_heavy " << libm << " % (program: " << truth.libm_heavy_percent << " %), sort_heavy "
-                        << sort << " % (program: " << truth.sort_heavy_percent << " %)");
+  const bool by_cpu = st.cpu_weighted && st.cpu_ns > 0;
+  const auto share = [&](uint64_t cpu_ns, size_t samples) {
+    return by_cpu ? 100.0 * static_cast<double>(cpu_ns) / static_cast<double>(st.cpu_ns)
+                  : 100.0 * static_cast<double>(samples) / static_cast<double>(st.samples);
+  };
+  const double libm = share(st.cpu_ns_libm_heavy, st.in_libm_heavy);
+  const double sort = share(st.cpu_ns_sort_heavy, st.in_sort_heavy);
+  const std::string weighting = by_cpu ? "by CPU time" : "by sample count";
+  MESSAGE("split " << weighting << ": libm_heavy " << libm
+                   << " % (program: " << truth.libm_heavy_percent << " %), sort_heavy " << sort
+                   << " % (program: " << truth.sort_heavy_percent << " %); samples "
+                   << st.in_libm_heavy << " and " << st.in_sort_heavy << " of " << st.samples);
   CHECK(std::abs(libm - truth.libm_heavy_percent) <= 2.0);
   CHECK(std::abs(sort - truth.sort_heavy_percent) <= 2.0);
 }
