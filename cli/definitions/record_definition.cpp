@@ -82,6 +82,15 @@ CLI::App* define_record(CLI::App& app, RecordCommandOptions& options) {
                 "With --heap: record where each recorded free happens too (the profiler's "
                 "Deallocation Sites); every recorded free then copies its stack")
       ->needs(heap);
+  cmd->add_option("--heap-stacks", record.heap_copy_stacks,
+                  "With --heap: how allocation stacks are taken. walk (the default): the "
+                  "interposer follows the program's .eh_frame and records the return addresses, "
+                  "copying the stack only where it cannot; copy: every record copies the top of "
+                  "the stack for sprof to unwind (slower; to compare)")
+      ->transform(
+          one_of(std::vector<std::pair<std::string, bool>>{{"walk", false}, {"copy", true}}))
+      ->type_name("walk|copy")
+      ->needs(heap);
   cmd->add_flag_callback(
          "--no-cpu", [&record] { record.sample_cpu = false; },
          "With --heap: record allocations only, no CPU samples")

@@ -9,6 +9,7 @@
 // the interposer's frames too (drop_interposer_frames). The bookkeeping (tables, counters,
 // retained memory) is NativeAllocations'.
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 
 #include "sprof/convert/profile_converter.hpp"
@@ -37,8 +38,8 @@ unwind::UserRegs user_regs(const heap::CapturedRegs& c) {
 void ProfileConverter::on_heap_alloc(const perf::HeapAllocRecord& r) {
   if (!heap_) return;
   ThreadState& ts = thread(r.id.pid, r.id.tid, r.id.time);
-  const std::optional<uint32_t> stack =
-      intern_allocation_stack(profile_thread(ts), r.id.pid, r.regs, r.stack, allocator_frames_);
+  const std::optional<uint32_t> stack = intern_allocation_stack(
+      profile_thread(ts), r.id.pid, r.regs, r.stack, r.walked_stack(), allocator_frames_);
   heap_->allocate(profile_, {ts.image, ts.thread}, r, stack, to_ms(r.id.time));
 }
 
@@ -50,7 +51,8 @@ void ProfileConverter::on_heap_free(const perf::HeapFreeRecord& r) {
   if (r.regs) {
     if (const std::optional<AllocationOwner> owner = heap_->owner_of(r.id.pid, r.address)) {
       profile::Thread& table = profile_.processes[owner->image].threads[owner->thread];
-      stack = intern_allocation_stack(table, r.id.pid, *r.regs, r.stack, deallocator_frames_);
+      stack = intern_allocation_stack(table, r.id.pid, *r.regs, r.stack, r.walked_stack,
+                                      deallocator_frames_);
       ++stats_.heap.stacked_frees;
     }
   }
@@ -121,14 +123,28 @@ void ProfileConverter::drop_interposer_frames(const ModuleMap& modules, bool on_
 
 std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
     profile::Thread& table, uint32_t pid, const heap::CapturedRegs& captured,
-    std::span<const uint8_t> stack_copy, AllocatorFrames& wrappers) {
+    std::span<const uint8_t> stack, bool walked, AllocatorFrames& wrappers) {
   ProcessState& p = processes_.at(pid);
   const unwind::UserRegs regs = user_regs(captured);
   learn_mapping_of(regs.ip(), pid, p);
   frames_.clear();
   unwind::Unwinder* unwinder = options_.heap->unwinder;
-  if (unwinder != nullptr) {
-    unwinder->unwind(regs, unwind::StackMemory(captured.sp, stack_copy), p.modules, unwind_result_);
+  if (walked) {
+    // The frames an unwinding of the copy gives: the stub's ip, then the return addresses.
+    ++stats_.heap.walked_stacks;
+    walked_frames_.clear();
+    walked_frames_.push_back(FrameAddress::ip(captured.ip));
+    for (size_t at = 0; at + sizeof(uint64_t) <= stack.size(); at += sizeof(uint64_t)) {
+      uint64_t return_address = 0;
+      std::memcpy(&return_address, stack.data() + at, sizeof return_address);
+      walked_frames_.push_back(FrameAddress::return_address(return_address));
+    }
+    for (size_t i = first_allocating_frame(p.modules, walked_frames_, wrappers);
+         i < walked_frames_.size(); ++i) {
+      frames_.emplace_back(walked_frames_[i].address.value, profile::Category::kUser);
+    }
+  } else if (unwinder != nullptr) {
+    unwinder->unwind(regs, unwind::StackMemory(captured.sp, stack), p.modules, unwind_result_);
     const auto stop = static_cast<size_t>(unwind_result_.stop);
     if (stop < stats_.heap.unwind_stops.size()) ++stats_.heap.unwind_stops[stop];
     const std::vector<FrameAddress>& frames = unwind_result_.frames;
@@ -136,15 +152,15 @@ std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
       frames_.emplace_back(frames[i].address.value, profile::Category::kUser);
     }
   } else if (uint64_t return_address = 0;
-             unwind::StackMemory(captured.sp, stack_copy).read_u64(captured.sp, return_address)) {
+             unwind::StackMemory(captured.sp, stack).read_u64(captured.sp, return_address)) {
     frames_.emplace_back(return_address, profile::Category::kUser);  // malloc's caller only
   }
-  std::optional<uint32_t> stack;
+  std::optional<uint32_t> interned;
   for (size_t i = frames_.size(); i > 0; --i) {
     const uint32_t frame = table.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);
-    stack = table.intern_stack(stack, frame);
+    interned = table.intern_stack(interned, frame);
   }
-  return stack;
+  return interned;
 }
 
 }  // namespace sprof::convert

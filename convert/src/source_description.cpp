@@ -26,6 +26,7 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapIntervalBytes", heap.sample_interval_bytes);
   add("heapStackCopyBytes", heap.stack_copy_bytes);
   add("heapFreeStacks", heap.free_stacks ? 1 : 0);
+  meta.extra.emplace_back("heapStacks", std::string(heap.copy_stacks ? "copy" : "walk"));
   add("heapCalls", s.calls);
   add("heapCallBytes", s.call_bytes);
   add("heapAllocations", s.allocations);
@@ -36,6 +37,8 @@ void describe_heap(profile::Meta& meta, const HeapDescription& heap, const HeapS
   add("heapDroppedReaderGone", s.dropped_reader_gone);
   add("heapUntrackedSamples", s.untracked_samples);
   add("heapMalformedRecords", s.ring_malformed);
+  add("heapWalkedStacks", s.walked_stacks);
+  add("heapWalkFallbacks", s.walk_fallbacks);
   add("heapAttachedProcesses", s.attached_processes);
   add("heapHookSamples", s.hook_samples);
   // Attached to running programs (-p): allocations before the attach are unknown.

@@ -6,7 +6,9 @@
 // recorder. The program's stdout and stderr pass through; the tool's summary goes to stderr.
 //
 //   sprof-heap-run [--interval BYTES | --all] [--stack-bytes N] [--ring-bytes N]
-//                  [--capacity-log2 N] [--library PATH] [--output FILE] -- program [args...]
+//                  [--capacity-log2 N] [--copy-stacks] [--library PATH] [--output FILE]
+//                  -- program [args...]
+// (--copy-stacks: kOptionCopyStacks, every record copies its stack instead of walking it.)
 //   sprof-heap-run --show FILE      prints a dump's header and records, one per line
 //
 // Exit status: the program's (128 + signal if it was killed); 2 for usage or setup errors.
@@ -80,6 +82,10 @@ std::optional<Options> parse_options(int argc, char** argv) {
     }
     if (a == "--all") {
       o.ring.sample_interval_bytes = 0;
+      continue;
+    }
+    if (a == "--copy-stacks") {
+      o.ring.copy_stacks = true;
       continue;
     }
     if ((a == "--library" || a == "--output") && i + 1 < argc) {

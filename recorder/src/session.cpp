@@ -232,9 +232,10 @@ Result<void> Session::Impl::spawn_iteration() {
 }
 
 Result<void> Session::Impl::attach_heap() {
-  SPROF_TRY(heap, HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes,
-                                                          options.heap_free_stacks),
-                                        "/proc/self/exe"));
+  SPROF_TRY(heap, HeapRingInput::create(
+                      heap_ring_options(options.heap, options.heap_interval_bytes,
+                                        options.heap_free_stacks, options.heap_copy_stacks),
+                      "/proc/self/exe"));
   events->add_round_input(*heap);
   for (const AttachedProcess& target : attached) {
     HeapInjection request;
@@ -258,10 +259,10 @@ Result<std::unique_ptr<Session>> Session::launch(const RecordOptions& options) {
   const int nice_now = getpriority(PRIO_PROCESS, 0);  // -1 is a valid value; errno tells
   if (errno == 0) impl->command_nice = nice_now;
   if (options.heap != HeapMode::kOff) {
-    SPROF_TRY(impl->heap,
-              HeapRingInput::create(heap_ring_options(options.heap, options.heap_interval_bytes,
-                                                      options.heap_free_stacks),
-                                    "/proc/self/exe"));
+    SPROF_TRY(impl->heap, HeapRingInput::create(
+                              heap_ring_options(options.heap, options.heap_interval_bytes,
+                                                options.heap_free_stacks, options.heap_copy_stacks),
+                              "/proc/self/exe"));
   }
   SPROF_TRY_VOID(impl->spawn_iteration());
   note_missing_cpu_counts(options, *impl->events);

@@ -171,8 +171,9 @@ TEST_CASE("record-all mode gives exact bytes per site and the exact leak") {
 }
 
 TEST_CASE("registers and stack copies are the state at malloc's entry") {
-  auto r = record_heap("hp_sites", {"--all", "--stack-bytes", "1024", "--ring-bytes", "67108864"},
-                       {"1024"});
+  auto r = record_heap(
+      "hp_sites", {"--all", "--copy-stacks", "--stack-bytes", "1024", "--ring-bytes", "67108864"},
+      {"1024"});
   require_clean_run(r);
   TargetSymbols symbols(target_path("hp_sites"));
   std::set<uint64_t> malloc_ips;

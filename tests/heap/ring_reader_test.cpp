@@ -105,7 +105,7 @@ TEST_CASE("ring reader refuses areas that are not a ring it knows") {
     CHECK(RingReader::open(area.span()).error().message.find("version") != std::string::npos);
   }
   SUBCASE("unknown options") {
-    area.header()->config.options = 2;
+    area.header()->config.options = kKnownOptions + 1;
     CHECK(RingReader::open(area.span()).error().message.find("options") != std::string::npos);
   }
   SUBCASE("data size not a power of two") {

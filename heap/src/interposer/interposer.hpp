@@ -80,6 +80,7 @@ struct Process {
   uint64_t sample_interval;  // 0: record every call
   uint32_t stack_copy_bytes;
   bool free_stacks;  // kOptionFreeStacks: recorded frees go through a capture stub too
+  bool copy_stacks;  // kOptionCopyStacks: records copy their stacks, never walk them
   // Bumped in a fork child: tells each thread its cached pid/tid are stale.
   uint32_t generation;
   unsigned exit_key;  // pthread_key_t whose destructor flushes a dying thread's counts

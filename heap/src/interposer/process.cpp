@@ -85,6 +85,7 @@ bool map_ring(const char* path) {
   p.sample_interval = config.sample_interval_bytes;
   p.stack_copy_bytes = config.stack_copy_bytes;
   p.free_stacks = (config.options & kOptionFreeStacks) != 0;
+  p.copy_stacks = (config.options & kOptionCopyStacks) != 0;
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "interposer/maps_scanner.hpp"
+#include "interposer/own_stack.hpp"
 
 namespace sprof::heap::interposer {
 namespace {
@@ -54,15 +55,39 @@ StackCopy plan_stack_copy(ThreadState& t, const CapturedRegs& regs) {
   return copy;
 }
 
+// The stack a record carries: the return addresses walked in the process when the walk reached
+// the outermost frame, else the copy above.
+struct RecordStack {
+  uint64_t end = 0;
+  uint32_t bytes = 0;
+  uint16_t flags = 0;
+  const void* source = nullptr;
+};
+
+RecordStack plan_record_stack(ThreadState& t, const CapturedRegs& regs,
+                              uint64_t (&pcs)[kMaxWalkedFrames]) {
+  Process& p = g_process;
+  const StackCopy copy = plan_stack_copy(t, regs);
+  if (copy.bytes > 0 && !p.copy_stacks) {
+    if (const uint32_t frames = walk_own_stack(regs, copy.end, pcs); frames > 0) {
+      return RecordStack{copy.end, frames * static_cast<uint32_t>(sizeof(uint64_t)),
+                         kFlagWalkedStack, pcs};
+    }
+    __atomic_fetch_add(&p.header->counters.walk_fallbacks, 1, __ATOMIC_RELAXED);
+  }
+  return RecordStack{copy.end, copy.bytes, copy.flags, reinterpret_cast<const void*>(regs.sp)};
+}
+
 }  // namespace
 
 bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
                         const CapturedRegs& regs) {
   Process& p = g_process;
-  const StackCopy copy = plan_stack_copy(t, regs);
-  flags |= copy.flags;
-  const uint64_t end = copy.end;
-  const uint32_t stack_bytes = copy.bytes;
+  uint64_t pcs[kMaxWalkedFrames];
+  const RecordStack stack = plan_record_stack(t, regs, pcs);
+  flags |= stack.flags;
+  const uint64_t end = stack.end;
+  const uint32_t stack_bytes = stack.bytes;
   const RecordKind kind =
       is_realloc_function(event.function) ? RecordKind::kRealloc : RecordKind::kAlloc;
   const uint32_t size = alloc_record_bytes(stack_bytes);
@@ -83,8 +108,9 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
   p.writer.write(pos, kAfterEvent, reinterpret_cast<const uint8_t*>(&f) + sizeof(EventFields),
                  sizeof f - sizeof(EventFields));
   constexpr uint32_t kStackAt = sizeof(RecordHeader) + sizeof(AllocFields);
-  // The caller's frames: memory above the capture stub's sp, which this code runs below.
-  p.writer.write(pos, kStackAt, reinterpret_cast<const void*>(regs.sp), stack_bytes);
+  // The caller's frames: their return addresses, or memory above the capture stub's sp (which
+  // this code runs below).
+  p.writer.write(pos, kStackAt, stack.source, stack_bytes);
   p.writer.commit(pos);
   return true;
 }
@@ -92,12 +118,13 @@ bool write_alloc_record(ThreadState& t, const AllocEvent& event, uint16_t flags,
 bool write_free_record(ThreadState& t, uint64_t address, const CapturedRegs* regs) {
   Process& p = g_process;
   uint16_t flags = p.sample_interval == 0 ? kFlagAllMode : 0;
-  StackCopy copy;
+  uint64_t pcs[kMaxWalkedFrames];
+  RecordStack stack;
   uint32_t size = kFreeRecordBytes;
   if (regs != nullptr) {
-    copy = plan_stack_copy(t, *regs);
-    flags |= kFlagFreeStack | copy.flags;
-    size = stacked_free_record_bytes(copy.bytes);
+    stack = plan_record_stack(t, *regs, pcs);
+    flags |= kFlagFreeStack | stack.flags;
+    size = stacked_free_record_bytes(stack.bytes);
   }
   uint64_t pos = 0;
   if (!p.writer.reserve(size, pos)) return false;
@@ -106,11 +133,10 @@ bool write_free_record(ThreadState& t, uint64_t address, const CapturedRegs* reg
   if (regs != nullptr) {
     StackFields f{};
     f.regs = *regs;
-    f.stack_end = copy.end;
-    f.stack_bytes = copy.bytes;
+    f.stack_end = stack.end;
+    f.stack_bytes = stack.bytes;
     p.writer.write(pos, kFreeRecordBytes, &f, sizeof f);
-    p.writer.write(pos, kFreeRecordBytes + sizeof f, reinterpret_cast<const void*>(regs->sp),
-                   copy.bytes);
+    p.writer.write(pos, kFreeRecordBytes + sizeof f, stack.source, stack.bytes);
   }
   p.writer.commit(pos);
   ++t.pending_free_records;

@@ -38,6 +38,14 @@ Result<void> check_stack(const RecordHeader& h, const CapturedRegs& regs, uint64
                          uint32_t stack_bytes) {
   if (!is_user_address(regs.sp) || !is_user_address(regs.ip))
     return malformed("stack or instruction pointer outside user space");
+  if ((h.flags & kFlagWalkedStack) != 0) {
+    // Return addresses, not memory at sp: whole words, at least malloc's caller.
+    if ((h.flags & (kFlagStackReachedEnd | kFlagNoStack)) != 0)
+      return malformed("stack copy flags on a walked stack");
+    if (stack_bytes == 0 || stack_bytes % sizeof(uint64_t) != 0)
+      return malformed("walked stack of " + std::to_string(stack_bytes) + " bytes");
+    return ok();
+  }
   const uint64_t copy_end = regs.sp + stack_bytes;  // no overflow: both < 2^57
   if (stack_end != 0 && (stack_end < copy_end || !is_user_address(stack_end)))
     return malformed("stack copy extends past the stack end");
@@ -115,7 +123,8 @@ Result<void> decode_free_stack(const RecordHeader& h, std::span<const uint8_t> r
 Result<HeapEvent> decode_free(const RecordHeader& h, std::span<const uint8_t> record,
                               const DecodeLimits& limits) {
   const bool stacked = (h.flags & kFlagFreeStack) != 0;
-  constexpr uint16_t kStackFlags = kFlagFreeStack | kFlagStackReachedEnd | kFlagNoStack;
+  constexpr uint16_t kStackFlags =
+      kFlagFreeStack | kFlagStackReachedEnd | kFlagNoStack | kFlagWalkedStack;
   if ((h.flags & ~(kFlagAllMode | (stacked ? kStackFlags : 0))) != 0)
     return malformed("allocation flags on a free record");
   if (!stacked && record.size() != kFreeRecordBytes)

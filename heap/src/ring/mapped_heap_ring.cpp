@@ -14,7 +14,8 @@ Result<MappedHeapRing> MappedHeapRing::create(const HeapRingOptions& options) {
   const RingConfig config =
       make_ring_config(options.data_bytes, options.sample_interval_bytes, options.stack_copy_bytes,
                        options.tracked_capacity_log2, static_cast<uint64_t>(::getpid()),
-                       options.free_stacks ? kOptionFreeStacks : 0);
+                       (options.free_stacks ? kOptionFreeStacks : 0) |
+                           (options.copy_stacks ? kOptionCopyStacks : 0));
   const uint64_t size = uint64_t{kRingHeaderBytes} + options.data_bytes;
   if (const char* problem = ring_config_problem(config, size))
     return fail(Errc::kInvalidArgument, std::string("heap ring options: ") + problem);

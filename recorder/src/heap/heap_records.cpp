@@ -29,6 +29,7 @@ cperf::Record from(const heap::HeapFree& f) {
   if (f.has_stack()) {
     r.regs = f.regs;
     r.stack.assign(f.stack.begin(), f.stack.end());
+    r.walked_stack = (f.flags & heap::kFlagWalkedStack) != 0;
   }
   return r;
 }

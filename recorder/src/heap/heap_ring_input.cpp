@@ -7,9 +7,11 @@
 
 namespace sprof::recorder {
 
-heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes, bool free_stacks) {
+heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes, bool free_stacks,
+                                        bool copy_stacks) {
   heap::HeapRingOptions o;
   o.free_stacks = free_stacks;
+  o.copy_stacks = copy_stacks;
   if (mode == HeapMode::kAll) {
     o.sample_interval_bytes = 0;
     // 16 KiB covers 98-99 % of the allocations of the programs measured in docs/heap.md.
@@ -38,6 +40,7 @@ convert::HeapDescription HeapRingInput::description() const {
   d.sample_interval_bytes = reader_.config().sample_interval_bytes;
   d.stack_copy_bytes = reader_.config().stack_copy_bytes;
   d.free_stacks = (reader_.config().options & heap::kOptionFreeStacks) != 0;
+  d.copy_stacks = (reader_.config().options & heap::kOptionCopyStacks) != 0;
   const auto slash = interposer_.rfind('/');
   d.interposer_name = slash == std::string::npos ? interposer_ : interposer_.substr(slash + 1);
   return d;
@@ -67,6 +70,7 @@ void HeapRingInput::add_stats(convert::HeapStats& stats) const {
   stats.dropped_attaches = c.dropped_attaches;
   stats.untracked_samples = c.untracked_samples;
   stats.ring_malformed = reader_.stats().malformed_records;
+  stats.walk_fallbacks = c.walk_fallbacks;
 }
 
 }  // namespace sprof::recorder

@@ -27,7 +27,9 @@ namespace sprof::recorder {
 // The ring's settings for a recording mode: sampled keeps the interposer's defaults; record-all
 // copies less stack per call (every call pays for it) into a larger ring (the reader has a
 // record per call to keep up with). `free_stacks`: --heap-free-stacks.
-heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes, bool free_stacks);
+// `copy_stacks`: --heap-stacks=copy.
+heap::HeapRingOptions heap_ring_options(HeapMode mode, uint64_t interval_bytes, bool free_stacks,
+                                        bool copy_stacks);
 
 class HeapRingInput final : public perf::RoundInput {
  public:

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cfi_rule_input.hpp"
+#include "eh_frame_builder.hpp"
 #include "heap_record_builder.hpp"
 #include "jit_test_bytes.hpp"
 #include "module_index_codec.hpp"
@@ -422,6 +423,19 @@ void write_heap_ring_seeds() {
   // A free recorded with its stack (--heap-free-stacks).
   const Bytes stacked_free = heap::stacked_free_record(heap::StackedFreeSpec{});
   write("heap_ring", "seed-stacked-free-record", stacked_free);
+  // Stacks walked in the process: return addresses instead of a stack copy.
+  Bytes walked_pcs;
+  for (const uint64_t pc : {0x5555'0000'1234ULL, 0x5555'0000'2345ULL, 0x7f00'0000'3456ULL}) {
+    heap::append(walked_pcs, pc);
+  }
+  heap::AllocSpec walked_alloc;
+  walked_alloc.flags = sprof::heap::kFlagWalkedStack | sprof::heap::kFlagAllMode;
+  walked_alloc.stack = walked_pcs;
+  write("heap_ring", "seed-walked-alloc-record", heap::alloc_record(walked_alloc));
+  heap::StackedFreeSpec walked_free;
+  walked_free.flags = sprof::heap::kFlagFreeStack | sprof::heap::kFlagWalkedStack;
+  walked_free.stack = walked_pcs;
+  write("heap_ring", "seed-walked-free-record", heap::stacked_free_record(walked_free));
   Bytes ring{0, 0, 0, 0};
   for (const Bytes* record : {&attach, &alloc, &free, &alloc, &stacked_free}) {
     ring.insert(ring.end(), record->begin(), record->end());
@@ -454,6 +468,44 @@ void write_heap_ring_seeds() {
     images.insert(images.end(), a.begin(), a.end());
   }
   write("heap_ring", "seed-ring-many-images", images);
+}
+
+// ---- the interposer's .eh_frame reader ------------------------------------------------------
+
+// fuzz_heap_eh_frame.cpp: 8 bytes of pc, then an image at 0x2800 that starts with .eh_frame_hdr.
+// The CFI seed program's own sections (.eh_frame_hdr at 0x2800, .eh_frame at 0x3000) asked about
+// addresses across its .text (0x1000 on), and made-up images with each kind of row.
+void write_heap_eh_frame_seeds(const std::string& hdr_path, const std::string& eh_path) {
+  constexpr uint64_t kImage = 0x2800;
+  const auto seed = [](uint64_t pc, const Bytes& image) {
+    Bytes out(sizeof pc);
+    std::memcpy(out.data(), &pc, sizeof pc);
+    out.insert(out.end(), image.begin(), image.end());
+    return out;
+  };
+  Bytes program = read(hdr_path);
+  if (program.size() <= 0x800) {
+    program.resize(0x800, 0);
+    const Bytes eh = read(eh_path);
+    program.insert(program.end(), eh.begin(), eh.end());
+    for (uint64_t pc = 0x1000; pc < 0x1100; pc += 0x20) {
+      write("heap_eh_frame", "seed-program-" + std::to_string(pc), seed(pc, program));
+    }
+  }
+  namespace heap = sprof::heap::test;
+  const std::vector<uint8_t> prologue{0x41, 0x0e, 0x10, 0x86, 0x02, 0x43, 0x0d, 0x06,
+                                      0x0a, 0x4a, 0x0c, 0x07, 0x08, 0xc6, 0x41, 0x0b};
+  heap::EhFrameBuilder frame_pointer(kImage, heap::x86_64_cie_instructions());
+  frame_pointer.add({0x1000, 0x40, prologue});
+  frame_pointer.add({0x1100, 0x20, {0x07, 0x10}});                          // the outermost frame
+  frame_pointer.add({0x1200, 0x20, {0x41, 0x0f, 0x03, 0x76, 0x78, 0x06}});  // CFA expression
+  const Bytes image = frame_pointer.build();
+  for (const uint64_t pc : {0x1000, 0x1001, 0x1004, 0x100f, 0x1104, 0x1202}) {
+    write("heap_eh_frame", "seed-built-" + std::to_string(pc), seed(pc, image));
+  }
+  heap::EhFrameBuilder signal(kImage, heap::x86_64_cie_instructions(), "zRS");
+  signal.add({0x1000, 0x10, {}});
+  write("heap_eh_frame", "seed-signal-frame", seed(0x1000, signal.build()));
 }
 
 // ---- symbol server requests -----------------------------------------------------------------
@@ -575,6 +627,7 @@ int main(int argc, char** argv) {
   write_cfi_module_seeds(argv[3], argv[4], argv[5]);
   write_cfi_rule_seeds();
   write_heap_ring_seeds();
+  write_heap_eh_frame_seeds(argv[3], argv[4]);
   write_source_v1_seeds();
   write_symbol_cache_seeds();
   for (int i = 6; i < argc; ++i) write_dwarf_info_seed(argv[i], "seed-" + std::to_string(i - 5));

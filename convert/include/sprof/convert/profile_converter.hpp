@@ -189,9 +189,11 @@ class ProfileConverter {
   // and stack copy, without the interposer's own frames and the allocation (or deallocation)
   // wrappers above them, and interns it in `table` (the thread table its row goes into).
   // `wrappers`: allocator_frames_, or deallocator_frames_ for a free.
+  // `stack` is a copy of the memory at captured.sp, or with `walked` the return addresses the
+  // interposer found (kFlagWalkedStack).
   std::optional<uint32_t> intern_allocation_stack(profile::Thread& table, uint32_t pid,
                                                   const heap::CapturedRegs& captured,
-                                                  std::span<const uint8_t> stack_copy,
+                                                  std::span<const uint8_t> stack, bool walked,
                                                   AllocatorFrames& wrappers);
   // The first of `frames` (leaf first) that the program wrote: past the interposer's frames,
   // then past the `wrappers` (allocator_frames.hpp) that called it; never past the last frame.
@@ -245,6 +247,7 @@ class ProfileConverter {
   std::vector<uint32_t> borrowed_pending_;
   std::vector<std::pair<uint64_t, profile::Category>> frames_;  // scratch, leaf first
   unwind::UnwindResult unwind_result_;
+  std::vector<FrameAddress> walked_frames_;  // a walked allocation stack, reused
   CpuAccounting cpu_;
   // Markers and JIT symbols (profile_converter_markers.cpp).
   void mark_fork(const perf::ForkRecord& f);

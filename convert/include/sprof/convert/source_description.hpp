@@ -28,6 +28,7 @@ struct HeapDescription {
   uint64_t sample_interval_bytes = 0;  // mean bytes between samples; 0: every allocation
   uint32_t stack_copy_bytes = 0;
   bool free_stacks = false;  // --heap-free-stacks: frees were recorded with their stacks
+  bool copy_stacks = false;  // --heap-stacks=copy: no stack was walked in the process
   std::string interposer_name = "libsprof-heap.so";  // its frames are not the program's
 };
 

@@ -41,6 +41,7 @@ struct HeapStats {
   uint64_t dropped_attaches = 0;     // of the dropped records, attach records
   uint64_t untracked_samples = 0;    // sampled, but their frees cannot be recorded
   uint64_t ring_malformed = 0;       // records the reader rejected
+  uint64_t walk_fallbacks = 0;       // records whose in-process walk fell back to a stack copy
   // From the records.
   uint64_t allocations = 0;      // allocation records
   int64_t estimated_bytes = 0;   // bytes they stand for
@@ -70,7 +71,8 @@ struct HeapStats {
   // does not call malloc (`new` not recorded).
   std::vector<std::string> malloc_bypassed_programs;
   std::vector<std::string> foreign_operator_new_programs;
-  std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks
+  std::array<uint64_t, kUnwindStopKinds> unwind_stops{};  // of allocation stacks sprof unwound
+  uint64_t walked_stacks = 0;  // allocation and free stacks walked in the process instead
   // On-CPU samples whose user leaf was in the interposer: the time the allocation hook took.
   // Their stacks start at the program's frame that called malloc.
   uint64_t hook_samples = 0;

@@ -30,6 +30,8 @@ struct Allocation {
   // Sampled, but its free will not be recorded (the interposer's address set was full).
   bool untracked() const { return (flags & kFlagUntracked) != 0; }
   bool all_mode() const { return (flags & kFlagAllMode) != 0; }
+  // The stack is the return addresses the interposer walked, not a copy of memory.
+  bool walked_stack() const { return (flags & kFlagWalkedStack) != 0; }
 };
 
 }  // namespace sprof::heap

@@ -33,6 +33,7 @@ struct HeapRingOptions {
   uint64_t data_bytes = 8ULL << 20;
   uint32_t tracked_capacity_log2 = 16;  // 65,536 slots (512 KiB per process)
   bool free_stacks = false;             // kOptionFreeStacks: recorded frees copy their stack
+  bool copy_stacks = false;             // kOptionCopyStacks: never walk stacks in the process
 };
 
 class MappedHeapRing {

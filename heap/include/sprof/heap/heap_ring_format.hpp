@@ -33,7 +33,9 @@ namespace sprof::heap {
 inline constexpr uint64_t kRingMagic = 0x5041454846525053ULL;
 // 4: RingConfig::options; free records may carry a stack (kFlagFreeStack).
 // 5: AttachHow::kRunning.
-inline constexpr uint32_t kRingVersion = 5;
+// 6: kFlagWalkedStack: a stack walked in the process instead of copied; kOptionCopyStacks;
+//    RingCounters::walk_fallbacks.
+inline constexpr uint32_t kRingVersion = 6;
 inline constexpr uint32_t kRingHeaderBytes = 4096;
 
 // Bounds both sides enforce on the configuration.
@@ -67,7 +69,10 @@ static_assert(sizeof(RingConfig) == 64);
 // Copy registers and stack at each recorded free, as at an allocation (`--heap-free-stacks`):
 // free records then carry kFlagFreeStack.
 inline constexpr uint64_t kOptionFreeStacks = 1;
-inline constexpr uint64_t kKnownOptions = 1;
+// Never walk stacks in the process: every record copies its stack for sprof to unwind
+// (`--heap-stacks=copy`; docs/heap.md, "The in-process stack walk").
+inline constexpr uint64_t kOptionCopyStacks = 2;
+inline constexpr uint64_t kKnownOptions = 3;
 
 // Totals the interposers add to (atomically, shared by every attached process). The counts of
 // calls, samples and free records are gathered per thread and added in batches (every 32
@@ -91,7 +96,9 @@ struct RingCounters {
   uint64_t dropped_contended;    // sampled mode: the CAS on write_head kept failing
   uint64_t dropped_reader_gone;  // record-all mode: sprof had closed the ring or exited
   uint64_t dropped_attaches;     // of all dropped records, attach records
-  uint64_t reserved[1];
+  // Records whose in-process stack walk did not reach the outermost frame, so that they carry
+  // a stack copy instead (docs/heap.md, "The in-process stack walk").
+  uint64_t walk_fallbacks;
 };
 static_assert(sizeof(RingCounters) == 128);
 
@@ -130,7 +137,10 @@ inline constexpr uint16_t kFlagNoStack = 2;          // no stack could be copied
 inline constexpr uint16_t kFlagUntracked = 4;        // sampled but not tracked: no free follows
 inline constexpr uint16_t kFlagAllMode = 8;          // written in record-every-call mode
 inline constexpr uint16_t kFlagFreeStack = 16;       // a free record with StackFields + stack
-inline constexpr uint16_t kKnownFlags = 31;
+// The stack bytes are not a copy but the return addresses of a whole stack, walked in the
+// process (little-endian words, malloc's caller first, the outermost frame last).
+inline constexpr uint16_t kFlagWalkedStack = 32;
+inline constexpr uint16_t kKnownFlags = 63;
 
 struct RecordHeader {
   uint64_t commit;  // commit_word(position) once published; stored last, with release order
@@ -194,7 +204,7 @@ inline constexpr bool is_realloc_function(AllocFunction f) {
 }
 
 // Followed by `stack_bytes` bytes: the memory at [regs.sp, regs.sp + stack_bytes), then zero
-// padding to a multiple of 8.
+// padding to a multiple of 8; with kFlagWalkedStack, stack_bytes / 8 return addresses instead.
 struct AllocFields {
   EventFields event;
   uint64_t address;      // returned block (never 0: failed allocations are not recorded)

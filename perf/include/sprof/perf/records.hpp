@@ -141,7 +141,8 @@ struct SwitchRecord {
 // free of `old_address` is a HeapFreeRecord before it.
 struct HeapAllocRecord : heap::Allocation {
   SampleId id;
-  std::vector<uint8_t> stack;  // memory at [regs.sp, regs.sp + stack.size())
+  // Memory at [regs.sp, regs.sp + stack.size()), or return addresses (walked_stack()).
+  std::vector<uint8_t> stack;
 };
 
 // A block that was recorded as allocated is handed back (recorded before glibc has it). With
@@ -152,6 +153,7 @@ struct HeapFreeRecord {
   uint64_t address = 0;
   std::optional<heap::CapturedRegs> regs;
   std::vector<uint8_t> stack;  // memory at [regs->sp, regs->sp + stack.size())
+  bool walked_stack = false;   // `stack` holds return addresses instead (kFlagWalkedStack)
 };
 
 // A process began writing to the ring: an exec'd program image that loaded the interposer

@@ -74,6 +74,9 @@ struct RecordOptions {
   // --heap-free-stacks: each recorded free copies registers and stack as an allocation does, so
   // the profile says where blocks were freed (docs/heap.md, "Free stacks").
   bool heap_free_stacks = false;
+  // --heap-stacks=copy: every record copies its stack for sprof to unwind, instead of the
+  // interposer walking it in the process (docs/heap.md, "The in-process stack walk").
+  bool heap_copy_stacks = false;
   // --no-cpu: no CPU samples (only what describes the processes), for allocations only.
   bool sample_cpu = true;
   // How the profile presents what was recorded.
