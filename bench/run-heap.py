@@ -11,7 +11,9 @@ samples too), under the interposer alone (sprof-heap-run, which drains the ring 
 without unwinding), and under heaptrack, interleaved round-robin with the order rotated every
 round, so machine noise hits all alike. Record-all mode (`--heap=all`) makes the program wait
 for sprof's unwinding, so it runs on a workload 40 times shorter ("small/40") beside plain and
-heaptrack, with and without --heap-free-stacks (each free then copies its stack as well).
+heaptrack, with and without --heap-free-stacks (each free then records its stack as well).
+Both modes also run with --heap-stacks=copy, the stack copies sprof unwinds that the interposer's
+in-process walk replaced (docs/heap.md, "The in-process stack walk").
 
 Prints Markdown tables of min/median ratios to the plain run: the program's own wall time (what
 the workload measures around its threads), the whole command's wall time (sprof's start, and
@@ -36,11 +38,12 @@ WORKLOADS = {
 }
 # Which configurations run on which workload.
 PLAN = {
-    "small": ["plain", "sprof --heap --no-cpu", "sprof --heap --heap-free-stacks --no-cpu",
-              "sprof --heap", "interposer only", "heaptrack 1.4"],
+    "small": ["plain", "sprof --heap --no-cpu", "sprof --heap --heap-stacks=copy --no-cpu",
+              "sprof --heap --heap-free-stacks --no-cpu", "sprof --heap", "interposer only",
+              "heaptrack 1.4"],
     "mixed": ["plain", "sprof --heap --no-cpu", "sprof --heap", "interposer only", "heaptrack 1.4"],
-    "small/40": ["plain", "sprof --heap=all --no-cpu", "sprof --heap=all --heap-free-stacks --no-cpu",
-                 "heaptrack 1.4"],
+    "small/40": ["plain", "sprof --heap=all --no-cpu", "sprof --heap=all --heap-stacks=copy --no-cpu",
+                 "sprof --heap=all --heap-free-stacks --no-cpu", "heaptrack 1.4"],
 }
 
 
@@ -88,6 +91,11 @@ def main():
     configs = {
         "plain": lambda w: [workload, *w],
         "sprof --heap --no-cpu": lambda w: [*record, "--heap", "--no-cpu", "--", workload, *w],
+        # Stacks copied for sprof to unwind, as before the in-process walk (docs/heap.md).
+        "sprof --heap --heap-stacks=copy --no-cpu": lambda w: [
+            *record, "--heap", "--heap-stacks=copy", "--no-cpu", "--", workload, *w],
+        "sprof --heap=all --heap-stacks=copy --no-cpu": lambda w: [
+            *record, "--heap=all", "--heap-stacks=copy", "--no-cpu", "--", workload, *w],
         "sprof --heap --heap-free-stacks --no-cpu": lambda w: [
             *record, "--heap", "--heap-free-stacks", "--no-cpu", "--", workload, *w],
         "sprof --heap": lambda w: [*record, "--heap", "--", workload, *w],
