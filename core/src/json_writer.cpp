@@ -168,21 +168,25 @@ JsonWriter& JsonWriter::value(bool b) {
   return *this;
 }
 
+namespace {
+
 template <typename Integer>
-JsonWriter& JsonWriter::integer(Integer v) {
-  before_value();
+void append_integer(std::string& out, Integer v) {
   char tmp[24];  // enough for any 64-bit integer with its sign
   auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, v);
-  buf_.append(tmp, end);
-  return *this;
+  out.append(tmp, end);
 }
 
-JsonWriter& JsonWriter::value(int64_t v) { return integer(v); }
-JsonWriter& JsonWriter::value(uint64_t v) { return integer(v); }
+}  // namespace
 
-JsonWriter& JsonWriter::value(double d, int max_decimals) {
-  if (!std::isfinite(d)) return null();
-  before_value();
+void append_json_integer(std::string& out, int64_t v) { append_integer(out, v); }
+void append_json_integer(std::string& out, uint64_t v) { append_integer(out, v); }
+
+void append_json_number(std::string& out, double d, int max_decimals) {
+  if (!std::isfinite(d)) {
+    out.append("null");
+    return;
+  }
   char tmp[64];
   auto [end, ec] = std::to_chars(tmp, tmp + sizeof tmp, d, std::chars_format::fixed, max_decimals);
   if (ec != std::errc()) {
@@ -195,7 +199,22 @@ JsonWriter& JsonWriter::value(double d, int max_decimals) {
   }
   std::string_view text(tmp, static_cast<size_t>(end - tmp));
   if (text == "-0") text = "0";
-  buf_.append(text);
+  out.append(text);
+}
+
+template <typename Integer>
+JsonWriter& JsonWriter::integer(Integer v) {
+  before_value();
+  append_integer(buf_, v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(int64_t v) { return integer(v); }
+JsonWriter& JsonWriter::value(uint64_t v) { return integer(v); }
+
+JsonWriter& JsonWriter::value(double d, int max_decimals) {
+  before_value();
+  append_json_number(buf_, d, max_decimals);
   return *this;
 }
 

@@ -85,6 +85,13 @@ class JsonWriter {
 // backslashes and replacing each byte that is not part of valid UTF-8 with U+FFFD.
 void append_json_string(std::string& out, std::string_view s);
 
+// Appends `v` as JsonWriter::value writes it: an integer in decimal; a double in fixed notation
+// with at most `max_decimals` decimals and no trailing zeros, `null` when not finite. For code
+// that formats many rows of one shape at once (JsonWriter::raw_value).
+void append_json_integer(std::string& out, int64_t v);
+void append_json_integer(std::string& out, uint64_t v);
+void append_json_number(std::string& out, double d, int max_decimals = 6);
+
 // Returns `s` with invalid UTF-8 bytes replaced by U+FFFD (no quoting or escaping).
 std::string sanitize_utf8(std::string_view s);
 
