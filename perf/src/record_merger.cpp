@@ -1,17 +1,17 @@
 #include "sprof/perf/record_merger.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace sprof::perf {
 
 namespace {
 
-// std::push_heap builds a max-heap; "greater" puts the oldest (then first added) on top.
 template <typename Entry>
-bool later(const Entry& a, const Entry& b) {
-  if (a.time != b.time) return a.time > b.time;
-  return a.sequence > b.sequence;
+bool earlier(const Entry& a, const Entry& b) {
+  if (a.time != b.time) return a.time < b.time;
+  return a.sequence < b.sequence;
 }
 
 }  // namespace
@@ -29,43 +29,70 @@ void RecordMerger::add(Record record) {
     free_slots_.pop_back();
     slots_[slot] = std::move(record);
   }
-  heap_.push_back(Entry{time, next_sequence_++, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later<Entry>);
+  round_.push_back(Entry{time, next_sequence_++, slot});
 }
 
 void RecordMerger::end_round(const RecordSink& sink) {
   // Everything read in the round before last is safe now; see the class comment.
-  const uint64_t watermark = previous_round_max_;
-  previous_round_max_ = std::max(previous_round_max_, round_max_time_);
+  const uint64_t watermark = release_up_to_;
+  seen_max_ = std::max(seen_max_, round_max_time_);
+  release_up_to_ = std::min(seen_max_, hold_from_);
   round_max_time_ = 0;
+  hold_from_ = UINT64_MAX;
+  merge_round();
   emit_up_to(watermark, sink);
 }
 
 void RecordMerger::flush(const RecordSink& sink) {
+  merge_round();
   emit_up_to(UINT64_MAX, sink);
-  previous_round_max_ = std::max(previous_round_max_, round_max_time_);
+  seen_max_ = std::max(seen_max_, round_max_time_);
+  release_up_to_ = seen_max_;
   round_max_time_ = 0;
+  hold_from_ = UINT64_MAX;
 }
 
 size_t RecordMerger::own_stacks_added_before(uint64_t sequence) {
   size_t owned = 0;
-  for (const Entry& entry : heap_) {
-    if (entry.sequence >= sequence) continue;
+  auto own = [&](const Entry& entry) {
+    if (entry.sequence >= sequence) return;
     if (auto* sample = std::get_if<SampleRecord>(&slots_[entry.slot])) {
       if (sample->stack_user.borrowed()) {
         sample->stack_user.own();
         ++owned;
       }
     }
-  }
+  };
+  std::for_each(ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_), ready_.end(), own);
+  std::for_each(round_.begin(), round_.end(), own);
   return owned;
 }
 
+void RecordMerger::merge_round() {
+  if (round_.empty()) return;
+  // Entries were numbered as added, so within a run of equal times they are already in order.
+  if (!std::is_sorted(round_.begin(), round_.end(), earlier<Entry>)) {
+    std::sort(round_.begin(), round_.end(), earlier<Entry>);
+  }
+  const auto waiting = ready_.begin() + static_cast<std::ptrdiff_t>(ready_head_);
+  if (waiting == ready_.end() || !earlier(round_.front(), ready_.back())) {
+    // Nothing waiting, or the whole round is newer: append (the common case).
+    ready_.erase(ready_.begin(), waiting);
+    ready_.insert(ready_.end(), round_.begin(), round_.end());
+  } else {
+    merged_.clear();
+    merged_.reserve(static_cast<size_t>(ready_.end() - waiting) + round_.size());
+    std::merge(waiting, ready_.end(), round_.begin(), round_.end(), std::back_inserter(merged_),
+               earlier<Entry>);
+    ready_.swap(merged_);
+  }
+  ready_head_ = 0;
+  round_.clear();
+}
+
 void RecordMerger::emit_up_to(uint64_t watermark, const RecordSink& sink) {
-  while (!heap_.empty() && heap_.front().time <= watermark) {
-    std::pop_heap(heap_.begin(), heap_.end(), later<Entry>);
-    const Entry entry = heap_.back();
-    heap_.pop_back();
+  while (ready_head_ < ready_.size() && ready_[ready_head_].time <= watermark) {
+    const Entry entry = ready_[ready_head_++];
     emitted_up_to_ = std::max(emitted_up_to_, entry.time);
     emitted_any_ = true;
     sink(std::move(slots_[entry.slot]));

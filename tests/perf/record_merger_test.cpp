@@ -92,6 +92,47 @@ TEST_CASE("merger emits everything eventually when rounds are empty") {
   CHECK(out.times == std::vector<uint64_t>{3, 7});
 }
 
+TEST_CASE("a source that holds back keeps newer records of other sources waiting for it") {
+  perf::RecordMerger merger;
+  Collected out;
+  // Round 1: a backlog read in part (10..30, more to come from 30 on) and another source's
+  // record at 100 (a process's exit, say).
+  for (uint64_t t : {10, 20, 30}) merger.add(sample(0, t));
+  merger.add(sample(1, 100));
+  merger.hold_from(30);
+  merger.end_round(out.sink());
+  CHECK(out.times.empty());
+  // Round 2: more of the backlog, still not all. Only what round 1 held back from is released.
+  for (uint64_t t : {40, 50, 60}) merger.add(sample(0, t));
+  merger.hold_from(60);
+  merger.end_round(out.sink());
+  CHECK(out.times == std::vector<uint64_t>{10, 20, 30});
+  // Round 3: the rest of the backlog; nothing held back any more.
+  for (uint64_t t : {70, 80}) merger.add(sample(0, t));
+  merger.end_round(out.sink());
+  CHECK(out.times == std::vector<uint64_t>{10, 20, 30, 40, 50, 60});
+  // Round 4 (empty): everything seen so far, 100 included, is safe now.
+  merger.end_round(out.sink());
+  CHECK(out.times == std::vector<uint64_t>{10, 20, 30, 40, 50, 60, 70, 80, 100});
+  // Without the holds, 100 would have let 40..80 out late, after it.
+  CHECK(merger.late_records() == 0);
+  CHECK(merger.buffered() == 0);
+}
+
+TEST_CASE("without a hold, a backlog read in parts comes out late: what hold_from prevents") {
+  perf::RecordMerger merger;
+  Collected out;
+  for (uint64_t t : {10, 20, 30}) merger.add(sample(0, t));
+  merger.add(sample(1, 100));
+  merger.end_round(out.sink());
+  for (uint64_t t : {40, 50, 60}) merger.add(sample(0, t));
+  merger.end_round(out.sink());  // releases up to 100
+  for (uint64_t t : {70, 80}) merger.add(sample(0, t));
+  merger.flush(out.sink());
+  CHECK(out.times == std::vector<uint64_t>{10, 20, 30, 40, 50, 60, 100, 70, 80});
+  CHECK(merger.late_records() == 2);
+}
+
 TEST_CASE("merger output is sorted for many shuffled rounds and matches the input multiset") {
   perf::RecordMerger merger;
   Collected out;

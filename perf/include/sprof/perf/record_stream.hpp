@@ -40,6 +40,8 @@ class RecordStream {
   void end_round(const RecordSink& sink) { merger_.end_round(sink); }
   // Emits everything still buffered, in time order.
   void flush(const RecordSink& sink) { merger_.flush(sink); }
+  // See RecordMerger::hold_from.
+  void hold_from(uint64_t time) { merger_.hold_from(time); }
 
   // The merger's numbering of added records, and its copy-out of borrowed stacks
   // (RecordMerger::own_stacks_added_before): a source that lends its bytes (kBorrow) marks where
