@@ -132,6 +132,23 @@ TEST_CASE("records come out in reservation order and the tail is handed back") {
   CHECK(drain(*reader).count == 0);
 }
 
+TEST_CASE("a bounded drain stops after max_bytes and the next one goes on from there") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  for (uint64_t a = 1; a <= 5; ++a) REQUIRE(area.put(alloc_at(a * 0x1000)));
+  DrainOptions bounded;
+  // One byte more than a record: the second record is read, the third not.
+  bounded.max_bytes = alloc_at(0).size() + 1;
+  CHECK(drain(*reader, bounded).addresses == std::vector<uint64_t>{0x1000, 0x2000});
+  // What was read is handed back at once, the rest stays.
+  CHECK(area.header()->read_tail < area.header()->write_head);
+  CHECK(drain(*reader, bounded).addresses == std::vector<uint64_t>{0x3000, 0x4000});
+  CHECK(drain(*reader, bounded).addresses == std::vector<uint64_t>{0x5000});
+  CHECK(area.header()->read_tail == area.header()->write_head);
+  CHECK(drain(*reader, bounded).count == 0);
+}
+
 TEST_CASE("a free with its stack comes out of the ring with the stack, also across the end") {
   Area area;
   auto reader = RingReader::open(area.span());

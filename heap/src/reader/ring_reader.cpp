@@ -88,7 +88,8 @@ size_t RingReader::drain(const DrainOptions& options,
   // wait for the whole drain.
   const uint64_t publish_every = config_.data_bytes / 16;
   size_t visited = 0;
-  while (position_ < head) {
+  uint64_t visited_bytes = 0;
+  while (position_ < head && (options.max_bytes == 0 || visited_bytes < options.max_bytes)) {
     if (!committed(position_)) {
       // Reserved but not (yet) written. Wait for its writer, unless it is gone or too slow.
       const bool timed_out = stalled_at_ == position_ &&
@@ -116,6 +117,7 @@ size_t RingReader::drain(const DrainOptions& options,
     if (position_ - published_ >= publish_every) publish_tail();
     const auto bytes = std::span<const uint8_t>(scratch_.data(), size);
     auto event = decode_record(bytes, limits);
+    visited_bytes += size;
     if (event) {
       ++stats_.records;
       ++visited;

@@ -47,7 +47,11 @@ class HeapRingInput final : public perf::RoundInput {
   std::string ring_path() const { return ring_.path_for_children(); }
   convert::HeapDescription description() const;
 
-  void read_round(const std::function<void(sprof::perf::Record&&)>& add) override;
+  // Copies what the ring holds into a backlog of sprof's own (at most the ring's size), then
+  // decodes a bounded round of it (64 Ki records; heap_ring_input.cpp). See
+  // RoundInput::read_round for what it returns.
+  std::optional<uint64_t> read_round(
+      const std::function<void(sprof::perf::Record&&)>& add) override;
   // While set, no writer will commit again (the command has exited): a reservation left
   // uncommitted is skipped at once instead of after the stall timeout.
   void set_final(bool final) { final_ = final; }
@@ -63,8 +67,14 @@ class HeapRingInput final : public perf::RoundInput {
         interposer_(std::move(interposer)),
         environment_(std::move(environment)) {}
 
+  void copy_into_backlog();
+
   heap::MappedHeapRing ring_;  // owns the memory `reader_` reads
   heap::RingReader reader_;
+  // Records copied out of the ring, not yet decoded: each a 4-byte size, then the record.
+  std::vector<uint8_t> backlog_;
+  size_t backlog_read_ = 0;        // where the next record starts
+  bool ring_left_behind_ = false;  // the last copy stopped for want of room
   std::string interposer_;
   std::vector<std::string> environment_;
   bool final_ = false;

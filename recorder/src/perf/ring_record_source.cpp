@@ -7,7 +7,18 @@ RingRecordSource::RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTa
   for (const Ring& r : rings_) round_marks_.push_back(r.ring->read_position());
 }
 
-void RingRecordSource::read_round() {
+namespace {
+
+// Rounds one read_available runs while an input holds a backlog: enough to catch up, few enough
+// that the drain loop still checks for stop requests and its deadline several times a second.
+constexpr int kBacklogRoundsPerRead = 8;
+// Rounds flush_all runs over a backlog: more than a full record-all ring holds, and still a
+// bound when a program that is left running writes faster than it is read.
+constexpr int kMaxFlushRounds = 256;
+
+}  // namespace
+
+bool RingRecordSource::read_round() {
   for (const Ring& r : rings_) {
     RingBuffer& ring = *r.ring;
     ring.read([this, &ring](sprof::perf::RawRecord raw) {
@@ -17,9 +28,16 @@ void RingRecordSource::read_round() {
                                                : sprof::perf::StackCopy::kCopy);
     });
   }
+  bool held = false;
   for (RoundInput* input : inputs_) {
-    input->read_round([this](sprof::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
+    const auto hold =
+        input->read_round([this](sprof::perf::Record&& r) { stream_.add_decoded(std::move(r)); });
+    if (hold) {
+      stream_.hold_from(*hold);
+      held = true;
+    }
   }
+  return held;
 }
 
 void RingRecordSource::release(bool everything) {
@@ -34,14 +52,21 @@ void RingRecordSource::release(bool everything) {
 }
 
 bool RingRecordSource::read_available(const sprof::perf::RecordSink& sink) {
-  read_round();
-  stream_.end_round(sink);
-  release(false);
+  for (int round = 0; round < kBacklogRoundsPerRead; ++round) {
+    const bool held = read_round();
+    stream_.end_round(sink);
+    release(false);
+    if (!held) break;
+  }
   return true;
 }
 
 void RingRecordSource::flush_all(const sprof::perf::RecordSink& sink) {
-  read_round();
+  // A backlog is read in bounded rounds too, so the merge never holds all of it at once.
+  for (int round = 0; round < kMaxFlushRounds && read_round(); ++round) {
+    stream_.end_round(sink);
+    release(false);
+  }
   stream_.flush(sink);
   release(true);
 }

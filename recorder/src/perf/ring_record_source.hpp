@@ -8,17 +8,24 @@
 //
 // Samples are parsed in place: their stack copies (16 KiB each by default) borrow the ring's
 // bytes instead of being copied out, and a ring's space goes back to the kernel one round late.
-// The merge emits every record of a round by the end of the next one (RecordMerger), so when
+// The merge emits most records of a round by the end of the next one (RecordMerger), and when
 // round N ends, what round N-1 read is handed back. Before that, anything that still holds
-// those bytes makes a copy of its own: records the merger still buffers (none with today's
-// merge; kept as a safety net) and, through `set_before_release`, records the sink kept (the
-// converter's context-switch sample waiting for its switch record).
+// those bytes makes a copy of its own: records the merger still buffers (samples that wait
+// while an extra input works through a backlog, below) and, through `set_before_release`,
+// records the sink kept (the converter's context-switch sample waiting for its switch record).
+//
+// An extra input (the allocation ring) may hold more than one round should carry: a record-all
+// program can fill 64 MiB faster than sprof reads it. It is read in bounded rounds, and says
+// from when on it still holds records (`RoundInput::read_round`); the merge then releases
+// nothing newer (RecordMerger::hold_from), so its records still come out in time order with
+// the rings' (a process's exit after its last allocations).
 //
 // Threading: the reading thread only, like the rings.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "perf/ring_buffer.hpp"
@@ -43,8 +50,11 @@ struct ReaderStats {
 class RoundInput {
  public:
   virtual ~RoundInput() = default;
-  // Adds what is ready now through `add`.
-  virtual void read_round(const std::function<void(sprof::perf::Record&&)>& add) = 0;
+  // Adds what is ready now through `add`. An input that stopped before the end of what it holds
+  // (a bounded round over a backlog) returns the time of the last record it added: what it
+  // still holds is not older, so the merge must not release anything newer yet.
+  virtual std::optional<uint64_t> read_round(
+      const std::function<void(sprof::perf::Record&&)>& add) = 0;
 };
 
 class RingRecordSource final : public convert::RecordSource {
@@ -55,7 +65,8 @@ class RingRecordSource final : public convert::RecordSource {
   };
   RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTable events);
 
-  // One round over every ring. Always true: the rings end when the recording does.
+  // One round over every ring, and a few more while an input still holds a backlog. Always
+  // true: the rings end when the recording does.
   bool read_available(const sprof::perf::RecordSink& sink) override;
   void flush_all(const sprof::perf::RecordSink& sink) override;
 
@@ -70,7 +81,8 @@ class RingRecordSource final : public convert::RecordSource {
   ReaderStats stats() const;
 
  private:
-  void read_round();
+  // True when an input stopped before the end of what it holds.
+  bool read_round();
   // Hands back what was read before the previous round's end (all of it when `everything`).
   void release(bool everything);
 

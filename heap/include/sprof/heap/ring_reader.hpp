@@ -34,6 +34,9 @@ struct DrainOptions {
   // No writer will commit anything any more (every process that attached has exited): holes
   // are skipped at once.
   bool final = false;
+  // Stop once records of this many bytes were visited (0: drain all there is): the recorder
+  // copies a backlog out of the ring only as far as its own buffer for it has room.
+  uint64_t max_bytes = 0;
 };
 
 struct RingReaderStats {
