@@ -21,10 +21,11 @@ Result<StopCause> drain_until(perf::PerfEvents& events, const sprof::perf::Recor
     const uint64_t now = clock_ns(CLOCK_MONOTONIC);
     if (limits.deadline_ns != 0 && now >= limits.deadline_ns) return StopCause::kDuration;
 
-    // A signal interrupts the poll (EINTR), so a stop request is seen at once.
-    SPROF_TRY(perf::PollStatus polled,
-              events.poll(poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms),
-                          limits.exit_fd));
+    // A signal interrupts the poll (EINTR), so a stop request is seen at once. While the
+    // allocation ring's backlog is read in bounded rounds, the poll does not wait.
+    const int timeout_ms =
+        events.behind() ? 0 : poll_timeout_ms(now, limits.deadline_ns, limits.max_poll_interval_ms);
+    SPROF_TRY(perf::PollStatus polled, events.poll(timeout_ms, limits.exit_fd));
     events.read_available(sink);
     if (limits.after_round) limits.after_round();
     if (targets_ended) {

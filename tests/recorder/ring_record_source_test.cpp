@@ -274,8 +274,8 @@ TEST_CASE("an input read in bounded rounds is merged in order with what the ring
   // The rings' records: the process starts at 0 and exits at 9 ms.
   REQUIRE(rings.write({on(test::comm_record(kPid, kPid, "app", true, at_us(0)), 0), 0}));
   REQUIRE(rings.write({on(test::exit_record(kPid, kPid, at_us(9000)), 1), 1}));
-  // The backlog: 1,000 records between 1 and 8.99 ms, 16 a round, so a read_available (a few
-  // rounds) leaves most of it and flush_all must go on until it is all read.
+  // The backlog: 1,000 records between 1 and 8.99 ms, 16 a round, so the reads during the
+  // recording leave most of it and flush_all must go on until it is all read.
   std::vector<uint64_t> times;
   for (uint64_t i = 0; i < 1000; ++i) times.push_back(at_us(1000 + i * 8));
   BacklogInput backlog(times, 16);
@@ -283,13 +283,16 @@ TEST_CASE("an input read in bounded rounds is merged in order with what the ring
 
   std::vector<uint64_t> out;
   const cperf::RecordSink sink = [&](cperf::Record&& r) { out.push_back(cperf::record_time(r)); };
-  rings.source.read_available(sink);
-  CHECK(backlog.rounds() > 1);   // it went on while the input held back
-  CHECK(backlog.left() > 0);     // but not forever: the drain loop checks its limits between
-  CHECK(out.size() < 1000 / 2);  // the exit (9 ms) waits for the records before it
+  for (int read = 0; read < 10; ++read) {
+    rings.source.read_available(sink);
+    CHECK(backlog.rounds() == read + 1);  // one round a read: the caller checks between them
+    CHECK(rings.source.behind());         // and comes back at once
+  }
+  CHECK(out.size() < 10 * 16);  // the exit (9 ms) waits for the records before it
   for (uint64_t t : out) CHECK(t < at_us(9000));
   rings.source.flush_all(sink);
   CHECK(backlog.left() == 0);
+  CHECK_FALSE(rings.source.behind());
   REQUIRE(out.size() == 1002);
   CHECK(std::is_sorted(out.begin(), out.end()));
   CHECK(out.back() == at_us(9000));

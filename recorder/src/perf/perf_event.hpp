@@ -175,6 +175,8 @@ class PerfEvents final : public convert::RecordSource {
   // the target has exited).
   void flush_all(const sprof::perf::RecordSink& sink) override;
 
+  // An extra input still holds records the last round did not read: poll without waiting.
+  bool behind() const { return reader_.behind(); }
   // Reads `input` in the same rounds as the rings (RingRecordSource::add_round_input).
   void add_round_input(RoundInput& input) { reader_.add_round_input(input); }
   // Runs before ring space goes back to the kernel (RingRecordSource::set_before_release).

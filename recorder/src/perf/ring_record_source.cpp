@@ -9,9 +9,6 @@ RingRecordSource::RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTa
 
 namespace {
 
-// Rounds one read_available runs while an input holds a backlog: enough to catch up, few enough
-// that the drain loop still checks for stop requests and its deadline several times a second.
-constexpr int kBacklogRoundsPerRead = 8;
 // Rounds flush_all runs over a backlog: more than a full record-all ring holds, and still a
 // bound when a program that is left running writes faster than it is read.
 constexpr int kMaxFlushRounds = 256;
@@ -52,21 +49,23 @@ void RingRecordSource::release(bool everything) {
 }
 
 bool RingRecordSource::read_available(const sprof::perf::RecordSink& sink) {
-  for (int round = 0; round < kBacklogRoundsPerRead; ++round) {
-    const bool held = read_round();
-    stream_.end_round(sink);
-    release(false);
-    if (!held) break;
-  }
+  // One round only, also over a backlog: the caller checks between rounds whether the command
+  // has exited, and the time it sees that is the recording's end.
+  behind_ = read_round();
+  stream_.end_round(sink);
+  release(false);
   return true;
 }
 
 void RingRecordSource::flush_all(const sprof::perf::RecordSink& sink) {
   // A backlog is read in bounded rounds too, so the merge never holds all of it at once.
-  for (int round = 0; round < kMaxFlushRounds && read_round(); ++round) {
+  bool held = read_round();
+  for (int round = 1; held && round < kMaxFlushRounds; ++round) {
     stream_.end_round(sink);
     release(false);
+    held = read_round();
   }
+  behind_ = held;
   stream_.flush(sink);
   release(true);
 }

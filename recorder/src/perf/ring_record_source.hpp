@@ -65,9 +65,11 @@ class RingRecordSource final : public convert::RecordSource {
   };
   RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTable events);
 
-  // One round over every ring, and a few more while an input still holds a backlog. Always
-  // true: the rings end when the recording does.
+  // One round over every ring and input. Always true: the rings end when the recording does.
   bool read_available(const sprof::perf::RecordSink& sink) override;
+  // The last round left records in an input (a backlog read in bounded rounds): the caller
+  // should come back at once rather than wait for the next wakeup.
+  bool behind() const { return behind_; }
   void flush_all(const sprof::perf::RecordSink& sink) override;
 
   // Also reads `input` (not owned; it outlives the source) in every round.
@@ -92,6 +94,7 @@ class RingRecordSource final : public convert::RecordSource {
   std::function<void()> before_release_;
   std::vector<uint64_t> round_marks_;  // per ring: its read position when the last round ended
   uint64_t round_mark_sequence_ = 0;   // the stream's next record number then
+  bool behind_ = false;
 };
 
 }  // namespace sprof::recorder::perf
