@@ -5,7 +5,8 @@
 //   3. as ring contents: the input, cut into chunks by the size fields it holds, is laid into a
 //      ring's data area at consecutive positions starting from an input-chosen offset (so
 //      records wrap the end), each published with its commit word unless the input says not
-//      to; the write head comes from the input too. RingReader then drains it, live and final.
+//      to; the write head comes from the input too. RingReader then drains it: live with a
+//      byte budget, live, and final.
 // Crashes, sanitizer reports and records the decoder accepts that break its own guarantees
 // (a stack span outside the drained bytes) are findings.
 #include <cstddef>
@@ -85,6 +86,16 @@ void fuzz_ring(const uint8_t* data, size_t size) {
   auto reader = RingReader::open({area.get(), area_bytes});
   if (!reader) std::abort();  // the configuration above is valid
   auto visit = [](const DrainedRecord& r) { check_event(r.event, r.bytes); };
+  // A drain with a byte budget (the recorder's copy into its backlog) stops once it is reached.
+  const uint64_t budget = (uint64_t{uncommit_every} + 1) * 64;
+  uint64_t visited_bytes = 0;
+  uint64_t last_bytes = 0;
+  reader->drain(DrainOptions{0, 1, false, budget}, [&](const DrainedRecord& r) {
+    check_event(r.event, r.bytes);
+    visited_bytes += r.bytes.size();
+    last_bytes = r.bytes.size();
+  });
+  if (visited_bytes - last_bytes >= budget) std::abort();
   reader->drain(DrainOptions{0, 1, false}, visit);
   reader->drain(DrainOptions{10, 1, false}, visit);
   reader->drain(DrainOptions{20, 1, true}, visit);
