@@ -3,6 +3,7 @@
 
 Usage: bench/run-heap.py [BUILD_DIR] [--rounds N] [--skip-all] [--skip-interposer]
                          [--only WORKLOAD...] [--configs CONFIGURATION...]
+                         [--baseline OTHER_BUILD_DIR]
 
 Runs bench_heap_workload's workloads (small: ~10 M malloc/free pairs per second on two
 threads with a little work per pair; mixed: 16 B-64 KiB blocks, 4,096 live per thread) plain,
@@ -14,6 +15,12 @@ for sprof's unwinding, so it runs on a workload 40 times shorter ("small/40") be
 heaptrack, with and without --heap-free-stacks (each free then records its stack as well).
 Both modes also run with --heap-stacks=copy, the stack copies sprof unwinds that the interposer's
 in-process walk replaced (docs/heap.md, "The in-process stack walk").
+
+"heaptrack 1.4 + print" also runs heaptrack_print on the trace: heaptrack leaves its analysis to
+a second step, while sprof's command ends with the profile written, so this is the time to the
+same kind of result. With --baseline, each sprof configuration also runs with the sprof (and
+libsprof-heap.so) of OTHER_BUILD_DIR, in the same rounds: a change measured against the build
+before it.
 
 Prints Markdown tables of min/median ratios to the plain run: the program's own wall time (what
 the workload measures around its threads), the whole command's wall time (sprof's start, and
@@ -43,7 +50,8 @@ PLAN = {
               "heaptrack 1.4"],
     "mixed": ["plain", "sprof --heap --no-cpu", "sprof --heap", "interposer only", "heaptrack 1.4"],
     "small/40": ["plain", "sprof --heap=all --no-cpu", "sprof --heap=all --heap-stacks=copy --no-cpu",
-                 "sprof --heap=all --heap-free-stacks --no-cpu", "heaptrack 1.4"],
+                 "sprof --heap=all --heap-free-stacks --no-cpu", "heaptrack 1.4",
+                 "heaptrack 1.4 + print"],
 }
 
 
@@ -81,6 +89,7 @@ def main():
                     help="leave out the interposer-only runs")
     ap.add_argument("--only", nargs="+", choices=list(WORKLOADS), help="these workloads only")
     ap.add_argument("--configs", nargs="+", help="these configurations only (plain is kept)")
+    ap.add_argument("--baseline", help="another build whose sprof runs beside this one's")
     args = ap.parse_args()
     workload = os.path.join(args.build, "bench", "bench_heap_workload")
     heap_run = os.path.join(args.build, "heap", "sprof-heap-run")
@@ -105,16 +114,28 @@ def main():
             *record, "--heap=all", "--heap-free-stacks", "--no-cpu", "--", workload, *w],
         "interposer only": lambda w: [heap_run, "--output", "/dev/null", "--", workload, *w],
         "heaptrack 1.4": lambda w: ["heaptrack", "-o", os.path.join(tmp, "ht"), workload, *w],
+        "heaptrack 1.4 + print": lambda w: [
+            "sh", "-c", 'heaptrack -o "$0/ht" "$@" && heaptrack_print "$0/ht.zst" >/dev/null',
+            tmp, workload, *w],
     }
+    if args.baseline:
+        other = os.path.join(args.baseline, "cli", "sprof")
+        for name in [c for c in configs if c.startswith("sprof ")]:
+            configs[name + " (baseline)"] = (
+                lambda w, make=configs[name]: [other if a == sprof else a for a in make(w)])
     plan = {w: [c for c in cs if not (args.skip_all and "all" in c)
                 and not (args.skip_interposer and c == "interposer only")]
             for w, cs in PLAN.items()}
+    if args.baseline:
+        plan = {w: [x for c in cs for x in ([c, c + " (baseline)"] if c.startswith("sprof ") else [c])]
+                for w, cs in plan.items()}
     if args.skip_all:
         del plan["small/40"]
     if args.only:
         plan = {w: cs for w, cs in plan.items() if w in args.only}
     if args.configs:
-        plan = {w: [c for c in cs if c == "plain" or c in args.configs] for w, cs in plan.items()}
+        wanted = set(args.configs) | {c + " (baseline)" for c in args.configs}
+        plan = {w: [c for c in cs if c == "plain" or c in wanted] for w, cs in plan.items()}
     results = {(w, c): [] for w in plan for c in plan[w]}
     for r in range(args.rounds):
         for w, names in plan.items():
