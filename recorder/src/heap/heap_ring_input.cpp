@@ -63,7 +63,7 @@ namespace {
 // the million records a short program leaves behind took 370 MB of sprof's RSS and their fresh
 // pages' zeroing a tenth of its time; in rounds of 64 Ki records the slots stay small and warm.
 // The backlog holds the ring's compact bytes (about 64 a record) instead.
-constexpr size_t kRoundRecords = 64 * 1024;
+constexpr size_t kRoundRecords = size_t{64} * 1024;
 
 }  // namespace
 
@@ -103,13 +103,16 @@ void HeapRingInput::copy_into_backlog() {
     backlog_.erase(backlog_.begin(), backlog_.begin() + static_cast<std::ptrdiff_t>(backlog_read_));
     backlog_read_ = 0;
   }
-  const uint64_t waiting = backlog_.size() - backlog_read_;
+  const uint64_t waiting = backlog_.size() - backlog_read_;  // size fields included
   const uint64_t room =
       reader_.config().data_bytes > waiting ? reader_.config().data_bytes - waiting : 0;
   ring_left_behind_ = room == 0;
   if (room == 0) return;
-  // Reserved once, so the buffer never grows by copying itself (pages are touched only as used).
-  if (backlog_.capacity() == 0) backlog_.reserve(reader_.config().data_bytes + (64 << 10));
+  // Reserved once, so the buffer never grows by copying itself (pages are touched only as used):
+  // a drain passes its budget by at most one record.
+  if (backlog_.capacity() == 0) {
+    backlog_.reserve(reader_.config().data_bytes + heap::kMaxRecordBytes + sizeof(uint32_t));
+  }
   heap::DrainOptions options;
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
   options.final = final_;
@@ -120,7 +123,7 @@ void HeapRingInput::copy_into_backlog() {
     const auto* size_bytes = reinterpret_cast<const uint8_t*>(&size);
     backlog_.insert(backlog_.end(), size_bytes, size_bytes + sizeof size);
     backlog_.insert(backlog_.end(), r.bytes.begin(), r.bytes.end());
-    copied += size;
+    copied += sizeof size + size;
   });
   // Stopped by the room, not by the end of what was committed: more may wait in the ring.
   ring_left_behind_ = copied >= room;
