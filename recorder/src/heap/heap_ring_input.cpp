@@ -74,12 +74,12 @@ std::optional<uint64_t> HeapRingInput::read_round(
   uint64_t last_time = 0;
   size_t records = 0;
   while (records < kRoundRecords && backlog_read_ < backlog_.size()) {
-    uint32_t size = 0;
-    std::memcpy(&size, backlog_.data() + backlog_read_, sizeof size);
-    const auto bytes =
-        std::span<const uint8_t>(backlog_.data() + backlog_read_ + sizeof size, size);
-    backlog_read_ += sizeof size + size;
-    // The drain decoded these bytes already: only records that decoded were kept.
+    // Only records the drain decoded were kept, and decoding checked that the header's size is
+    // the record's: it frames each one.
+    heap::RecordHeader header;
+    std::memcpy(&header, backlog_.data() + backlog_read_, sizeof header);
+    const auto bytes = std::span<const uint8_t>(backlog_.data() + backlog_read_, header.size);
+    backlog_read_ += header.size;
     auto event = heap::decode_record(bytes, limits);
     if (!event) continue;
     sprof::perf::Record record = heap_record(*event);
@@ -103,7 +103,7 @@ void HeapRingInput::copy_into_backlog() {
     backlog_.erase(backlog_.begin(), backlog_.begin() + static_cast<std::ptrdiff_t>(backlog_read_));
     backlog_read_ = 0;
   }
-  const uint64_t waiting = backlog_.size() - backlog_read_;  // size fields included
+  const uint64_t waiting = backlog_.size() - backlog_read_;
   const uint64_t room =
       reader_.config().data_bytes > waiting ? reader_.config().data_bytes - waiting : 0;
   ring_left_behind_ = room == 0;
@@ -111,7 +111,7 @@ void HeapRingInput::copy_into_backlog() {
   // Reserved once, so the buffer never grows by copying itself (pages are touched only as used):
   // a drain passes its budget by at most one record.
   if (backlog_.capacity() == 0) {
-    backlog_.reserve(reader_.config().data_bytes + heap::kMaxRecordBytes + sizeof(uint32_t));
+    backlog_.reserve(reader_.config().data_bytes + heap::kMaxRecordBytes);
   }
   heap::DrainOptions options;
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
@@ -119,11 +119,8 @@ void HeapRingInput::copy_into_backlog() {
   options.max_bytes = room;
   uint64_t copied = 0;
   reader_.drain(options, [&](const heap::DrainedRecord& r) {
-    const auto size = static_cast<uint32_t>(r.bytes.size());
-    const auto* size_bytes = reinterpret_cast<const uint8_t*>(&size);
-    backlog_.insert(backlog_.end(), size_bytes, size_bytes + sizeof size);
     backlog_.insert(backlog_.end(), r.bytes.begin(), r.bytes.end());
-    copied += sizeof size + size;
+    copied += r.bytes.size();
   });
   // Stopped by the room, not by the end of what was committed: more may wait in the ring.
   ring_left_behind_ = copied >= room;

@@ -71,7 +71,8 @@ class HeapRingInput final : public perf::RoundInput {
 
   heap::MappedHeapRing ring_;  // owns the memory `reader_` reads
   heap::RingReader reader_;
-  // Records copied out of the ring, not yet decoded: each a 4-byte size, then the record.
+  // Records copied out of the ring, not yet decoded: back to back as in a heap dump
+  // (heap_dump.hpp), each framed by its header's size.
   std::vector<uint8_t> backlog_;
   size_t backlog_read_ = 0;        // where the next record starts
   bool ring_left_behind_ = false;  // the last copy stopped for want of room
