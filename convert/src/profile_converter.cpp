@@ -120,6 +120,7 @@ profile::Thread& ProfileConverter::profile_thread(const ThreadState& t) {
 
 void ProfileConverter::add_mapping(ProcessState& p, const std::string& path, uint64_t start,
                                    uint64_t end, uint64_t pgoff) {
+  walked_stacks_.clear();  // the addresses it knows may now mean other code
   if (path == "[vdso]") {
     p.modules.add(path, Avma{start}, Avma{end}, FileOffset{pgoff}, modules_.vdso_identity(),
                   modules_.vdso_image());
@@ -257,6 +258,7 @@ void ProfileConverter::on_comm(const perf::CommRecord& c) {
     old_image.libs = p.modules.libraries();
     p.modules = ModuleMap();
     p.maps_loaded_from_proc = false;
+    walked_stacks_.clear();
     p.name = ProcessName::from_comm(c.comm);
     name_arguments(c.pid, p, argv);
     if (old_is_empty) {

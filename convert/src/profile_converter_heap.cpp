@@ -39,7 +39,7 @@ void ProfileConverter::on_heap_alloc(const perf::HeapAllocRecord& r) {
   if (!heap_) return;
   ThreadState& ts = thread(r.id.pid, r.id.tid, r.id.time);
   const std::optional<uint32_t> stack = intern_allocation_stack(
-      profile_thread(ts), r.id.pid, r.regs, r.stack, r.walked_stack(), allocator_frames_);
+      {ts.image, ts.thread}, r.id.pid, r.regs, r.stack, r.walked_stack(), allocator_frames_);
   heap_->allocate(profile_, {ts.image, ts.thread}, r, stack, to_ms(r.id.time));
 }
 
@@ -50,8 +50,7 @@ void ProfileConverter::on_heap_free(const perf::HeapFreeRecord& r) {
   std::optional<uint32_t> stack;
   if (r.regs) {
     if (const std::optional<AllocationOwner> owner = heap_->owner_of(r.id.pid, r.address)) {
-      profile::Thread& table = profile_.processes[owner->image].threads[owner->thread];
-      stack = intern_allocation_stack(table, r.id.pid, *r.regs, r.stack, r.walked_stack,
+      stack = intern_allocation_stack(*owner, r.id.pid, *r.regs, r.stack, r.walked_stack,
                                       deallocator_frames_);
       ++stats_.heap.stacked_frees;
     }
@@ -122,7 +121,25 @@ void ProfileConverter::drop_interposer_frames(const ModuleMap& modules, bool on_
 }
 
 std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
-    profile::Thread& table, uint32_t pid, const heap::CapturedRegs& captured,
+    AllocationOwner owner, uint32_t pid, const heap::CapturedRegs& captured,
+    std::span<const uint8_t> stack, bool walked, AllocatorFrames& wrappers) {
+  // A walked stack is the same bytes every time its call path allocates: what it was interned
+  // as is remembered (WalkedStackCache), the unwound copies differ in every other word.
+  const WalkedStackCache::Key key{owner.image, owner.thread, pid, &wrappers, captured.ip, stack};
+  if (walked) {
+    if (const std::optional<uint32_t>* known = walked_stacks_.find(key)) {
+      ++stats_.heap.walked_stacks;
+      return *known;
+    }
+  }
+  const std::optional<uint32_t> interned =
+      unwind_allocation_stack(owner, pid, captured, stack, walked, wrappers);
+  if (walked) walked_stacks_.remember(key, interned);
+  return interned;
+}
+
+std::optional<uint32_t> ProfileConverter::unwind_allocation_stack(
+    AllocationOwner owner, uint32_t pid, const heap::CapturedRegs& captured,
     std::span<const uint8_t> stack, bool walked, AllocatorFrames& wrappers) {
   ProcessState& p = processes_.at(pid);
   const unwind::UserRegs regs = user_regs(captured);
@@ -155,6 +172,7 @@ std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
              unwind::StackMemory(captured.sp, stack).read_u64(captured.sp, return_address)) {
     frames_.emplace_back(return_address, profile::Category::kUser);  // malloc's caller only
   }
+  profile::Thread& table = profile_.processes[owner.image].threads[owner.thread];
   std::optional<uint32_t> interned;
   for (size_t i = frames_.size(); i > 0; --i) {
     const uint32_t frame = table.intern_address_frame(frames_[i - 1].first, frames_[i - 1].second);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "fake_host_files.hpp"
@@ -215,6 +216,64 @@ TEST_CASE("with --heap, CPU samples lose the interposer's frames and its leaf sa
         std::vector<std::vector<std::string>>{
             {"0x1100", "0x1200"}, {"0x3100", "0x1300", "0x1200"}, {"0x1400", "0x1200"}});
   CHECK(c.stats().heap.hook_samples == 1);
+}
+
+namespace {
+
+// An allocation whose stack the interposer walked: the stub's ip, then `return_addresses`.
+perf::HeapAllocRecord walked_allocation(uint32_t pid, uint64_t ms, uint64_t address, uint64_t ip,
+                                        const std::vector<uint64_t>& return_addresses) {
+  perf::HeapAllocRecord r;
+  r.id = id(pid, pid, ms);
+  r.address = address;
+  r.size = 16;
+  r.flags = heap::kFlagWalkedStack | heap::kFlagAllMode;
+  r.regs.ip = ip;
+  r.stack.resize(return_addresses.size() * sizeof(uint64_t));
+  std::memcpy(r.stack.data(), return_addresses.data(), r.stack.size());
+  return r;
+}
+
+// The stacks of a thread's native-allocation rows, each leaf first as location strings.
+std::vector<std::vector<std::string>> allocation_stacks(const profile::Thread& t) {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& row : t.native_allocations()) {
+    std::vector<std::string> frames;
+    for (std::optional<uint32_t> s = row.stack; s; s = t.stacks()[*s].prefix) {
+      frames.push_back(t.strings()[t.frames()[t.stacks()[*s].frame].location]);
+    }
+    out.push_back(frames);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("walked allocation stacks are remembered, and read again once the module map changed") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ConverterOptions o = options(7);
+  o.heap = HeapOptions{};
+  ProfileConverter c(o, cache);
+  c.consume(comm(7, 7, "app", true, 0));
+  c.consume(mmap(7, "/usr/bin/app", 0x1000, 0x1000, 0, 0));
+  // The stub's ip is in no known module yet, so it is a frame of the stack.
+  c.consume(walked_allocation(7, 1, 0x10000, 0x7100, {0x1200, 0x1300}));
+  c.consume(walked_allocation(7, 2, 0x10100, 0x7100, {0x1200, 0x1300}));
+  // Now the interposer is mapped there: the same bytes start at the program's frame.
+  c.consume(mmap(7, "/opt/sprof/lib/libsprof-heap.so", 0x7000, 0x1000, 0, 3));
+  c.consume(walked_allocation(7, 4, 0x10200, 0x7100, {0x1200, 0x1300}));
+  c.consume(walked_allocation(7, 5, 0x10300, 0x7100, {0x1200, 0x1300}));
+  auto p = c.finish(kOrigin + 6'000'000);
+  const auto& t = p.processes.at(0).threads.at(0);
+  // Return addresses are looked up one byte earlier (StackUses::caller), but the rows hold them.
+  CHECK(allocation_stacks(t) ==
+        std::vector<std::vector<std::string>>{{"0x7100", "0x1200", "0x1300"},
+                                              {"0x7100", "0x1200", "0x1300"},
+                                              {"0x1200", "0x1300"},
+                                              {"0x1200", "0x1300"}});
+  CHECK(t.native_allocations()[0].stack == t.native_allocations()[1].stack);
+  CHECK(c.stats().heap.walked_stacks == 4);
 }
 
 TEST_CASE("without --heap, CPU samples keep frames in a library named like the interposer") {

@@ -40,6 +40,7 @@
 #include "sprof/convert/process_name.hpp"
 #include "sprof/convert/record_source.hpp"
 #include "sprof/convert/stats.hpp"
+#include "sprof/convert/walked_stack_cache.hpp"
 #include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 #include "sprof/profile/sample_spill.hpp"
@@ -190,8 +191,13 @@ class ProfileConverter {
   // wrappers above them, and interns it in `table` (the thread table its row goes into).
   // `wrappers`: allocator_frames_, or deallocator_frames_ for a free.
   // `stack` is a copy of the memory at captured.sp, or with `walked` the return addresses the
-  // interposer found (kFlagWalkedStack).
-  std::optional<uint32_t> intern_allocation_stack(profile::Thread& table, uint32_t pid,
+  // interposer found (kFlagWalkedStack). `owner` names the table: the allocating thread's.
+  std::optional<uint32_t> intern_allocation_stack(AllocationOwner owner, uint32_t pid,
+                                                  const heap::CapturedRegs& captured,
+                                                  std::span<const uint8_t> stack, bool walked,
+                                                  AllocatorFrames& wrappers);
+  // What intern_allocation_stack does for a stack it does not remember.
+  std::optional<uint32_t> unwind_allocation_stack(AllocationOwner owner, uint32_t pid,
                                                   const heap::CapturedRegs& captured,
                                                   std::span<const uint8_t> stack, bool walked,
                                                   AllocatorFrames& wrappers);
@@ -248,6 +254,8 @@ class ProfileConverter {
   std::vector<std::pair<uint64_t, profile::Category>> frames_;  // scratch, leaf first
   unwind::UnwindResult unwind_result_;
   std::vector<FrameAddress> walked_frames_;  // a walked allocation stack, reused
+  // Walked allocation stacks already interned; cleared whenever a module map changes.
+  WalkedStackCache walked_stacks_;
   CpuAccounting cpu_;
   // Markers and JIT symbols (profile_converter_markers.cpp).
   void mark_fork(const perf::ForkRecord& f);
