@@ -9,9 +9,11 @@ RingRecordSource::RingRecordSource(std::vector<Ring> rings, sprof::perf::EventTa
 
 namespace {
 
-// Rounds flush_all runs over a backlog: more than a full record-all ring holds, and still a
-// bound when a program that is left running writes faster than it is read.
-constexpr int kMaxFlushRounds = 256;
+// Rounds flush_all runs over a backlog: more than a full record-all ring and sprof's backlog hold
+// (2 x 64 MiB of 40-byte frees at most: 3.4 M records; at the heap input's 8 Ki records a round,
+// 2,048 rounds read 16 M), and still a bound when a program that is left running writes faster
+// than it is read.
+constexpr int kMaxFlushRounds = 2048;
 
 }  // namespace
 
