@@ -163,6 +163,17 @@ std::vector<std::string> heap_summary_lines(const convert::HeapStats& heap,
   }
   if (heap.allocations > 0) lines.push_back(analysis_line(heap, calls));
   if (heap.dropped_records > 0) lines.push_back(dropped_records_line(heap));
+  if (heap.sample_interval_bytes == 0 && heap.dropped_records == 0 && heap.running_attaches == 0 &&
+      calls > heap.allocations) {
+    // Record-all mode records every call it can: what it counted but could not record came
+    // before the interposer attached (the dynamic loader's, before libc's start: Rust programs
+    // make two) or from inside the hook (libc calling back), which passes straight through.
+    const uint64_t unrecorded = calls - heap.allocations;
+    lines.push_back("sprof: heap: " + grouped(unrecorded) +
+                    (unrecorded == 1 ? " allocation was" : " allocations were") +
+                    " counted but not recorded: made before the interposer could attach (by the "
+                    "dynamic loader, before libc started) or from inside its hook");
+  }
   if (heap.folding_from_ms >= 0) {
     char from[32];
     std::snprintf(from, sizeof from, "%.3f s", heap.folding_from_ms / 1000);

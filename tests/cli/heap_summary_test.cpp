@@ -43,7 +43,12 @@ TEST_CASE("the heap analysis line says 'about' for sampled estimates; none witho
   CHECK(lines[1].rfind("sprof: heap: about 100 temporary allocations", 0) == 0);
   HeapStats none = recorded_all();
   none.allocations = 0;
-  CHECK(heap_summary_lines(none, {}).size() == 1);
+  const auto none_lines = heap_summary_lines(none, {});
+  for (const std::string& line : none_lines) CHECK(line.find("temporary") == std::string::npos);
+  // (What record-all mode counted and could not record gets its own line.)
+  REQUIRE(none_lines.size() == 2);
+  CHECK(none_lines[1].rfind("sprof: heap: 1,200 allocations were counted but not recorded", 0) ==
+        0);
 }
 
 TEST_CASE("programs whose allocations bypass the interposer are named, one line each") {
@@ -74,4 +79,20 @@ TEST_CASE("attached to a running program (-p): earlier allocations are said to b
   CHECK(heap_summary_lines(sampled, {})[1] ==
         "sprof: heap: attached to 2 running programs: allocations before the attach are "
         "unknown; their frees are not recorded");
+}
+
+TEST_CASE("record-all mode says how many counted calls it could not record, and why") {
+  HeapStats h = recorded_all();
+  h.calls = 1202;  // two by the dynamic loader before the interposer attached
+  const auto lines = heap_summary_lines(h, {});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].rfind("sprof: heap: 1,200 of 1,202 allocations recorded", 0) == 0);
+  CHECK(lines[2] ==
+        "sprof: heap: 2 allocations were counted but not recorded: made before the interposer "
+        "could attach (by the dynamic loader, before libc started) or from inside its hook");
+  // Sampled mode leaves calls out on purpose, and dropped records have a line of their own.
+  HeapStats sampled = h;
+  sampled.sample_interval_bytes = 512 * 1024;
+  CHECK(heap_summary_lines(sampled, {}).size() == 2);
+  CHECK(heap_summary_lines(recorded_all(), {}).size() == 2);
 }
