@@ -13,7 +13,11 @@ without unwinding), and under heaptrack, interleaved round-robin with the order 
 round, so machine noise hits all alike. Record-all mode (`--heap=all`) makes the program wait
 for sprof's unwinding, so it runs on a workload 40 times shorter ("small/40") beside plain and
 heaptrack, with and without --heap-free-stacks (each free then records its stack as well).
-Both modes also run with --heap-stacks=copy, the stack copies sprof unwinds that the interposer's
+Issue 24's own workloads run when named with --only: "churn" (2 threads x 2 M small
+malloc/free pairs) and "rust-log" (bench/heap_log_processor.rs, a Rust log processor making
+about 6 M allocations, built here with rustc), each plain, sampled (with and without CPU samples),
+record-all and under heaptrack, and "churn/5M" (5 M pairs per thread: the issue's sampled-mode
+target). Both modes also run with --heap-stacks=copy, the stack copies sprof unwinds that the interposer's
 in-process walk replaced (docs/heap.md, "The in-process stack walk").
 
 "heaptrack 1.4 + print" also runs heaptrack_print on the trace: heaptrack leaves its analysis to
@@ -32,17 +36,28 @@ import argparse
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
 from bench_run import run
 
 SMALL = ["small", "--threads", "2", "--pairs", "10000000", "--work", "30"]
+# Each workload is a program ("heap": bench_heap_workload; "rust-log": heap_log_processor.rs,
+# built here with rustc) and its arguments.
 WORKLOADS = {
-    "small": SMALL,
-    "mixed": ["mixed", "--threads", "2", "--pairs", "1500000", "--work", "0"],
-    "small/40": ["small", "--threads", "2", "--pairs", "250000", "--work", "30"],
+    "small": ("heap", SMALL),
+    "mixed": ("heap", ["mixed", "--threads", "2", "--pairs", "1500000", "--work", "0"]),
+    "small/40": ("heap", ["small", "--threads", "2", "--pairs", "250000", "--work", "30"]),
+    # Issue 24's two workloads: churn, 2 threads x 2 M small malloc/free pairs, and a Rust log
+    # processor (1,200,000 lines: about 6 M allocations of Strings, Vecs and HashMap keys).
+    "churn": ("heap", ["small", "--threads", "2", "--pairs", "2000000", "--work", "30"]),
+    "rust-log": ("rust-log", ["1200000"]),
+    # The issue's sampled-mode target: churn with 5 M pairs per thread.
+    "churn/5M": ("heap", ["small", "--threads", "2", "--pairs", "5000000", "--work", "30"]),
 }
+RECORD_ALL_CONFIGS = ["plain", "sprof --heap=all --no-cpu", "sprof --heap --no-cpu", "sprof --heap",
+                      "heaptrack 1.4", "heaptrack 1.4 + print"]
 # Which configurations run on which workload.
 PLAN = {
     "small": ["plain", "sprof --heap --no-cpu", "sprof --heap --heap-stacks=copy --no-cpu",
@@ -52,13 +67,16 @@ PLAN = {
     "small/40": ["plain", "sprof --heap=all --no-cpu", "sprof --heap=all --heap-stacks=copy --no-cpu",
                  "sprof --heap=all --heap-free-stacks --no-cpu", "heaptrack 1.4",
                  "heaptrack 1.4 + print"],
+    "churn": RECORD_ALL_CONFIGS,
+    "rust-log": RECORD_ALL_CONFIGS,
+    "churn/5M": ["plain", "sprof --heap --no-cpu", "sprof --heap", "heaptrack 1.4"],
 }
 
 
 def counters(out):
     """What the workload and sprof's summary printed."""
     c = {}
-    m = re.search(r"pairs_per_s (\d+) wall_s ([0-9.]+) cpu_s ([0-9.]+)", out)
+    m = re.search(r"(?:pairs|lines)_per_s (\d+) wall_s ([0-9.]+) cpu_s ([0-9.]+)", out)
     if m:
         c["pairs_per_s"] = int(m.group(1))
         c["program_wall"] = float(m.group(2))
@@ -87,36 +105,49 @@ def main():
     ap.add_argument("--skip-all", action="store_true", help="leave out record-all mode")
     ap.add_argument("--skip-interposer", action="store_true",
                     help="leave out the interposer-only runs")
-    ap.add_argument("--only", nargs="+", choices=list(WORKLOADS), help="these workloads only")
+    ap.add_argument("--only", nargs="+", choices=list(WORKLOADS),
+                    help="these workloads only (default: small, mixed, small/40)")
     ap.add_argument("--configs", nargs="+", help="these configurations only (plain is kept)")
     ap.add_argument("--baseline", help="another build whose sprof runs beside this one's")
     args = ap.parse_args()
-    workload = os.path.join(args.build, "bench", "bench_heap_workload")
+    programs = {"heap": os.path.join(args.build, "bench", "bench_heap_workload")}
     heap_run = os.path.join(args.build, "heap", "sprof-heap-run")
     sprof = os.path.join(args.build, "cli", "sprof")
     tmp = tempfile.mkdtemp(prefix="sprof-bench-heap-")
     profile = os.path.join(tmp, "p.json.gz")
     record = [sprof, "record", "-s", "--no-presymbolicate", "-o", profile]
+    if args.only and "rust-log" in args.only:
+        # Built as `cargo build --release` with debug info builds it (rustc >= 1.90: rust-lld).
+        # Beside the outputs, which are deleted after every run.
+        programs["rust-log"] = os.path.join(tempfile.mkdtemp(prefix="sprof-bench-rust-"),
+                                            "heap_log_processor")
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "heap_log_processor.rs")
+        subprocess.run(["rustc", "-C", "opt-level=3", "-C", "debuginfo=2", "-o",
+                        programs["rust-log"], source], check=True)
+    # A workload's command line: its program and arguments.
+    def command(w):
+        program, arguments = WORKLOADS[w]
+        return [programs[program], *arguments]
+
     configs = {
-        "plain": lambda w: [workload, *w],
-        "sprof --heap --no-cpu": lambda w: [*record, "--heap", "--no-cpu", "--", workload, *w],
+        "plain": lambda w: w,
+        "sprof --heap --no-cpu": lambda w: [*record, "--heap", "--no-cpu", "--", *w],
         # Stacks copied for sprof to unwind, as before the in-process walk (docs/heap.md).
         "sprof --heap --heap-stacks=copy --no-cpu": lambda w: [
-            *record, "--heap", "--heap-stacks=copy", "--no-cpu", "--", workload, *w],
+            *record, "--heap", "--heap-stacks=copy", "--no-cpu", "--", *w],
         "sprof --heap=all --heap-stacks=copy --no-cpu": lambda w: [
-            *record, "--heap=all", "--heap-stacks=copy", "--no-cpu", "--", workload, *w],
+            *record, "--heap=all", "--heap-stacks=copy", "--no-cpu", "--", *w],
         "sprof --heap --heap-free-stacks --no-cpu": lambda w: [
-            *record, "--heap", "--heap-free-stacks", "--no-cpu", "--", workload, *w],
-        "sprof --heap": lambda w: [*record, "--heap", "--", workload, *w],
-        "sprof --heap=all --no-cpu": lambda w: [*record, "--heap=all", "--no-cpu", "--",
-                                                workload, *w],
+            *record, "--heap", "--heap-free-stacks", "--no-cpu", "--", *w],
+        "sprof --heap": lambda w: [*record, "--heap", "--", *w],
+        "sprof --heap=all --no-cpu": lambda w: [*record, "--heap=all", "--no-cpu", "--", *w],
         "sprof --heap=all --heap-free-stacks --no-cpu": lambda w: [
-            *record, "--heap=all", "--heap-free-stacks", "--no-cpu", "--", workload, *w],
-        "interposer only": lambda w: [heap_run, "--output", "/dev/null", "--", workload, *w],
-        "heaptrack 1.4": lambda w: ["heaptrack", "-o", os.path.join(tmp, "ht"), workload, *w],
+            *record, "--heap=all", "--heap-free-stacks", "--no-cpu", "--", *w],
+        "interposer only": lambda w: [heap_run, "--output", "/dev/null", "--", *w],
+        "heaptrack 1.4": lambda w: ["heaptrack", "-o", os.path.join(tmp, "ht"), *w],
         "heaptrack 1.4 + print": lambda w: [
             "sh", "-c", 'heaptrack -o "$0/ht" "$@" && heaptrack_print "$0/ht.zst" >/dev/null',
-            tmp, workload, *w],
+            tmp, *w],
     }
     if args.baseline:
         other = os.path.join(args.baseline, "cli", "sprof")
@@ -133,6 +164,8 @@ def main():
         del plan["small/40"]
     if args.only:
         plan = {w: cs for w, cs in plan.items() if w in args.only}
+    else:  # issue 24's workloads run when asked for
+        plan = {w: cs for w, cs in plan.items() if w not in ("churn", "rust-log", "churn/5M")}
     if args.configs:
         wanted = set(args.configs) | {c + " (baseline)" for c in args.configs}
         plan = {w: [c for c in cs if c == "plain" or c in wanted] for w, cs in plan.items()}
@@ -141,7 +174,7 @@ def main():
         for w, names in plan.items():
             names = names[r % len(names):] + names[:r % len(names)]  # rotate the order
             for c in names:
-                wall, cpu, out = run(configs[c](WORKLOADS[w]))
+                wall, cpu, out = run(configs[c](command(w)))
                 results[(w, c)].append((wall, cpu, counters(out)))
                 for f in os.listdir(tmp):
                     os.remove(os.path.join(tmp, f))
@@ -167,7 +200,8 @@ def main():
             f = rs[-1][2]
             note = ""
             if c == "plain":
-                note = f"{f.get('pairs_per_s', 0) / 1e6:.1f} M pairs/s"
+                unit = "lines" if WORKLOADS[w][0] == "rust-log" else "pairs"
+                note = f"{f.get('pairs_per_s', 0) / 1e6:.1f} M {unit}/s"
             elif "records" in f:
                 note = f"{f['records']:,} of {f['calls']:,} allocations"
                 if f["dropped"]:
