@@ -102,9 +102,10 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
 }
 
 bool DwarfLookup::read_all(const std::atomic<bool>& stop) {
-  if (!reader_) {  // loaded from the symbol cache: each unit is decoded from its bytes
+  if (!reader_) {  // loaded from the symbol cache: each unit and tree is decoded from its bytes
     for (uint32_t u = 0; u < units_.size() && !stop.load(std::memory_order_relaxed); ++u) {
-      read_unit(u);
+      Unit& unit = read_unit(u);
+      for (Function& function : unit.functions) read_tree(unit, function);
     }
     return !stop.load(std::memory_order_relaxed);
   }
@@ -197,6 +198,11 @@ void DwarfLookup::read_unit_now(Unit& unit) {
 }
 
 void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
+  if (cached_) {
+    read_cached_tree(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()),
+                     static_cast<uint32_t>(&function - unit.functions.data()));
+    return;
+  }
   const elf::DwarfInlineTree read = reader_->inline_tree(unit.offset, function.offset);
   auto tree = std::make_unique<Tree>();
   tree->scopes.reserve(read.scopes.size());

@@ -95,7 +95,8 @@ class DwarfLookup {
     ScopeIndex index;           // values: indexes into scopes
   };
   struct Function {
-    uint64_t offset = 0;       // of its DIE, in its unit's DWARF
+    uint64_t offset = 0;       // of its DIE in its unit's DWARF; from a cache file, of its tree
+                               // in Unit::cached_bytes
     uint32_t first_range = 0;  // into Unit::function_ranges
     uint32_t range_count = 0;
     std::once_flag read;
@@ -110,6 +111,9 @@ class DwarfLookup {
     LineTable lines;                               // file: indexes into files
     std::vector<const std::string*> files;         // distinct names, interned in file_names_
     std::vector<uint32_t> file_slots;              // the unit's file table -> index into files
+    // From a cache file: the unit's bytes, whose function trees are decoded when first looked up
+    // (read_cached_tree), since a large unit holds thousands and a lookup needs one.
+    std::vector<uint8_t> cached_bytes;
   };
 
   DwarfLookup(std::unique_ptr<elf::DwarfReader> reader, uint64_t base, size_t concurrency);

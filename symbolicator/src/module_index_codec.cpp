@@ -87,6 +87,8 @@ class Reader {
     const auto bytes = in_.bytes(n);
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
   }
+  void skip(size_t n) { in_.skip(n); }
+  size_t position() const { return in_.position(); }
   bool ok() const { return in_.ok(); }
   size_t remaining() const { return in_.remaining(); }
   bool at_end() const { return in_.ok() && in_.remaining() == 0; }
@@ -183,7 +185,9 @@ struct ModuleIndexCodec {
     for (const DwarfLookup::Function& f : unit.functions) {
       w.put(f.first_range);
       w.put(f.range_count);
-      put(w, strings, *f.tree);  // read_all read every tree
+      // read_all read every tree; one that a damaged cache file could not give is written empty.
+      static const DwarfLookup::Tree kNoTree;
+      put(w, strings, f.tree ? *f.tree : kNoTree);
     }
   }
 
@@ -325,12 +329,40 @@ struct ModuleIndexCodec {
       f.first_range = r.get<uint32_t>();
       f.range_count = r.get<uint32_t>();
       if (uint64_t{f.first_range} + f.range_count > unit.function_ranges.size()) return false;
-      auto tree = std::make_unique<DwarfLookup::Tree>();
-      if (!get(r, cached, dwarf, *tree)) return false;
-      f.tree = std::move(tree);
-      std::call_once(f.read, [] {});  // never read from DWARF: there is none
+      // The tree is decoded when a lookup first lands in the function (read_tree): here only
+      // its place is kept, and its counts are checked against the unit's bytes.
+      f.offset = r.position();
+      if (!skip_tree(r)) return false;
     }
     return r.at_end();
+  }
+
+  // Steps over a tree as get(Reader&, ..., Tree&) would read it: its scopes, then its index.
+  static bool skip_tree(Reader& r) {
+    constexpr size_t kScopeBytes = 4 * sizeof(uint32_t) + 1;
+    constexpr size_t kIndexEntryBytes = sizeof(uint64_t) + sizeof(uint32_t);
+    r.skip(r.count(kScopeBytes) * kScopeBytes);
+    r.skip(r.count(kIndexEntryBytes) * kIndexEntryBytes);
+    return r.ok();
+  }
+
+  static void read_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit_index,
+                        uint32_t function_index) {
+    const DwarfLookup::Unit& unit = dwarf.units_[unit_index];
+    DwarfLookup::Function& function = dwarf.units_[unit_index].functions[function_index];
+    const std::span<const uint8_t> bytes(unit.cached_bytes);
+    auto tree = std::make_unique<DwarfLookup::Tree>();
+    if (function.offset <= bytes.size()) {
+      Reader r(bytes.subspan(function.offset));
+      if (get(r, cached, dwarf, *tree)) {
+        function.tree = std::move(tree);
+        return;
+      }
+    }
+    log::warn("symbol cache: " + cached.path +
+              ": an inline tree is damaged; its function is named " +
+              "without inline frames, and the file is rebuilt next time");
+    if (!cached.path.empty()) ::unlink(cached.path.c_str());
   }
 
   // Called once per unit, from DwarfLookup::read_unit. A unit that cannot be read, fails its
@@ -343,7 +375,10 @@ struct ModuleIndexCodec {
     if (read_untrusted_at(cached.file, where.offset, bytes) &&
         (!cached.check_units || checksum(bytes) == where.sum)) {
       Reader r(bytes);
-      if (get(r, cached, dwarf, unit)) return;
+      if (get(r, cached, dwarf, unit)) {
+        unit.cached_bytes = std::move(bytes);  // the function trees, read when looked up
+        return;
+      }
     }
     log::warn("symbol cache: " + cached.path + ": unit " + std::to_string(index) +
               " is damaged; its frames are named from the symbol table, and the file is rebuilt "
@@ -545,6 +580,11 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFi
 
 void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
   ModuleIndexCodec::read_unit(cached, dwarf, index);
+}
+
+void read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
+                      uint32_t function) {
+  ModuleIndexCodec::read_tree(cached, dwarf, unit, function);
 }
 
 std::optional<ModuleIndexLayout> module_index_layout(std::span<const uint8_t> head) {

@@ -99,6 +99,12 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFi
 
 // Decodes unit `index` of `dwarf`, a map's DWARF loaded from the cache (DwarfLookup::read_unit).
 void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index);
+// Decodes the inline tree of function `function` of unit `unit` from its unit's cached bytes
+// (read_cached_unit kept them and the tree's offset). A tree that does not decode leaves the
+// function without one (its frames then have no inline frames), and the file is removed so that the
+// next run rebuilds it.
+void read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
+                      uint32_t function);
 
 // Where an index file's parts are, from its first bytes (the header and key suffice), before any
 // check of the rest; nullopt when they do not begin like an index file of this version.
