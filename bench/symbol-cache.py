@@ -13,8 +13,8 @@ For each, interleaved rounds of `sprof symbolicate --no-symbol-cache` and `sprof
 line states ("embedded in N ms") and the command's CPU, min / median.
 
 Then `sprof record` of bench_workload 4 x 500 units (about 1.6 s, 4 threads) in interleaved rounds:
---no-presymbolicate (the plain recording), -s with the warm cache, and -s with --no-symbol-cache:
-wall and whole-tree CPU (sprof and the program), min / median, and their ratios of medians to the
+--no-presymbolicate (the plain recording), -s with the warm cache, and -s with --no-symbol-cache,
+the order rotated every round: wall and whole-tree CPU (sprof and the program), min / median, and their ratios of medians to the
 program run alone.
 """
 import argparse
@@ -101,8 +101,11 @@ def main():
             "record -s, no cache": ["--no-symbol-cache"],
         }
         results = {m: ([], []) for m in modes}
-        for _ in range(args.runs):
-            for mode, flags in modes.items():
+        names = list(modes)
+        for r in range(args.runs):
+            # The order rotates every round, so that no mode always runs after the same one.
+            for mode in names[r % len(names):] + names[:r % len(names)]:
+                flags = modes[mode]
                 if flags is None:
                     wall, cpu, _ = run(record["alone"])
                 else:
