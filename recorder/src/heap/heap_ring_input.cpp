@@ -63,9 +63,10 @@ namespace {
 // the million records a short program leaves behind took 370 MB of sprof's RSS and their fresh
 // pages' zeroing a tenth of its time. A round of 8 Ki records stays in the CPU's caches from its
 // decoding to its conversion: with 64 Ki, loading each record's stack at conversion was a cache
-// miss, and the issue's churn workload ran 15 % slower (docs/benchmarks.md, "Heap: record-all on
-// issue 24's workloads"). The backlog holds the ring's compact bytes (about 64 a record) instead.
-// RingRecordSource's final flush (kMaxFlushRounds) is sized for rounds of this many records.
+// miss, and on issue 24's churn workload the program ran 28 % longer (docs/benchmarks.md, "Heap:
+// record-all on issue 24's workloads"). The backlog holds the ring's compact bytes (about 64 a
+// record) instead. RingRecordSource's final flush (kMaxFlushRounds) is sized for rounds of this
+// many records.
 constexpr size_t kRoundRecords = size_t{8} * 1024;
 
 }  // namespace
