@@ -177,16 +177,19 @@ TEST_CASE("converter counts lost records and marks them on the root's main threa
 
 namespace {
 
-// A thread's stacks, each leaf first as location strings.
+// One of a thread's stacks, leaf first, as location strings.
+std::vector<std::string> stack_leaf_first(const profile::Thread& t, std::optional<uint32_t> stack) {
+  std::vector<std::string> frames;
+  for (std::optional<uint32_t> s = stack; s; s = t.stacks()[*s].prefix) {
+    frames.push_back(t.strings()[t.frames()[t.stacks()[*s].frame].location]);
+  }
+  return frames;
+}
+
+// A thread's sample stacks, each leaf first as location strings.
 std::vector<std::vector<std::string>> stacks_leaf_first(const profile::Thread& t) {
   std::vector<std::vector<std::string>> out;
-  for (const auto& sample : t.samples()) {
-    std::vector<std::string> frames;
-    for (std::optional<uint32_t> s = sample.stack; s; s = t.stacks()[*s].prefix) {
-      frames.push_back(t.strings()[t.frames()[t.stacks()[*s].frame].location]);
-    }
-    out.push_back(frames);
-  }
+  for (const auto& sample : t.samples()) out.push_back(stack_leaf_first(t, sample.stack));
   return out;
 }
 
@@ -237,13 +240,7 @@ perf::HeapAllocRecord walked_allocation(uint32_t pid, uint64_t ms, uint64_t addr
 // The stacks of a thread's native-allocation rows, each leaf first as location strings.
 std::vector<std::vector<std::string>> allocation_stacks(const profile::Thread& t) {
   std::vector<std::vector<std::string>> out;
-  for (const auto& row : t.native_allocations()) {
-    std::vector<std::string> frames;
-    for (std::optional<uint32_t> s = row.stack; s; s = t.stacks()[*s].prefix) {
-      frames.push_back(t.strings()[t.frames()[t.stacks()[*s].frame].location]);
-    }
-    out.push_back(frames);
-  }
+  for (const auto& row : t.native_allocations()) out.push_back(stack_leaf_first(t, row.stack));
   return out;
 }
 
