@@ -125,7 +125,7 @@ std::optional<uint32_t> ProfileConverter::intern_allocation_stack(
     std::span<const uint8_t> stack, bool walked, AllocatorFrames& wrappers) {
   // A walked stack is the same bytes every time its call path allocates: what it was interned
   // as is remembered (WalkedStackCache), the unwound copies differ in every other word.
-  const WalkedStackCache::Key key{owner.image, owner.thread, pid, &wrappers, captured.ip, stack};
+  const WalkedStackCache::Key key{{owner.image, owner.thread, pid, &wrappers, captured.ip}, stack};
   if (walked) {
     if (const std::optional<uint32_t>* known = walked_stacks_.find(key)) {
       ++stats_.heap.walked_stacks;

@@ -19,8 +19,9 @@ uint64_t mix(uint64_t x) {
 }  // namespace
 
 uint64_t WalkedStackCache::hash_of(const Key& key) {
-  uint64_t h = mix(key.ip ^ (uint64_t{key.pid} << 32));
-  h = mix(h ^ key.image ^ (key.thread << 20) ^ reinterpret_cast<uintptr_t>(key.wrappers));
+  const Origin& o = key.origin;
+  uint64_t h = mix(o.ip ^ (uint64_t{o.pid} << 32));
+  h = mix(h ^ o.image ^ (o.thread << 20) ^ reinterpret_cast<uintptr_t>(o.wrappers));
   const std::span<const uint8_t> bytes = key.return_addresses;
   size_t at = 0;
   for (; at + sizeof(uint64_t) <= bytes.size(); at += sizeof(uint64_t)) {
@@ -32,9 +33,8 @@ uint64_t WalkedStackCache::hash_of(const Key& key) {
   return mix(h ^ bytes.size());
 }
 
-bool WalkedStackCache::same(const Slot& slot, uint64_t hash, const Key& key) {
-  return slot.used && slot.hash == hash && slot.ip == key.ip && slot.pid == key.pid &&
-         slot.image == key.image && slot.thread == key.thread && slot.wrappers == key.wrappers &&
+bool WalkedStackCache::same(const Slot& slot, uint64_t hash, const Key& key) const {
+  return slot.generation == generation_ && slot.hash == hash && slot.origin == key.origin &&
          std::ranges::equal(slot.return_addresses, key.return_addresses);
 }
 
@@ -47,19 +47,13 @@ const std::optional<uint32_t>* WalkedStackCache::find(const Key& key) const {
 void WalkedStackCache::remember(const Key& key, std::optional<uint32_t> stack) {
   const uint64_t hash = hash_of(key);
   Slot& slot = slots_[hash & (kSlots - 1)];
-  slot.used = true;
+  slot.generation = generation_;
   slot.hash = hash;
-  slot.image = key.image;
-  slot.thread = key.thread;
-  slot.pid = key.pid;
-  slot.wrappers = key.wrappers;
-  slot.ip = key.ip;
+  slot.origin = key.origin;
   slot.return_addresses.assign(key.return_addresses.begin(), key.return_addresses.end());
   slot.stack = stack;
 }
 
-void WalkedStackCache::clear() {
-  for (Slot& slot : slots_) slot.used = false;
-}
+void WalkedStackCache::clear() { ++generation_; }
 
 }  // namespace sprof::convert

@@ -27,7 +27,7 @@ const void* const kDeallocators = &deallocators_tag;
 TEST_CASE("a walked stack is found again only under the same key") {
   WalkedStackCache cache;
   const std::vector<uint8_t> path = bytes_of({0x1200, 0x1300});
-  const WalkedStackCache::Key key{0, 1, 7, kAllocators, 0x7100, path};
+  const WalkedStackCache::Key key{{0, 1, 7, kAllocators, 0x7100}, path};
   CHECK(cache.find(key) == nullptr);
   cache.remember(key, 42U);
   REQUIRE(cache.find(key) != nullptr);
@@ -44,11 +44,11 @@ TEST_CASE("a walked stack is found again only under the same key") {
   const std::vector<uint8_t> other_path = bytes_of({0x1200, 0x1304});
   const std::vector<uint8_t> shorter = bytes_of({0x1200});
   std::vector<WalkedStackCache::Key> others(7, key);
-  others[0].image = 1;
-  others[1].thread = 0;
-  others[2].pid = 8;
-  others[3].wrappers = kDeallocators;
-  others[4].ip = 0x7104;
+  others[0].origin.image = 1;
+  others[1].origin.thread = 0;
+  others[2].origin.pid = 8;
+  others[3].origin.wrappers = kDeallocators;
+  others[4].origin.ip = 0x7104;
   others[5].return_addresses = other_path;
   others[6].return_addresses = shorter;
   for (const WalkedStackCache::Key& other : others) CHECK(cache.find(other) == nullptr);
@@ -57,12 +57,16 @@ TEST_CASE("a walked stack is found again only under the same key") {
 TEST_CASE("an empty stack is remembered as one, and clear forgets everything") {
   WalkedStackCache cache;
   const std::vector<uint8_t> path = bytes_of({0x1200});
-  const WalkedStackCache::Key key{0, 0, 7, kAllocators, 0x7100, path};
+  const WalkedStackCache::Key key{{0, 0, 7, kAllocators, 0x7100}, path};
   cache.remember(key, std::nullopt);
   REQUIRE(cache.find(key) != nullptr);
   CHECK_FALSE(cache.find(key)->has_value());
   cache.clear();
   CHECK(cache.find(key) == nullptr);
+  // And after a clear, what is remembered again is found again.
+  cache.remember(key, 3U);
+  REQUIRE(cache.find(key) != nullptr);
+  CHECK(*cache.find(key) == 3U);
 }
 
 TEST_CASE("the cache holds at most kSlots call paths, the newest winning a slot") {
@@ -70,11 +74,11 @@ TEST_CASE("the cache holds at most kSlots call paths, the newest winning a slot"
   std::vector<std::vector<uint8_t>> paths;
   for (uint64_t i = 0; i < 4 * WalkedStackCache::kSlots; ++i) paths.push_back(bytes_of({i}));
   for (uint32_t i = 0; i < paths.size(); ++i) {
-    cache.remember({0, 0, 7, kAllocators, 0x7100, paths[i]}, i);
+    cache.remember({{0, 0, 7, kAllocators, 0x7100}, paths[i]}, i);
   }
   size_t found = 0;
   for (uint32_t i = 0; i < paths.size(); ++i) {
-    const auto* stack = cache.find({0, 0, 7, kAllocators, 0x7100, paths[i]});
+    const auto* stack = cache.find({{0, 0, 7, kAllocators, 0x7100}, paths[i]});
     if (stack == nullptr) continue;
     ++found;
     CHECK(*stack == i);  // never another path's stack

@@ -10,10 +10,10 @@
 //
 // Direct-mapped and bounded (kSlots entries): a collision replaces the older entry, so memory
 // stays at kSlots call paths whatever the program does. The owner clears it whenever a module
-// map changes (a mapping added, exec, fork), since the same addresses may then mean other code.
+// map changes (a mapping added, exec), since the same addresses may then mean other code; a
+// process at startup adds hundreds of mappings, so clear() only starts a new generation.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,12 +24,17 @@ namespace sprof::convert {
 
 class WalkedStackCache {
  public:
-  struct Key {
+  // Everything but the return addresses that the interned stack depends on.
+  struct Origin {
     size_t image = 0;                // the thread table's process image ...
     size_t thread = 0;               // ... and thread
     uint32_t pid = 0;                // whose module map read the addresses
     const void* wrappers = nullptr;  // the AllocatorFrames trimmed (allocation or deallocation)
     uint64_t ip = 0;                 // the capture stub's
+    bool operator==(const Origin&) const = default;
+  };
+  struct Key {
+    Origin origin;
     std::span<const uint8_t> return_addresses;  // as the record carries them
   };
 
@@ -43,21 +48,18 @@ class WalkedStackCache {
 
  private:
   struct Slot {
-    bool used = false;
+    uint64_t generation = 0;  // holds an entry only when it is the cache's current one
     uint64_t hash = 0;
-    size_t image = 0;
-    size_t thread = 0;
-    uint32_t pid = 0;
-    const void* wrappers = nullptr;
-    uint64_t ip = 0;
+    Origin origin;
     std::vector<uint8_t> return_addresses;  // capacity kept when the slot is reused
     std::optional<uint32_t> stack;
   };
 
   static uint64_t hash_of(const Key& key);
-  static bool same(const Slot& slot, uint64_t hash, const Key& key);
+  bool same(const Slot& slot, uint64_t hash, const Key& key) const;
 
   std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+  uint64_t generation_ = 1;  // slots start at 0: empty
 };
 
 }  // namespace sprof::convert
