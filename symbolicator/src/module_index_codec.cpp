@@ -360,8 +360,8 @@ struct ModuleIndexCodec {
       }
     }
     log::warn("symbol cache: " + cached.path +
-              ": an inline tree is damaged; its function is named " +
-              "without inline frames, and the file is rebuilt next time");
+              ": an inline tree is damaged; its function is named without inline frames, and "
+              "the file is rebuilt next time");
     if (!cached.path.empty()) ::unlink(cached.path.c_str());
   }
 
