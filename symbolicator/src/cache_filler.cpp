@@ -11,7 +11,7 @@ void CacheFiller::add(Job job) {
   {
     const std::lock_guard lock(mutex_);
     if (stopping_.load()) {
-      unsaved_.push_back(std::move(job.request));
+      unsaved_.push_back(std::move(job));
       return;
     }
     queue_.push_back(std::move(job));
@@ -32,10 +32,21 @@ std::vector<SymbolCacheRequest> CacheFiller::stop() {
   }
   changed_.notify_all();
   if (thread_.joinable()) thread_.join();
-  const std::lock_guard lock(mutex_);
-  for (Job& job : queue_) unsaved_.push_back(std::move(job.request));
-  queue_.clear();
-  return std::exchange(unsaved_, {});
+  std::vector<Job> unsaved;
+  {
+    const std::lock_guard lock(mutex_);
+    for (Job& job : queue_) unsaved_.push_back(std::move(job));
+    queue_.clear();
+    unsaved = std::exchange(unsaved_, {});
+  }
+  std::vector<SymbolCacheRequest> requests;
+  for (Job& job : unsaved) {
+    if (job.encode_read_so_far) {
+      if (const auto bytes = job.encode_read_so_far()) cache_.write(job.key, *bytes);
+    }
+    requests.push_back(std::move(job.request));
+  }
+  return requests;
 }
 
 void CacheFiller::run() {
@@ -56,7 +67,7 @@ void CacheFiller::run() {
       lock.lock();
     } else {
       lock.lock();
-      unsaved_.push_back(std::move(job.request));
+      unsaved_.push_back(std::move(job));
     }
     job = {};  // the map goes with its job, before anyone is told the work is done
     busy_ = false;

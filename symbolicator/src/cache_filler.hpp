@@ -9,8 +9,11 @@
 //
 // Nor may it delay the end of a command: a user who rebuilds and records again meets a new
 // build-id every time, and would wait for the whole index of each build. `stop` cuts the work
-// short between DWARF units and says which modules were left unsaved, so that the caller can
-// hand them on (the command line starts `sprof cache fill` for them in the background).
+// short between DWARF units, saves what each unsaved module's map has read so far (a partial
+// index: what this run's lookups built, so that the next run reads no DWARF for the same
+// addresses) and says which modules were left unsaved, so that the caller can hand them on (the
+// command line starts `sprof cache fill` for them in the background, which completes the
+// partial files).
 #pragma once
 
 #include <atomic>
@@ -35,6 +38,9 @@ class CacheFiller {
     std::string key;
     // The file's bytes; nullopt when `stop` was set before they were whole.
     std::function<std::optional<std::string>(const std::atomic<bool>& stop)> encode;
+    // The bytes of what was read so far, for `stop`; nullopt: nothing worth saving. May be
+    // empty (nothing saved).
+    std::function<std::optional<std::string>()> encode_read_so_far;
   };
 
   explicit CacheFiller(const SymbolCache& cache) : cache_(cache) {}
@@ -45,8 +51,9 @@ class CacheFiller {
   void add(Job job);
   // Returns when every job queued so far is saved (or failed to be).
   void wait_idle();
-  // Ends the work: the job under way stops at its next DWARF unit, the queued ones are dropped.
-  // Returns the requests of the jobs that were not saved. Later calls return nothing.
+  // Ends the work: the job under way stops at its next DWARF unit, the queued ones are not
+  // started. Each job not saved whole saves what it read so far (encode_read_so_far). Returns
+  // the requests of the jobs that were not saved whole. Later calls return nothing.
   std::vector<SymbolCacheRequest> stop();
 
  private:
@@ -56,7 +63,7 @@ class CacheFiller {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> queue_;
-  std::vector<SymbolCacheRequest> unsaved_;  // jobs `stop` cut short
+  std::vector<Job> unsaved_;  // jobs `stop` cut short
   std::atomic<bool> stopping_{false};
   bool busy_ = false;   // the thread is working on a job it took off the queue
   std::thread thread_;  // started by the first add

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "module_index_codec.hpp"
+#include "sprof/core/log.hpp"
 
 namespace sprof::symbolicator::detail {
 
@@ -66,7 +67,7 @@ std::optional<DwarfLookup::Location> DwarfLookup::find(uint64_t address) {
 }
 
 void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
-  if (!reader_) return;  // from the symbol cache: a unit decodes faster than threads start
+  if (cached_) return;  // from the symbol cache: a unit decodes faster than threads start
   // Addresses grouped by unit; a unit is one piece of work (its functions, lines and trees).
   std::vector<std::pair<uint32_t, uint64_t>> by_unit;
   by_unit.reserve(addresses.size());
@@ -102,11 +103,12 @@ void DwarfLookup::prepare(std::span<const uint64_t> addresses) {
 }
 
 bool DwarfLookup::read_all(const std::atomic<bool>& stop) {
-  if (!reader_) {  // loaded from the symbol cache: each unit and tree is decoded from its bytes
+  if (cached_) {  // loaded from the symbol cache: decoded from its bytes, or what it lacks read
     for (uint32_t u = 0; u < units_.size() && !stop.load(std::memory_order_relaxed); ++u) {
       Unit& unit = read_unit(u);
       for (Function& function : unit.functions) read_tree(unit, function);
     }
+    if (read_from_dwarf() > 0) reader()->release_file_pages();  // reader() opened it
     return !stop.load(std::memory_order_relaxed);
   }
   run_shared_out(units_.size(), [&](size_t u) {
@@ -128,6 +130,40 @@ void DwarfLookup::run_shared_out(size_t count, const std::function<void(size_t)>
   run();
 }
 
+bool DwarfLookup::whole() const {
+  for (const Unit& unit : units_) {
+    if (!unit.unit_read.load(std::memory_order_acquire) || unit.lost) return false;
+    for (const Function& function : unit.functions) {
+      if (!function.tree_read.load(std::memory_order_acquire) || !function.tree) return false;
+    }
+  }
+  return true;
+}
+
+elf::DwarfReader* DwarfLookup::reader() {
+  if (!dwarf_file_) return reader_.get();
+  std::call_once(reader_opened_, [&] {
+    auto opened = elf::DwarfReader::open(dwarf_file_, 1);
+    if (!opened) {
+      log::debug("symbol cache: the DWARF its file lacks cannot be read: " +
+                 opened.error().message);
+      return;
+    }
+    // The cache's key names this build of the module, so its units are the file's; a file
+    // that says otherwise (damaged, or a key that failed to tell two builds apart) lends it
+    // nothing.
+    const std::vector<elf::DwarfUnit> units = (*opened)->units();
+    bool same = units.size() == units_.size();
+    for (size_t u = 0; same && u < units.size(); ++u) same = units[u].offset == units_[u].offset;
+    if (!same) {
+      log::debug("symbol cache: its DWARF units are not the module's; what it lacks is not read");
+      return;
+    }
+    reader_ = std::move(*opened);
+  });
+  return reader_.get();
+}
+
 bool DwarfLookup::names_source_file(const std::string& path) {
   std::lock_guard lock(files_mutex_);
   return file_names_.contains(path);
@@ -135,21 +171,39 @@ bool DwarfLookup::names_source_file(const std::string& path) {
 
 DwarfLookup::Unit& DwarfLookup::read_unit(uint32_t index) {
   Unit& unit = units_[index];
-  std::call_once(unit.read, [&] { read_unit_now(unit); });
+  std::call_once(unit.read, [&] {
+    read_unit_now(unit);
+    unit.unit_read.store(true, std::memory_order_release);
+  });
   return unit;
 }
 
 const DwarfLookup::Tree* DwarfLookup::read_tree(const Unit& unit, Function& function) {
-  std::call_once(function.read, [&] { read_tree_now(unit, function); });
+  std::call_once(function.read, [&] {
+    read_tree_now(unit, function);
+    function.tree_read.store(true, std::memory_order_release);
+  });
   return function.tree.get();
 }
 
 void DwarfLookup::read_unit_now(Unit& unit) {
-  if (cached_) {
-    read_cached_unit(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()));
+  // A unit the cache file holds comes from its bytes; one it lacks, or that turns out damaged,
+  // from the module's DWARF.
+  if (cached_ && unit.in_cache &&
+      read_cached_unit(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()))) {
     return;
   }
-  elf::DwarfLines lines = reader_->lines(unit.offset);
+  read_unit_from_dwarf(unit);
+}
+
+void DwarfLookup::read_unit_from_dwarf(Unit& unit) {
+  elf::DwarfReader* const dwarf = reader();
+  if (!dwarf) {  // a cache file's unit that neither it nor the module can give
+    unit.lost = true;
+    return;
+  }
+  read_from_dwarf_.fetch_add(1, std::memory_order_relaxed);
+  elf::DwarfLines lines = dwarf->lines(unit.offset);
   {
     // The same name may appear more than once in a file table (DWARF 5 repeats the primary
     // source file as entry 0 and 1): rows of either count as one file, as before.
@@ -171,7 +225,7 @@ void DwarfLookup::read_unit_now(Unit& unit) {
   }
   unit.lines = LineTable::build(std::move(lines.rows), base_);
 
-  const elf::DwarfFunctions read = reader_->functions(unit.offset);
+  const elf::DwarfFunctions read = dwarf->functions(unit.offset);
   std::vector<ScopeIndex::Range> ranges;
   std::vector<elf::DwarfFunction> kept;
   for (const elf::DwarfFunction& f : read.functions) {
@@ -198,12 +252,19 @@ void DwarfLookup::read_unit_now(Unit& unit) {
 }
 
 void DwarfLookup::read_tree_now(const Unit& unit, Function& function) {
-  if (cached_) {
-    read_cached_tree(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()),
-                     static_cast<uint32_t>(&function - unit.functions.data()));
+  if (cached_ && function.cached_tree != kNoCachedTree &&
+      read_cached_tree(*cached_, *this, static_cast<uint32_t>(&unit - units_.data()),
+                       static_cast<uint32_t>(&function - unit.functions.data()))) {
     return;
   }
-  const elf::DwarfInlineTree read = reader_->inline_tree(unit.offset, function.offset);
+  read_tree_from_dwarf(unit, function);
+}
+
+void DwarfLookup::read_tree_from_dwarf(const Unit& unit, Function& function) {
+  elf::DwarfReader* const dwarf = reader();
+  if (!dwarf) return;  // no tree: the function's frames have no inline frames
+  read_from_dwarf_.fetch_add(1, std::memory_order_relaxed);
+  const elf::DwarfInlineTree read = dwarf->inline_tree(unit.offset, function.offset);
   auto tree = std::make_unique<Tree>();
   tree->scopes.reserve(read.scopes.size());
   for (const elf::DwarfScope& s : read.scopes) {

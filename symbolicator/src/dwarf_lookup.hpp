@@ -16,6 +16,11 @@
 //   inlines[i].line  = call_line of inlines[i-1]'s scope (where it was called from inlines[i])
 //   outer line       = call_line of the outermost inlined scope, or the line table's if none.
 //
+// A map from the symbol cache may hold only part of the module's DWARF: the units and inline
+// trees that earlier runs read (the cache's index grows by what lookups read, instead of being
+// built whole the first time). What it lacks is read from the module's DWARF when a lookup first
+// needs it, as for a map built from the files.
+//
 // Threading: all methods may run on several threads at once. Each unit and each function is read
 // once (std::call_once) and never changes afterwards, so lookups take no lock once what they
 // need has been read.
@@ -80,6 +85,12 @@ class DwarfLookup {
   bool names_source_file(const std::string& path);
   bool empty() const { return units_.empty(); }
   size_t concurrency() const { return concurrency_; }
+  // Whether everything was read: every unit and every function's inline tree. A cache file
+  // written then is whole; one written before is partial (module_index_codec.hpp).
+  bool whole() const;
+  // How many units and trees were read from the module's DWARF by this map so far: a map from a
+  // partial cache file that read nothing new need not be saved again.
+  size_t read_from_dwarf() const { return read_from_dwarf_.load(std::memory_order_relaxed); }
 
  private:
   friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
@@ -94,18 +105,25 @@ class DwarfLookup {
     std::vector<Scope> scopes;  // scopes[0] is the function
     ScopeIndex index;           // values: indexes into scopes
   };
+  static constexpr uint64_t kNoCachedTree = UINT64_MAX;
   struct Function {
-    uint64_t offset = 0;       // of its DIE in its unit's DWARF; from a cache file, of its tree
-                               // in Unit::cached_bytes
+    uint64_t offset = 0;  // of its DIE in its unit's DWARF
+    // From a cache file: where its tree is in Unit::cached_bytes; kNoCachedTree when the file
+    // lacks it (read from DWARF then).
+    uint64_t cached_tree = kNoCachedTree;
     uint32_t first_range = 0;  // into Unit::function_ranges
     uint32_t range_count = 0;
     std::once_flag read;
+    std::atomic<bool> tree_read{false};  // `tree` is final (what a cache file may take)
     std::unique_ptr<const Tree> tree;
   };
   struct Unit {
-    uint64_t offset = 0;  // of its DIE
+    uint64_t offset = 0;    // of its DIE
+    bool in_cache = false;  // its bytes are in the cache file (else read from DWARF)
+    bool lost = false;      // neither the cache file nor the module's DWARF could give it
     std::once_flag read;
-    std::vector<Function> functions;               // sized once, never moved (once_flag)
+    std::atomic<bool> unit_read{false};  // what follows is final (what a cache file may take)
+    std::vector<Function> functions;     // sized once, never moved (once_flag)
     std::vector<elf::DwarfRange> function_ranges;  // relative
     ScopeIndex function_index;                     // values: indexes into functions
     LineTable lines;                               // file: indexes into files
@@ -123,12 +141,20 @@ class DwarfLookup {
   Unit& read_unit(uint32_t index);
   const Tree* read_tree(const Unit& unit, Function& function);
   void read_unit_now(Unit& unit);
+  void read_unit_from_dwarf(Unit& unit);
   void read_tree_now(const Unit& unit, Function& function);
+  void read_tree_from_dwarf(const Unit& unit, Function& function);
+  // The module's DWARF: for a map from a partial cache file, opened when first needed (null
+  // when it cannot be, or its units are not the ones the file was written from).
+  elf::DwarfReader* reader();
   Location compose(const Unit& unit, const Function* function, const Tree* tree,
                    uint64_t address) const;
 
-  std::unique_ptr<elf::DwarfReader> reader_;   // null for a map from the symbol cache
+  std::unique_ptr<elf::DwarfReader> reader_;  // null for a map from the symbol cache ...
+  elf::SharedElfFile dwarf_file_;             // ... until reader() opens this one's
+  std::once_flag reader_opened_;
   std::shared_ptr<const CachedUnits> cached_;  // the symbol cache's file, for such a map
+  std::atomic<size_t> read_from_dwarf_{0};
   uint64_t base_;
   size_t concurrency_;
   std::vector<Unit> units_;  // sized once at open

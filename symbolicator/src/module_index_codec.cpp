@@ -156,22 +156,33 @@ struct ModuleIndexCodec {
     put(w, tree.index);
   }
 
-  // Units go after the prelude, one after another; the prelude's table holds each one's size and
-  // checksum, so that a load reads and checks only the units its lookups need (read_unit).
-  static void put(Writer& w, Strings& strings, const DwarfLookup& dwarf, std::string& units) {
+  // Units go after the prelude, one after another; the prelude's table holds each one's DIE
+  // offset, size and checksum, so that a load reads and checks only the units its lookups need
+  // (read_unit). A unit not read yet (or lost) is left out: size 0. Then whether all is there.
+  static void put(Writer& w, Strings& strings, DwarfLookup& dwarf, std::string& units) {
     put(w, dwarf.unit_index_);
     w.count(dwarf.units_.size());
-    for (const DwarfLookup::Unit& unit : dwarf.units_) {
+    bool whole = true;
+    for (DwarfLookup::Unit& unit : dwarf.units_) {
+      w.put(unit.offset);
+      if (!unit.unit_read.load(std::memory_order_acquire) || unit.lost) {
+        w.put(uint64_t{0});
+        w.put(uint64_t{0});
+        whole = false;
+        continue;
+      }
       Writer unit_bytes;
-      put(unit_bytes, strings, unit);
+      whole &= put(unit_bytes, strings, dwarf, unit);
       const std::string bytes = unit_bytes.take();
       w.put(static_cast<uint64_t>(bytes.size()));
       w.put(checksum({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
       units += bytes;
     }
+    w.put(static_cast<uint8_t>(whole));
   }
 
-  static void put(Writer& w, Strings& strings, const DwarfLookup::Unit& unit) {
+  // Whether every function's tree went in.
+  static bool put(Writer& w, Strings& strings, DwarfLookup& dwarf, DwarfLookup::Unit& unit) {
     w.count(unit.files.size());
     for (const std::string* file : unit.files) w.put(strings.of(*file));
     put(w, unit.lines);
@@ -182,13 +193,19 @@ struct ModuleIndexCodec {
     }
     put(w, unit.function_index);
     w.count(unit.functions.size());
-    for (const DwarfLookup::Function& f : unit.functions) {
+    bool all_trees = true;
+    for (DwarfLookup::Function& f : unit.functions) {
+      w.put(f.offset);
       w.put(f.first_range);
       w.put(f.range_count);
-      // read_all read every tree; one that a damaged cache file could not give is written empty.
-      static const DwarfLookup::Tree kNoTree;
-      put(w, strings, f.tree ? *f.tree : kNoTree);
+      // A tree this map's cache file had is kept, decoded now if no lookup needed it.
+      if (f.cached_tree != DwarfLookup::kNoCachedTree) dwarf.read_tree(unit, f);
+      const bool has_tree = f.tree_read.load(std::memory_order_acquire) && f.tree;
+      w.put(static_cast<uint8_t>(has_tree));
+      if (has_tree) put(w, strings, *f.tree);
+      all_trees &= has_tree;
     }
+    return all_trees;
   }
 
   static std::string encode(const ModuleSymbolMap& map, std::string_view key) {
@@ -319,19 +336,22 @@ struct ModuleIndexCodec {
     // The index comes before the function count it is checked against.
     ScopeIndex function_index;
     if (!get(r, function_index, SIZE_MAX)) return false;
-    const size_t functions = r.count(2 * sizeof(uint32_t) + sizeof(uint32_t));
+    const size_t functions = r.count(sizeof(uint64_t) + 2 * sizeof(uint32_t) + 1);
     for (const uint32_t v : function_index.values_) {
       if (v != ScopeIndex::kGap && v >= functions) return false;
     }
     unit.function_index = std::move(function_index);
     unit.functions = std::vector<DwarfLookup::Function>(functions);
     for (DwarfLookup::Function& f : unit.functions) {
+      f.offset = r.get<uint64_t>();
       f.first_range = r.get<uint32_t>();
       f.range_count = r.get<uint32_t>();
+      const bool has_tree = r.get<uint8_t>() != 0;
       if (uint64_t{f.first_range} + f.range_count > unit.function_ranges.size()) return false;
+      if (!has_tree) continue;  // read from the module's DWARF when a lookup needs it
       // The tree is decoded when a lookup first lands in the function (read_tree): here only
       // its place is kept, and its counts are checked against the unit's bytes.
-      f.offset = r.position();
+      f.cached_tree = r.position();
       if (!skip_tree(r)) return false;
     }
     return r.at_end();
@@ -346,29 +366,30 @@ struct ModuleIndexCodec {
     return r.ok();
   }
 
-  static void read_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit_index,
+  static bool read_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit_index,
                         uint32_t function_index) {
     const DwarfLookup::Unit& unit = dwarf.units_[unit_index];
     DwarfLookup::Function& function = dwarf.units_[unit_index].functions[function_index];
     const std::span<const uint8_t> bytes(unit.cached_bytes);
     auto tree = std::make_unique<DwarfLookup::Tree>();
-    if (function.offset <= bytes.size()) {
-      Reader r(bytes.subspan(function.offset));
+    if (function.cached_tree <= bytes.size()) {
+      Reader r(bytes.subspan(function.cached_tree));
       if (get(r, cached, dwarf, *tree)) {
         function.tree = std::move(tree);
-        return;
+        return true;
       }
     }
     log::warn("symbol cache: " + cached.path +
-              ": an inline tree is damaged; its function is named without inline frames, and "
-              "the file is rebuilt next time");
+              ": an inline tree is damaged; it is read from the module's DWARF if it can be, "
+              "and the file is rebuilt next time");
     if (!cached.path.empty()) ::unlink(cached.path.c_str());
+    return false;
   }
 
-  // Called once per unit, from DwarfLookup::read_unit. A unit that cannot be read, fails its
-  // checksum or does not decode is left empty (its addresses answer from the symbol table), and
-  // the file is removed so that the next run rebuilds it.
-  static void read_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
+  // Called once per unit the file holds, from DwarfLookup::read_unit. A unit that cannot be
+  // read, fails its checksum or does not decode is left empty and the file is removed, so that
+  // the next run rebuilds it.
+  static bool read_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
     DwarfLookup::Unit& unit = dwarf.units_[index];
     const CachedUnits::Unit& where = cached.units[index];
     std::vector<uint8_t> bytes(where.size);
@@ -377,46 +398,58 @@ struct ModuleIndexCodec {
       Reader r(bytes);
       if (get(r, cached, dwarf, unit)) {
         unit.cached_bytes = std::move(bytes);  // the function trees, read when looked up
-        return;
+        return true;
       }
     }
     log::warn("symbol cache: " + cached.path + ": unit " + std::to_string(index) +
-              " is damaged; its frames are named from the symbol table, and the file is rebuilt "
-              "next time");
+              " is damaged; it is read from the module's DWARF if it can be (else its frames "
+              "are named from the symbol table), and the file is rebuilt next time");
     if (!cached.path.empty()) ::unlink(cached.path.c_str());
     unit.files.clear();
     unit.lines = LineTable();
     unit.function_ranges.clear();
     unit.function_index = ScopeIndex();
     unit.functions.clear();
+    unit.file_slots.clear();
+    return false;
   }
 
   // The unit index and where each unit's bytes are; the units are decoded when first needed.
-  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r, std::shared_ptr<CachedUnits> cached) {
-    std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, 0, 1));
+  // `whole` says whether the file holds every unit and tree (module_index_codec.hpp).
+  static std::unique_ptr<DwarfLookup> get_dwarf(Reader& r, std::shared_ptr<CachedUnits> cached,
+                                                const ModuleIndexOrigin& origin, bool& whole) {
+    std::unique_ptr<DwarfLookup> dwarf(new DwarfLookup(nullptr, origin.base, 1));
     ScopeIndex unit_index;
     if (!get(r, unit_index, SIZE_MAX)) return nullptr;
-    const size_t units = r.count(sizeof(uint64_t));
+    const size_t units = r.count(3 * sizeof(uint64_t));
     for (const uint32_t v : unit_index.values_) {
       if (v != ScopeIndex::kGap && v >= units) return nullptr;
     }
     cached->units.resize(units);
+    dwarf->units_ = std::vector<DwarfLookup::Unit>(units);
     uint64_t offset = cached->units_offset;
-    for (CachedUnits::Unit& unit : cached->units) {
+    for (size_t u = 0; u < units; ++u) {
+      CachedUnits::Unit& unit = cached->units[u];
+      dwarf->units_[u].offset = r.get<uint64_t>();
       unit.size = r.get<uint64_t>();
       unit.sum = r.get<uint64_t>();
-      // A unit holds at least its counts: files, lines, ranges, index and functions; and all
-      // of them lie within the file.
-      if (!r.ok() || unit.size < 5 * sizeof(uint32_t) || unit.size > cached->units_end - offset) {
+      if (!r.ok()) return nullptr;
+      dwarf->units_[u].in_cache = unit.size != 0;
+      // A unit the file holds has at least its counts: files, lines, ranges, index and
+      // functions; and all of them lie within the file.
+      if (unit.size != 0 &&
+          (unit.size < 5 * sizeof(uint32_t) || unit.size > cached->units_end - offset)) {
         return nullptr;
       }
       unit.offset = offset;
       offset += unit.size;
     }
     if (offset != cached->units_end) return nullptr;  // bytes no unit claims
+    whole = r.get<uint8_t>() != 0;
+    if (!r.ok()) return nullptr;
     dwarf->unit_index_ = std::move(unit_index);
-    dwarf->units_ = std::vector<DwarfLookup::Unit>(units);
     dwarf->cached_ = std::move(cached);
+    dwarf->dwarf_file_ = origin.debug;
     return dwarf;
   }
 
@@ -508,6 +541,7 @@ struct ModuleIndexCodec {
     SPROF_TRY(std::shared_ptr<CachedUnits> cached, open(std::move(source), key, body));
     Reader r = body_of(*cached, body);
     auto map = std::make_shared<ModuleSymbolMap>();
+    // Its names go to the map; get_dwarf below takes only its debug file and base.
     map->module_name_ = std::move(origin.module_name);
     map->debug_file_ = std::move(origin.debug_file);
     map->binary_file_ = std::move(origin.binary_file);
@@ -526,8 +560,9 @@ struct ModuleIndexCodec {
     if (!has_dwarf && cached->units_end != cached->units_offset) {
       return malformed("bytes after the index");
     }
+    map->cache_file_whole_ = true;
     if (has_dwarf) {
-      map->dwarf_ = get_dwarf(r, std::move(cached));
+      map->dwarf_ = get_dwarf(r, std::move(cached), origin, map->cache_file_whole_);
       if (!map->dwarf_) return malformed("bad DWARF index");
     }
     if (!r.at_end()) return malformed("bytes after the index");
@@ -578,13 +613,13 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFi
   return ModuleIndexCodec::decode(std::move(file), key, std::move(origin));
 }
 
-void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
-  ModuleIndexCodec::read_unit(cached, dwarf, index);
+bool read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index) {
+  return ModuleIndexCodec::read_unit(cached, dwarf, index);
 }
 
-void read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
+bool read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
                       uint32_t function) {
-  ModuleIndexCodec::read_tree(cached, dwarf, unit, function);
+  return ModuleIndexCodec::read_tree(cached, dwarf, unit, function);
 }
 
 std::optional<ModuleIndexLayout> module_index_layout(std::span<const uint8_t> head) {

@@ -1,17 +1,24 @@
 // module_index_codec.hpp (private)
 //
-// The symbol cache's file format: a ModuleSymbolMap whose DWARF was read whole (read_all), or the
-// kernel's KernelSymbolMap, as bytes, and back. Reading it back needs no ELF, DWARF or kallsyms:
-// lookups answer from the arrays alone.
+// The symbol cache's file format: a ModuleSymbolMap, or the kernel's KernelSymbolMap, as bytes,
+// and back. A module's file holds what its map had read when it was written: its symbols and
+// ranges, and of its DWARF the unit index and the units and inline trees read so far. It is
+// *whole* once they all were (read_all); a *partial* file is written at the end of a command
+// whose map was not whole yet, so that the first run of a new binary saves what its lookups
+// built (a few units) instead of the whole index, and later runs add what they read. Lookups
+// answer from the arrays alone where the file holds what they need, and read the rest from the
+// module's DWARF (dwarf_lookup.hpp).
 //
 // Layout (host byte order; the cache never leaves the machine that wrote it):
 //   header   "SPROFIDX", u32 format version, u32 key size, u64 prelude size, u64 checksum of the
 //            prelude, u64 units size
 //   key      the module's cache key (symbol_cache.hpp), checked against the one asked for
-//   prelude  strings, symbol table, .eh_frame ranges, the DWARF unit index and a table of each
-//            unit's size and checksum; for the kernel, strings and symbol table (the key says
-//            which of the two a file holds)
-//   units    each DWARF unit's line table, functions and inline trees, one after another
+//   prelude  strings, symbol table, .eh_frame ranges, whether the DWARF is whole, the DWARF
+//            unit index and a table of each unit's DIE offset, size and checksum (size 0: not
+//            in this file); for the kernel, strings and symbol table (the key says which of the
+//            two a file holds)
+//   units    each unit's line table and functions (DIE offset, ranges, and the inline tree
+//            when the file holds it), one after another
 //
 // The file is outside input: another process, a full disk or a hostile user may have written
 // any bytes. Loading checks the header, the sizes against the file's, the prelude's checksum,
@@ -41,9 +48,10 @@ namespace sprof::symbolicator::detail {
 
 // Bump whenever the bytes or what ModuleSymbolMap::build computes from a module change: files
 // of another version are rebuilt, not read.
-inline constexpr uint32_t kModuleIndexVersion = 2;
+inline constexpr uint32_t kModuleIndexVersion = 3;
 
-// The map's bytes. Its DWARF must have been read whole (ModuleSymbolMap::read_all).
+// The map's bytes: whole when its DWARF was read whole (ModuleSymbolMap::read_all), else
+// partial. Safe while other threads look up in the map: it takes only what they finished.
 std::string encode_module_index(const ModuleSymbolMap& map, std::string_view key);
 
 // A whole file: the header (with the prelude's checksum), `key`, the prelude and the units. For
@@ -56,6 +64,10 @@ struct ModuleIndexOrigin {
   std::string module_name;
   std::string debug_file;
   std::string binary_file;
+  // The open debug file and its v0 (ModuleSymbolMap::build), from which the DWARF a file lacks
+  // (or a damaged unit) is read; null: none, such units are named from the symbol table alone.
+  elf::SharedElfFile debug = nullptr;
+  uint64_t base = 0;
 };
 
 // An index file to read: the cache's file, or (tests, the fuzz target) a memfd.
@@ -97,13 +109,14 @@ Result<std::shared_ptr<const ModuleSymbolMap>> decode_module_index(ModuleIndexFi
                                                                    std::string_view key,
                                                                    ModuleIndexOrigin origin);
 
-// Decodes unit `index` of `dwarf`, a map's DWARF loaded from the cache (DwarfLookup::read_unit).
-void read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index);
+// Decodes unit `index` of `dwarf`, a map's DWARF loaded from the cache (DwarfLookup::read_unit),
+// which the file must hold. False when it is damaged: the unit is left empty and the file is
+// removed, so that the next run rebuilds it.
+bool read_cached_unit(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t index);
 // Decodes the inline tree of function `function` of unit `unit` from its unit's cached bytes
-// (read_cached_unit kept them and the tree's offset). A tree that does not decode leaves the
-// function without one (its frames then have no inline frames), and the file is removed so that the
-// next run rebuilds it.
-void read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
+// (read_cached_unit kept them and the tree's offset). False when it does not decode (the file is
+// removed as for a unit).
+bool read_cached_tree(const CachedUnits& cached, DwarfLookup& dwarf, uint32_t unit,
                       uint32_t function);
 
 // Where an index file's parts are, from its first bytes (the header and key suffice), before any

@@ -43,6 +43,11 @@ class ModuleSymbolMap final : public SymbolMap {
   // False when `stop` cut it short (DwarfLookup::read_all).
   bool read_all(const std::atomic<bool>& stop) const;
   bool from_symbol_cache() const override { return from_cache_; }
+  // For a map from the symbol cache: whether its file held the whole index (else the rest is
+  // read from the module's files as lookups need it, and is worth saving).
+  bool from_whole_cache_file() const { return from_cache_ && cache_file_whole_; }
+  // How many DWARF units and trees this map read from the module's files (dwarf_lookup.hpp).
+  size_t read_from_dwarf() const { return dwarf_ ? dwarf_->read_from_dwarf() : 0; }
 
  private:
   friend struct ModuleIndexCodec;  // module_index_codec.cpp: the symbol cache's file format
@@ -63,6 +68,7 @@ class ModuleSymbolMap final : public SymbolMap {
   std::vector<elf::FunctionRange> fde_functions_;  // .eh_frame FDE ranges sorted (relative)
   DemangledNames demangled_symbol_names_;          // by SymbolTable::Symbol::name_index
   bool from_cache_ = false;
+  bool cache_file_whole_ = false;  // from_cache_: the file held every unit and tree
 };
 
 }  // namespace sprof::symbolicator::detail

@@ -1,8 +1,8 @@
 // symbol_cache.hpp (private)
 //
-// The symbol cache: one file per module holding its whole ModuleSymbolMap, or the kernel's
-// KernelSymbolMap (module_index_codec.hpp), so that symbolicating the same binaries again reads
-// no DWARF and no kallsyms.
+// The symbol cache: one file per module holding its ModuleSymbolMap (whole, or the part that
+// earlier runs' lookups read: module_index_codec.hpp), or the kernel's KernelSymbolMap, so that
+// symbolicating the same binaries again reads no DWARF and no kallsyms.
 //
 // Files are named by a hash of the module's key and hold the key itself, which is checked on
 // load. The key is the module's GNU build-id, or for a module without one the paths, sizes and

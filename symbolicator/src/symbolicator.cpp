@@ -92,16 +92,26 @@ struct Symbolicator::Impl {
                           const std::string& breakpad_id, bool provisional) const {
     if (!symbol_cache) return build_from_files(located, debug_name);
     const std::string key = detail::SymbolCache::key_for(located);
-    if (auto cached = load_module(key, located, debug_name)) return std::move(*cached);
-    auto map = detail::ModuleSymbolMap::build(located, debug_name);
-    if (!map) return std::move(map).error();
-    std::shared_ptr<const detail::ModuleSymbolMap> shared = std::move(*map);
-    if (!provisional) {
+    std::shared_ptr<const detail::ModuleSymbolMap> shared = load_module(key, located, debug_name);
+    if (!shared) {
+      auto map = detail::ModuleSymbolMap::build(located, debug_name);
+      if (!map) return std::move(map).error();
+      shared = std::move(*map);
+    }
+    // A map from a partial file is completed and saved the same way as one built from the files.
+    if (!provisional && !shared->from_whole_cache_file()) {
       SymbolCacheRequest request{debug_name, breakpad_id, located.binary_path, located.debug_path};
       cache_filler->add(
           {std::move(request), key,
            [shared, key](const std::atomic<bool>& stop) -> std::optional<std::string> {
              if (!shared->read_all(stop)) return std::nullopt;
+             return detail::encode_module_index(*shared, key);
+           },
+           [shared, key]() -> std::optional<std::string> {
+             // A partial file's map that read nothing more would write the same file again.
+             if (shared->from_symbol_cache() && shared->read_from_dwarf() == 0) {
+               return std::nullopt;
+             }
              return detail::encode_module_index(*shared, key);
            }});
     }
@@ -115,36 +125,42 @@ struct Symbolicator::Impl {
     return std::shared_ptr<const SymbolMap>(std::move(*map));
   }
 
-  std::optional<MapResult> load_module(const std::string& key, const elf::LocatedModule& located,
-                                       const std::string& debug_name) const {
+  std::shared_ptr<const detail::ModuleSymbolMap> load_module(const std::string& key,
+                                                             const elf::LocatedModule& located,
+                                                             const std::string& debug_name) const {
     const std::string& debug_file =
         located.debug_path.empty() ? located.symbols_path : located.debug_path;
     return load(key, [&](detail::ModuleIndexFile file) {
       return detail::decode_module_index(std::move(file), key,
-                                         {debug_name, debug_file, located.binary_path});
+                                         {debug_name, debug_file, located.binary_path,
+                                          located.debug, located.identity.base_vaddr});
     });
   }
 
   std::optional<MapResult> load_kernel(const std::string& key, const std::string& path) const {
-    return load(key, [&](detail::ModuleIndexFile file) {
+    auto map = load(key, [&](detail::ModuleIndexFile file) {
       return detail::decode_kernel_index(std::move(file), key, path);
     });
+    if (!map) return std::nullopt;
+    return std::shared_ptr<const SymbolMap>(std::move(map));
   }
 
-  // The map in the cache's file for `key`, decoded by `decode`. The file is outside input: one
-  // that does not decode is logged and rebuilt; one that does is marked used (evicted last).
+  // The map in the cache's file for `key`, decoded by `decode`; null when there is none. The
+  // file is outside input: one that does not decode is logged and rebuilt; one that does is
+  // marked used (evicted last).
   template <typename Decode>
-  std::optional<MapResult> load(const std::string& key, const Decode& decode) const {
+  auto load(const std::string& key, const Decode& decode) const
+      -> std::remove_cvref_t<decltype(*decode(std::declval<detail::ModuleIndexFile>()))> {
     auto file = symbol_cache->open(key);
-    if (!file) return std::nullopt;
+    if (!file) return nullptr;
     auto map = decode(detail::ModuleIndexFile{std::move(*file), symbol_cache->path_for(key)});
     if (!map) {
       log::debug("symbol cache: " + symbol_cache->path_for(key) + ": " + map.error().message +
                  "; rebuilding it");
-      return std::nullopt;
+      return nullptr;
     }
     symbol_cache->mark_used(key);
-    return std::shared_ptr<const SymbolMap>(std::move(*map));
+    return std::move(*map);
   }
 
   // sprof cache fill: the request's files, read whole and saved now.
@@ -163,7 +179,9 @@ struct Symbolicator::Impl {
       map = build_located(located, request.debug_name, request.breakpad_id, false);
     }
     if (!map) return std::move(map).error();
-    if ((*map)->from_symbol_cache()) return false;
+    // A module's partial file is completed (build_located queued it); a whole one is done.
+    const auto* module = dynamic_cast<const detail::ModuleSymbolMap*>(map->get());
+    if (module ? module->from_whole_cache_file() : (*map)->from_symbol_cache()) return false;
     cache_filler->wait_idle();
     return true;
   }
@@ -240,6 +258,10 @@ struct Symbolicator::Impl {
       cache_filler->add(
           {SymbolCacheRequest{std::string(elf::kKernelDebugName), breakpad_id, path, ""}, key,
            [shared, key](const std::atomic<bool>&) -> std::optional<std::string> {
+             return detail::encode_kernel_index(*shared, key);
+           },
+           // The kernel's index takes a few ms: a command that ends first saves it still.
+           [shared, key]() -> std::optional<std::string> {
              return detail::encode_kernel_index(*shared, key);
            }});
     }

@@ -122,6 +122,32 @@ detail::ModuleIndexLayout layout_of(const std::string& file) {
   return *layout;
 }
 
+elf::LocatedModule located_of(const std::string& path) {
+  elf::DebugFileLocator locator(elf::LocatorOptions{{}, {}, {}});
+  const std::vector<std::string> candidates{path};
+  auto located =
+      locator.locate(basename_of(path), test::identity_of(path).breakpad_id(), candidates);
+  REQUIRE(located.has_value());
+  return std::move(*located);
+}
+
+// What a cache file written for `located` tells the decoder about the module's files.
+detail::ModuleIndexOrigin origin_of(const elf::LocatedModule& located, bool with_dwarf) {
+  return {basename_of(located.binary_path),
+          located.debug_path.empty() ? located.symbols_path : located.debug_path,
+          located.binary_path, with_dwarf ? located.debug : nullptr, located.identity.base_vaddr};
+}
+
+// An address in the middle of the module's first executable segment.
+uint64_t middle_of_code(const std::string& path) {
+  const elf::ModuleIdentity identity = test::identity_of(path);
+  for (const elf::LoadSegment& load : identity.loads) {
+    if (load.executable) return load.vaddr - identity.base_vaddr + load.memsz / 2;
+  }
+  FAIL("no executable segment in " << path);
+  return 0;
+}
+
 TEST_CASE("a module's second map comes from the symbol cache and answers every address alike") {
   for (const char* target : {"sprof_symbols_target", "sprof_symbols_nopie",
                              "libsprof_symbols_shared.so", "sprof_symbols_split_dwarf5"}) {
@@ -235,14 +261,7 @@ TEST_CASE("decoding rejects every prefix and hostile counts without crashing") {
   const std::string path = target_path("sprof_symbols_target");
   map_of(path, with_cache(cache));
   const std::string good = read_bytes(only_cache_file(cache));
-  const std::string key = detail::SymbolCache::key_for([&] {
-    elf::DebugFileLocator locator(elf::LocatorOptions{{}, {}, {}});
-    const std::vector<std::string> candidates{path};
-    auto located =
-        locator.locate(basename_of(path), test::identity_of(path).breakpad_id(), candidates);
-    REQUIRE(located.has_value());
-    return *located;
-  }());
+  const std::string key = detail::SymbolCache::key_for(located_of(path));
   const auto decode = [&](const std::string& bytes) {
     return detail::decode_module_index(memory_file(bytes), key, {});
   };
@@ -254,7 +273,7 @@ TEST_CASE("decoding rejects every prefix and hostile counts without crashing") {
   CHECK_FALSE(detail::decode_module_index(memory_file(good), key + "-other", {}).has_value());
 }
 
-TEST_CASE("a damaged unit is read from no cache: named from the symbol table, rebuilt next run") {
+TEST_CASE("a damaged unit is read from the module's DWARF instead, and rebuilt next run") {
   TempDir dir;
   const std::string cache = dir.path() + "/cache";
   const std::string path = target_path("sprof_symbols_target");
@@ -266,28 +285,125 @@ TEST_CASE("a damaged unit is read from no cache: named from the symbol table, re
   bytes[(layout.units_offset + bytes.size()) / 2] ^= 0x40;
   write_bytes(file, bytes);
 
+  const auto expected = all_answers(path, *map_of(path, with_cache("")));
   const auto map = map_of(path, with_cache(cache));
   CHECK(map->from_symbol_cache());  // the prelude is whole: the damage is found in its unit
-  const auto expected = all_answers(path, *map_of(path, with_cache("")));
-  const auto answers = all_answers(path, *map);
-  REQUIRE(answers.size() == expected.size());
-  // The damaged unit's addresses lost their files, lines and inline frames (named from the
-  // symbol table alone), and never got wrong ones; every other address is answered in full.
-  size_t degraded = 0;
-  for (size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i] == expected[i]) continue;
-    ++degraded;
-    CAPTURE(expected[i]);
-    CHECK(answers[i].find(" :0") != std::string::npos);
-    CHECK(answers[i].find(" <- ") == std::string::npos);
-  }
-  CHECK(degraded > 0);
+  CHECK(all_answers(path, *map) == expected);
+  CHECK(map->read_from_dwarf() > 0);  // the damaged unit, from the module's DWARF
   // The file was removed: the next run rebuilds it, and the one after reads it.
   CHECK(cache_files(cache).empty());
   CHECK_FALSE(map_of(path, with_cache(cache))->from_symbol_cache());
   const auto rebuilt = map_of(path, with_cache(cache));
   CHECK(rebuilt->from_symbol_cache());
   CHECK(all_answers(path, *rebuilt) == expected);
+
+  SUBCASE("without the module's DWARF, named from the symbol table alone") {
+    const elf::LocatedModule located = located_of(path);
+    const auto damaged = detail::decode_module_index(
+        memory_file(bytes), detail::SymbolCache::key_for(located), origin_of(located, false));
+    REQUIRE(damaged.has_value());
+    const auto answers = all_answers(path, **damaged);
+    REQUIRE(answers.size() == expected.size());
+    // The damaged unit's addresses lost their files, lines and inline frames, and never got
+    // wrong ones; every other address is answered in full.
+    size_t degraded = 0;
+    for (size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i] == expected[i]) continue;
+      ++degraded;
+      CAPTURE(expected[i]);
+      CHECK(answers[i].find(" :0") != std::string::npos);
+      CHECK(answers[i].find(" <- ") == std::string::npos);
+    }
+    CHECK(degraded > 0);
+    CHECK((*damaged)->read_from_dwarf() == 0);
+  }
+}
+
+TEST_CASE("a partial index holds what lookups read; a map from it reads the rest from DWARF") {
+  for (const char* target :
+       {"sprof_symbols_target", "libsprof_symbols_shared.so", "sprof_symbols_split_dwarf5"}) {
+    CAPTURE(target);
+    const std::string path = target_path(target);
+    const elf::LocatedModule located = located_of(path);
+    const std::string key = detail::SymbolCache::key_for(located);
+    const auto from_files = detail::ModuleSymbolMap::build(located, basename_of(path));
+    REQUIRE(from_files.has_value());
+    const auto expected = all_answers(path, **from_files);  // reads every unit: now whole
+    const std::string whole = detail::encode_module_index(**from_files, key);
+
+    // A first run that looked up one address saves that address's unit and function only.
+    const RelativeAddress address{middle_of_code(path)};
+    const auto first = detail::ModuleSymbolMap::build(located, basename_of(path));
+    REQUIRE(first.has_value());
+    const std::string answer = describe((*first)->lookup(address));
+    const std::string partial = detail::encode_module_index(**first, key);
+    CHECK(partial.size() < whole.size());
+
+    const auto second =
+        detail::decode_module_index(memory_file(partial), key, origin_of(located, true));
+    REQUIRE(second.has_value());
+    CHECK((*second)->from_symbol_cache());
+    CHECK_FALSE((*second)->from_whole_cache_file());
+    CHECK(describe((*second)->lookup(address)) == answer);
+    CHECK((*second)->read_from_dwarf() == 0);  // answered from the file alone
+    CHECK(all_answers(path, **second) == expected);
+    CHECK((*second)->read_from_dwarf() > 0);  // the rest, from the module's DWARF
+
+    // What the second run read goes into the file it writes: the third run has everything.
+    const std::string grown = detail::encode_module_index(**second, key);
+    CHECK(grown.size() > partial.size());
+    const auto third =
+        detail::decode_module_index(memory_file(grown), key, origin_of(located, true));
+    REQUIRE(third.has_value());
+    CHECK((*third)->from_whole_cache_file());
+    CHECK(all_answers(path, **third) == expected);
+    CHECK((*third)->read_from_dwarf() == 0);
+
+    // Without the module's DWARF a partial file still answers what it holds, and the rest
+    // from the symbol table, never wrongly.
+    const auto alone =
+        detail::decode_module_index(memory_file(partial), key, origin_of(located, false));
+    REQUIRE(alone.has_value());
+    CHECK(describe((*alone)->lookup(address)) == answer);
+    const auto answers = all_answers(path, **alone);
+    REQUIRE(answers.size() == expected.size());
+    for (size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i] == expected[i]) continue;
+      CAPTURE(expected[i]);
+      CHECK(answers[i].find(" <- ") == std::string::npos);
+      CHECK(answers[i].find(" :0") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("sprof cache fill completes a partial file") {
+  TempDir dir;
+  const std::string cache_dir = dir.path() + "/cache";
+  const std::string path = target_path("sprof_symbols_target");
+  const elf::LocatedModule located = located_of(path);
+  const std::string key = detail::SymbolCache::key_for(located);
+  const auto first = detail::ModuleSymbolMap::build(located, basename_of(path));
+  REQUIRE(first.has_value());
+  (void)(*first)->lookup(RelativeAddress{middle_of_code(path)});
+  const detail::SymbolCache cache(cache_dir, UINT64_MAX);
+  REQUIRE(cache.make_directory());
+  cache.write(key, detail::encode_module_index(**first, key));
+
+  const auto partial = map_of(path, with_cache(cache_dir));  // which also completes the file
+  CHECK(partial->from_symbol_cache());
+  CHECK_FALSE(partial->from_whole_cache_file());
+  const auto whole = map_of(path, with_cache(cache_dir));
+  CHECK(whole->from_whole_cache_file());
+  CHECK(all_answers(path, *whole) == all_answers(path, *map_of(path, with_cache(""))));
+
+  cache.write(key, detail::encode_module_index(**first, key));  // partial again
+  const SymbolCacheRequest request{basename_of(path), test::identity_of(path).breakpad_id(), path,
+                                   ""};
+  Symbolicator filler(with_cache(cache_dir));
+  const auto saved = filler.fill_symbol_cache(request);
+  REQUIRE(saved.has_value());
+  CHECK(*saved);  // a partial file is not the whole index: filled
+  CHECK(map_of(path, with_cache(cache_dir))->from_whole_cache_file());
 }
 
 TEST_CASE("two processes filling the cache at once leave one whole file") {
@@ -383,14 +499,20 @@ TEST_CASE("stopping the filler cuts the index under way short and names every mo
   const SymbolCacheRequest slow{"slow.so", "AA", "/lib/slow.so", "/debug/slow.debug"};
   const SymbolCacheRequest queued{"queued.so", "BB", "/lib/queued.so", ""};
   // As ModuleSymbolMap::read_all does between DWARF units: give up once told to stop.
-  filler.add({slow, "slow", [&](const std::atomic<bool>& stop) -> std::optional<std::string> {
+  filler.add({slow,
+              "slow",
+              [&](const std::atomic<bool>& stop) -> std::optional<std::string> {
                 started = true;
                 while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 return std::nullopt;
-              }});
-  filler.add({queued, "queued", [](const std::atomic<bool>&) -> std::optional<std::string> {
+              },
+              {}});
+  filler.add({queued,
+              "queued",
+              [](const std::atomic<bool>&) -> std::optional<std::string> {
                 return std::string("never asked for");
-              }});
+              },
+              {}});
   for (int i = 0; i < 60000 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -398,11 +520,50 @@ TEST_CASE("stopping the filler cuts the index under way short and names every mo
   CHECK(filler.stop() == std::vector<SymbolCacheRequest>{slow, queued});
   CHECK(cache_files(dir.path() + "/cache").empty());
   // Once stopped, a module added later is handed back as well, not saved.
-  filler.add({queued, "queued", [](const std::atomic<bool>&) -> std::optional<std::string> {
+  filler.add({queued,
+              "queued",
+              [](const std::atomic<bool>&) -> std::optional<std::string> {
                 return std::string("never asked for");
-              }});
+              },
+              {}});
   CHECK(filler.stop() == std::vector<SymbolCacheRequest>{queued});
   CHECK(cache_files(dir.path() + "/cache").empty());
+}
+
+TEST_CASE("stopping the filler saves what each module not saved whole has read so far") {
+  TempDir dir;
+  const detail::SymbolCache cache(dir.path() + "/cache", UINT64_MAX);
+  REQUIRE(cache.make_directory());
+  detail::CacheFiller filler(cache);
+  std::atomic<bool> started{false};
+  const SymbolCacheRequest slow{"slow.so", "AA", "/lib/slow.so", ""};
+  const SymbolCacheRequest queued{"queued.so", "BB", "/lib/queued.so", ""};
+  const SymbolCacheRequest unread{"unread.so", "CC", "/lib/unread.so", ""};
+  filler.add({slow, "slow",
+              [&](const std::atomic<bool>& stop) -> std::optional<std::string> {
+                started = true;
+                while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                return std::nullopt;
+              },
+              [] { return std::optional<std::string>("what slow.so read"); }});
+  filler.add({queued, "queued",
+              [](const std::atomic<bool>&) -> std::optional<std::string> {
+                return std::string("never asked for");
+              },
+              [] { return std::optional<std::string>("what queued.so read"); }});
+  filler.add({unread, "unread",
+              [](const std::atomic<bool>&) -> std::optional<std::string> {
+                return std::string("never asked for");
+              },
+              [] { return std::optional<std::string>(); }});  // nothing new: nothing written
+  for (int i = 0; i < 60000 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(started);
+  CHECK(filler.stop() == std::vector<SymbolCacheRequest>{slow, queued, unread});
+  CHECK(read_bytes(cache.path_for("slow")) == "what slow.so read");
+  CHECK(read_bytes(cache.path_for("queued")) == "what queued.so read");
+  CHECK_FALSE(std::filesystem::exists(cache.path_for("unread")));
 }
 
 TEST_CASE("a module's request alone fills the cache (sprof cache fill), once") {

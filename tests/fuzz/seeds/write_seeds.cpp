@@ -23,15 +23,18 @@
 #include "heap_record_builder.hpp"
 #include "jit_test_bytes.hpp"
 #include "module_index_codec.hpp"
+#include "module_symbol_map.hpp"
 #include "perf_data_writer.hpp"
 #include "perf_record_input.hpp"
 #include "record_builder.hpp"
 #include "sprof/arch/x86_64.hpp"
+#include "sprof/elf/debug_file_locator.hpp"
 #include "sprof/elf/module_identity.hpp"
 #include "sprof/profile/gecko_writer.hpp"
 #include "sprof/profile/processed_writer.hpp"
 #include "sprof/symbolicator/symbolicator.hpp"
 #include "sprof_test/sample_profile.hpp"
+#include "symbol_cache.hpp"
 
 namespace fs = std::filesystem;
 namespace perf = sprof::perf;
@@ -522,6 +525,23 @@ void write_source_v1_seeds() {
 
 // ---- symbol cache files -------------------------------------------------------------------
 
+// The seed library's index as a command that ended after one lookup saves it: a partial file
+// (module_index_codec.hpp), whose units and trees are in part left to the module's DWARF.
+void write_partial_symbol_cache_seed(const std::string& binary,
+                                     const sprof::elf::ModuleIdentity& identity) {
+  const sprof::elf::DebugFileLocator locator(sprof::elf::LocatorOptions{{}, {}, {}});
+  const std::vector<std::string> candidates{binary};
+  const std::string name = fs::path(binary).filename().string();
+  const auto located = locator.locate(name, identity.breakpad_id(), candidates);
+  if (!located) std::exit(1);
+  namespace detail = sprof::symbolicator::detail;
+  const auto map = detail::ModuleSymbolMap::build(*located, name);
+  if (!map) std::exit(1);
+  (void)(*map)->lookup(sprof::RelativeAddress{0x1004});  // what the v5 seeds ask for
+  write("symbol_cache", "seed-partial-file",
+        detail::encode_module_index(**map, detail::SymbolCache::key_for(*located)));
+}
+
 // The seed library's index as the symbolicator saves it: as a whole file (its first byte, 'S',
 // is odd: fuzz_symbol_cache.cpp reads it whole), and as a prelude and units after an even byte
 // and the byte that splits them (read past both checksums).
@@ -560,6 +580,7 @@ void write_symbol_cache_seeds() {
     write("symbol_cache", "seed-prelude-and-units", split);
   }
   fs::remove_all(cache);
+  write_partial_symbol_cache_seed(binary, *identity);
 }
 
 // The named section's bytes in a 64-bit little-endian ELF file (the seed programs), read with
