@@ -34,6 +34,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -380,16 +381,38 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
-sprof::symbolicator::SymbolicatorOptions options_for(const std::vector<Module>& modules) {
+sprof::symbolicator::SymbolicatorOptions options_for(const std::vector<Module>& modules,
+                                                     const std::string& symbol_cache_dir) {
   sprof::symbolicator::SymbolicatorOptions options;
   for (const auto& m : modules) options.hints.push_back({m.debug_name, m.breakpad_id, m.path});
+  options.symbol_cache_dir = symbol_cache_dir;
   return options;
 }
 
-// A fresh symbolicator behind the API, as a server has it at its first request.
+// An empty directory of its own under /tmp; empty when none could be made.
+std::string fresh_directory() {
+  char name[] = "/tmp/sprof_bench_symbol_cache_XXXXXX";
+  return mkdtemp(name) ? std::string(name) + "/cache" : std::string();
+}
+
+uint64_t directory_bytes(const std::string& dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) bytes += e.file_size(ec);
+  return bytes;
+}
+
+// The directory fresh_directory made, and what is in it.
+void remove_directory(const std::string& cache) {
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(cache).parent_path(), ec);
+}
+
+// A fresh symbolicator behind the API, as a server has it at its first request; with a symbol
+// cache directory, it saves what it read there when destroyed (and reads what is there).
 struct FreshApi {
-  explicit FreshApi(const std::vector<Module>& modules)
-      : symbolicator(options_for(modules)), source(symbolicator), api(source) {}
+  explicit FreshApi(const std::vector<Module>& modules, const std::string& symbol_cache_dir = "")
+      : symbolicator(options_for(modules, symbol_cache_dir)), source(symbolicator), api(source) {}
   // The whole reply: its body is produced as it is read, so reading it is part of the work.
   std::string reply_to(const std::string& request) {
     sprof::HttpReply reply = api.handle("/symbolicate/v5", request);
@@ -501,6 +524,8 @@ int main(int argc, char** argv) {
   // Interleaved rounds: sprof cold (all modules, then each alone), sprof warm, llvm-symbolizer.
   std::vector<double> cold_ms, warm_ms, llvm_ms;
   std::vector<std::vector<double>> module_cold_ms(modules.size()), module_llvm_ms(modules.size());
+  std::vector<std::vector<double>> module_saving_ms(modules.size()), module_next_ms(modules.size());
+  std::vector<uint64_t> index_bytes(modules.size());
   std::vector<std::vector<Chain>> llvm_chains(modules.size());
   std::string reply;
   for (int run = 0; run < options.runs; ++run) {
@@ -517,8 +542,27 @@ int main(int argc, char** argv) {
     for (size_t m = 0; m < modules.size(); ++m) {
       const auto module_start = Clock::now();
       FreshApi alone(modules);
-      alone.reply_to(module_requests[m]);
+      const std::string expected = alone.reply_to(module_requests[m]);
       module_cold_ms[m].push_back(elapsed_ms(module_start));
+      // The first run with an empty symbol cache: the answer, and the index of what it read
+      // saved when the symbolicator ends. Then the next run, from that index alone.
+      const std::string cache = fresh_directory();
+      const auto saving_start = Clock::now();
+      auto saving = std::make_unique<FreshApi>(modules, cache);
+      const std::string first = saving->reply_to(module_requests[m]);
+      saving.reset();
+      module_saving_ms[m].push_back(elapsed_ms(saving_start));
+      const auto next_start = Clock::now();
+      FreshApi next(modules, cache);
+      const std::string again = next.reply_to(module_requests[m]);
+      module_next_ms[m].push_back(elapsed_ms(next_start));
+      index_bytes[m] = directory_bytes(cache);
+      if (first != expected || again != expected) {
+        std::fprintf(stderr, "%s: the replies with a symbol cache differ from the cold one\n",
+                     modules[m].debug_name.c_str());
+        return 1;
+      }
+      remove_directory(cache);
     }
     if (llvm.empty()) continue;
     double total = 0;
@@ -611,6 +655,23 @@ int main(int argc, char** argv) {
     std::printf("| %s | %.1f / %.1f | %.1f / %.1f | %.2f |\n", modules[m].debug_name.c_str(),
                 minimum(ours_ms), median(ours_ms), minimum(theirs_ms), median(theirs_ms),
                 theirs_ms.empty() ? 0.0 : median(ours_ms) / median(theirs_ms));
+  }
+  std::printf(
+      "\nThe same requests with an empty symbol cache: the first run answers and saves the index "
+      "of what it read when its symbolicator ends (a partial index); the next run answers from "
+      "that index. Replies are the same as without a cache (checked). ms min / median:\n\n");
+  std::printf(
+      "| module | first run, index saved | index size | next run | first run / %s |\n"
+      "| --- | ---: | ---: | ---: | ---: |\n",
+      llvm.empty() ? "-" : llvm.c_str());
+  for (size_t m = 0; m < modules.size(); ++m) {
+    const auto& saving_ms = module_saving_ms[m];
+    const auto& theirs_ms = module_llvm_ms[m];
+    std::printf("| %s | %.1f / %.1f | %.1f MB | %.1f / %.1f | %.2f |\n",
+                modules[m].debug_name.c_str(), minimum(saving_ms), median(saving_ms),
+                static_cast<double>(index_bytes[m]) / 1e6, minimum(module_next_ms[m]),
+                median(module_next_ms[m]),
+                theirs_ms.empty() ? 0.0 : median(saving_ms) / median(theirs_ms));
   }
 
   if (!llvm.empty()) {
