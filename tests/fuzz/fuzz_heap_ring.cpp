@@ -6,7 +6,8 @@
 //      ring's data area at consecutive positions starting from an input-chosen offset (so
 //      records wrap the end), each published with its commit word unless the input says not
 //      to; the write head comes from the input too. RingReader then drains it: live with a
-//      byte budget, live, and final.
+//      byte budget, copied out undecoded with a budget (the recorder's backlog, then decoded
+//      from the copy's framing), live, and final.
 // Crashes, sanitizer reports and records the decoder accepts that break its own guarantees
 // (a stack span outside the drained bytes) are findings.
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <variant>
+#include <vector>
 
 #include "sprof/heap/heap_dump.hpp"
 #include "sprof/heap/record_decoder.hpp"
@@ -86,7 +88,7 @@ void fuzz_ring(const uint8_t* data, size_t size) {
   auto reader = RingReader::open({area.get(), area_bytes});
   if (!reader) std::abort();  // the configuration above is valid
   auto visit = [](const DrainedRecord& r) { check_event(r.event, r.bytes); };
-  // A drain with a byte budget (the recorder's copy into its backlog) stops once it is reached.
+  // A drain with a byte budget stops once it is reached.
   const uint64_t budget = (uint64_t{uncommit_every} + 1) * 64;
   uint64_t visited_bytes = 0;
   uint64_t last_bytes = 0;
@@ -96,6 +98,23 @@ void fuzz_ring(const uint8_t* data, size_t size) {
     last_bytes = r.bytes.size();
   });
   if (visited_bytes - last_bytes >= budget) std::abort();
+  // The recorder's copy into its backlog, with a budget too, then its decoding of the copy: each
+  // copied header's size must frame the records back to back.
+  std::vector<uint8_t> backlog;
+  const uint64_t copied = reader->copy_records(DrainOptions{0, 1, false, budget}, backlog);
+  if (copied != backlog.size()) std::abort();
+  size_t at = 0;
+  uint32_t last_size = 0;
+  while (at < backlog.size()) {
+    uint32_t framed = 0;
+    std::memcpy(&framed, backlog.data() + at + offsetof(RecordHeader, size), sizeof framed);
+    if (framed < sizeof(RecordHeader) || framed > backlog.size() - at) std::abort();
+    const std::span<const uint8_t> record(backlog.data() + at, framed);
+    if (auto event = decode_record(record, DecodeLimits{1024}); event) check_event(*event, record);
+    at += framed;
+    last_size = framed;
+  }
+  if (copied != 0 && copied - last_size >= budget) std::abort();
   reader->drain(DrainOptions{0, 1, false}, visit);
   reader->drain(DrainOptions{10, 1, false}, visit);
   reader->drain(DrainOptions{20, 1, true}, visit);

@@ -16,6 +16,7 @@
 
 #include "heap_record_builder.hpp"
 #include "interposer/ring_writer.hpp"
+#include "sprof/heap/record_decoder.hpp"
 
 using namespace sprof::heap;
 using namespace sprof::heap::test;
@@ -147,6 +148,62 @@ TEST_CASE("a bounded drain stops after max_bytes and the next one goes on from t
   CHECK(drain(*reader, bounded).addresses == std::vector<uint64_t>{0x5000});
   CHECK(area.header()->read_tail == area.header()->write_head);
   CHECK(drain(*reader, bounded).count == 0);
+}
+
+// The recorder's backlog: records copied out undecoded, back to back, decoded later.
+std::vector<uint64_t> decoded_addresses(const std::vector<uint8_t>& copied, size_t& rejected) {
+  std::vector<uint64_t> addresses;
+  for (size_t at = 0; at < copied.size();) {
+    RecordHeader h;
+    std::memcpy(&h, copied.data() + at, sizeof h);
+    REQUIRE(h.size >= sizeof h);
+    REQUIRE(h.size <= copied.size() - at);
+    auto event = decode_record({copied.data() + at, h.size}, DecodeLimits{1024});
+    at += h.size;
+    if (!event) {
+      ++rejected;
+      continue;
+    }
+    if (const auto* a = std::get_if<HeapAlloc>(&*event)) addresses.push_back(a->address);
+    if (const auto* f = std::get_if<HeapFree>(&*event)) addresses.push_back(f->address);
+  }
+  return addresses;
+}
+
+TEST_CASE("copy_records appends the committed records undecoded, framed, within its budget") {
+  Area area;
+  auto reader = RingReader::open(area.span());
+  REQUIRE(reader.has_value());
+  for (uint64_t a = 1; a <= 3; ++a) REQUIRE(area.put(alloc_at(a * 0x1000)));
+  // Plausible in size, but its body is not a record: copied, and rejected when decoded.
+  std::vector<uint8_t> bad = free_record(0x4000);
+  std::memset(bad.data() + sizeof(RecordHeader), 0, bad.size() - sizeof(RecordHeader));
+  REQUIRE(area.put(bad));
+  REQUIRE(area.put(free_record(0x1000)));
+  REQUIRE(area.put(alloc_at(0x5000), /*commit=*/false));  // reserved, not yet written
+
+  std::vector<uint8_t> backlog = {};
+  DrainOptions bounded;
+  bounded.max_bytes = alloc_at(0).size() + 1;  // two records
+  CHECK(reader->copy_records(bounded, backlog) == 2 * alloc_at(0).size());
+  CHECK(backlog.size() == 2 * alloc_at(0).size());
+  CHECK(area.header()->read_tail < area.header()->write_head);
+  // Appended after what the buffer holds; stops at the uncommitted reservation.
+  reader->copy_records({}, backlog);
+  size_t rejected = 0;
+  CHECK(decoded_addresses(backlog, rejected) ==
+        std::vector<uint64_t>{0x1000, 0x2000, 0x3000, 0x1000});
+  CHECK(rejected == 1);
+  CHECK(reader->stats().records == 5);
+  CHECK(reader->stats().malformed_records == 0);  // the decoding is the caller's
+  CHECK(area.header()->read_tail == area.last_position);
+
+  // The reservation is committed: the next copy takes it.
+  area.writer.commit(area.last_position);
+  backlog.clear();
+  reader->copy_records({}, backlog);
+  rejected = 0;
+  CHECK(decoded_addresses(backlog, rejected) == std::vector<uint64_t>{0x5000});
 }
 
 TEST_CASE("a free with its stack comes out of the ring with the stack, also across the end") {

@@ -2,6 +2,7 @@
 #include "sprof/heap/ring_reader.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -44,6 +45,14 @@ void RingReader::copy_out(uint64_t position, size_t n, uint8_t* out) const {
   std::memcpy(out + first, data_, n - first);
 }
 
+void RingReader::append_out(uint64_t position, size_t n, std::vector<uint8_t>& out) const {
+  // Inserted rather than resized and copied into: the bytes are not zeroed first.
+  const uint64_t at = position & (config_.data_bytes - 1);
+  const size_t first = std::min<uint64_t>(n, config_.data_bytes - at);
+  out.insert(out.end(), data_ + at, data_ + at + first);
+  out.insert(out.end(), data_, data_ + (n - first));
+}
+
 bool RingReader::committed(uint64_t position) const {
   return load_word(position) == commit_word(position);
 }
@@ -75,21 +84,18 @@ void RingReader::close_for_writers() {
   std::atomic_ref<uint64_t>(header_->reader_closed).store(1, std::memory_order_release);
 }
 
-size_t RingReader::drain(const DrainOptions& options,
-                         const std::function<void(const DrainedRecord&)>& visit) {
+uint64_t RingReader::drain_head() {
   uint64_t head = std::atomic_ref<uint64_t>(header_->write_head).load(std::memory_order_acquire);
   if (head < position_ || head - position_ > config_.data_bytes) {
     // A head behind us or more than a ring ahead is not something writers produce.
     ++stats_.bad_heads;
     head = position_ + config_.data_bytes;
   }
-  const DecodeLimits limits{config_.stack_copy_bytes};
-  // A visitor can be slow (the recorder's tables grow); writers waiting for room should not
-  // wait for the whole drain.
-  const uint64_t publish_every = config_.data_bytes / 16;
-  size_t visited = 0;
-  uint64_t visited_bytes = 0;
-  while (position_ < head && (options.max_bytes == 0 || visited_bytes < options.max_bytes)) {
+  return head;
+}
+
+uint32_t RingReader::next_committed(const DrainOptions& options, uint64_t head) {
+  while (position_ < head) {
     if (!committed(position_)) {
       // Reserved but not (yet) written. Wait for its writer, unless it is gone or too slow.
       const bool timed_out = stalled_at_ == position_ &&
@@ -99,7 +105,7 @@ size_t RingReader::drain(const DrainOptions& options,
           stalled_at_ = position_;
           stalled_since_ns_ = options.now_ns;
         }
-        break;
+        return 0;
       }
       resync(head);
       continue;
@@ -109,12 +115,31 @@ size_t RingReader::drain(const DrainOptions& options,
       resync(head);
       continue;
     }
+    return size;
+  }
+  return 0;
+}
+
+void RingReader::pass(uint32_t size) {
+  // The record is copied out: writers may reuse its bytes. A visitor can be slow (the
+  // recorder's tables grow), and writers waiting for room should not wait for the whole drain.
+  position_ += size;
+  stalled_at_ = ~0ULL;
+  if (position_ - published_ >= config_.data_bytes / 16) publish_tail();
+}
+
+size_t RingReader::drain(const DrainOptions& options,
+                         const std::function<void(const DrainedRecord&)>& visit) {
+  const uint64_t head = drain_head();
+  const DecodeLimits limits{config_.stack_copy_bytes};
+  size_t visited = 0;
+  uint64_t visited_bytes = 0;
+  while (options.max_bytes == 0 || visited_bytes < options.max_bytes) {
+    const uint32_t size = next_committed(options, head);
+    if (size == 0) break;
     scratch_.resize(size);
     copy_out(position_, size, scratch_.data());
-    // The record is copied out: writers may reuse its bytes.
-    position_ += size;
-    stalled_at_ = ~0ULL;
-    if (position_ - published_ >= publish_every) publish_tail();
+    pass(size);
     const auto bytes = std::span<const uint8_t>(scratch_.data(), size);
     auto event = decode_record(bytes, limits);
     visited_bytes += size;
@@ -128,6 +153,31 @@ size_t RingReader::drain(const DrainOptions& options,
   }
   publish_tail();
   return visited;
+}
+
+uint64_t RingReader::copy_records(const DrainOptions& options, std::vector<uint8_t>& out) {
+  const uint64_t head = drain_head();
+  uint64_t copied = 0;
+  while (options.max_bytes == 0 || copied < options.max_bytes) {
+    const uint32_t size = next_committed(options, head);
+    if (size == 0) break;
+    const size_t at = out.size();
+    append_out(position_, size, out);
+    pass(size);
+    // The copy is what will be decoded, so its own header must frame it: a writer that changed
+    // the size after plausible_size read it loses that record, never the framing of the rest.
+    uint32_t copied_size = 0;
+    std::memcpy(&copied_size, out.data() + at + offsetof(RecordHeader, size), sizeof copied_size);
+    if (copied_size != size) {
+      out.resize(at);
+      ++stats_.malformed_records;
+      continue;
+    }
+    ++stats_.records;
+    copied += size;
+  }
+  publish_tail();
+  return copied;
 }
 
 RingCounters RingReader::counters() const {

@@ -78,14 +78,17 @@ std::optional<uint64_t> HeapRingInput::read_round(
   uint64_t last_time = 0;
   size_t records = 0;
   while (records < kRoundRecords && backlog_read_ < backlog_.size()) {
-    // Only records the drain decoded were kept, and decoding checked that the header's size is
-    // the record's: it frames each one.
+    // RingReader::copy_records checked that each copied header's size frames its record.
     heap::RecordHeader header;
     std::memcpy(&header, backlog_.data() + backlog_read_, sizeof header);
     const auto bytes = std::span<const uint8_t>(backlog_.data() + backlog_read_, header.size);
     backlog_read_ += header.size;
+    // Decoded here only, once: the copy-out only framed it.
     auto event = heap::decode_record(bytes, limits);
-    if (!event) continue;
+    if (!event) {
+      ++malformed_records_;
+      continue;
+    }
     sprof::perf::Record record = heap_record(*event);
     last_time = sprof::perf::record_time(record);
     add(std::move(record));
@@ -121,11 +124,7 @@ void HeapRingInput::copy_into_backlog() {
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
   options.final = final_;
   options.max_bytes = room;
-  uint64_t copied = 0;
-  reader_.drain(options, [&](const heap::DrainedRecord& r) {
-    backlog_.insert(backlog_.end(), r.bytes.begin(), r.bytes.end());
-    copied += r.bytes.size();
-  });
+  const uint64_t copied = reader_.copy_records(options, backlog_);
   // Stopped by the room, not by the end of what was committed: more may wait in the ring.
   ring_left_behind_ = copied >= room;
 }
@@ -141,7 +140,7 @@ void HeapRingInput::add_stats(convert::HeapStats& stats) const {
   stats.dropped_reader_gone = c.dropped_reader_gone;
   stats.dropped_attaches = c.dropped_attaches;
   stats.untracked_samples = c.untracked_samples;
-  stats.ring_malformed = reader_.stats().malformed_records;
+  stats.ring_malformed = reader_.stats().malformed_records + malformed_records_;
   stats.walk_fallbacks = c.walk_fallbacks;
 }
 

@@ -48,7 +48,7 @@ class HeapRingInput final : public perf::RoundInput {
   convert::HeapDescription description() const;
 
   // Copies what the ring holds into a backlog of sprof's own (at most the ring's size), then
-  // decodes a bounded round of it (64 Ki records; heap_ring_input.cpp). See
+  // decodes a bounded round of it (8 Ki records; heap_ring_input.cpp). See
   // RoundInput::read_round for what it returns.
   std::optional<uint64_t> read_round(
       const std::function<void(sprof::perf::Record&&)>& add) override;
@@ -74,8 +74,9 @@ class HeapRingInput final : public perf::RoundInput {
   // Records copied out of the ring, not yet decoded: back to back as in a heap dump
   // (heap_dump.hpp), each framed by its header's size.
   std::vector<uint8_t> backlog_;
-  size_t backlog_read_ = 0;        // where the next record starts
-  bool ring_left_behind_ = false;  // the last copy stopped for want of room
+  size_t backlog_read_ = 0;         // where the next record starts
+  bool ring_left_behind_ = false;   // the last copy stopped for want of room
+  uint64_t malformed_records_ = 0;  // copied out, then rejected by decode_record
   std::string interposer_;
   std::vector<std::string> environment_;
   bool final_ = false;

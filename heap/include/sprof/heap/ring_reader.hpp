@@ -40,11 +40,12 @@ struct DrainOptions {
 };
 
 struct RingReaderStats {
-  uint64_t records = 0;            // decoded and passed to the visitor
-  uint64_t malformed_records = 0;  // committed, but decode_record rejected them
-  uint64_t resyncs = 0;            // times the reader searched for the next record
-  uint64_t skipped_bytes = 0;      // ring bytes passed over by those searches
-  uint64_t bad_heads = 0;          // drains that found write_head beyond one ring ahead
+  uint64_t records = 0;  // decoded and passed to the visitor (by copy_records: copied out)
+  // Committed, but decode_record rejected them (copy_records: the copy's size did not frame it).
+  uint64_t malformed_records = 0;
+  uint64_t resyncs = 0;        // times the reader searched for the next record
+  uint64_t skipped_bytes = 0;  // ring bytes passed over by those searches
+  uint64_t bad_heads = 0;      // drains that found write_head beyond one ring ahead
 };
 
 // A record as drained: the decoded event and the record's bytes (for dumps). Both valid only
@@ -63,6 +64,12 @@ class RingReader {
   // Visits committed records from the read position up to the current head, handing the space
   // back to writers as it goes. Returns the number of records visited.
   size_t drain(const DrainOptions& options, const std::function<void(const DrainedRecord&)>& visit);
+  // Like drain, but appends the committed records' bytes to `out` undecoded, back to back as in
+  // a heap dump (heap_dump.hpp), each framed by its header's size (checked again in the copy).
+  // The caller decodes them later with decode_record, which checks everything else, and counts
+  // what that rejects: here `stats().records` counts the records copied. `max_bytes` bounds
+  // the bytes appended, passed by at most one record. Returns the bytes appended.
+  uint64_t copy_records(const DrainOptions& options, std::vector<uint8_t>& out);
   // Tells writers that nothing will read the ring any more: record-all writers stop waiting for
   // room and drop (counted as dropped_reader_gone) instead of hanging on a full ring.
   void close_for_writers();
@@ -80,9 +87,17 @@ class RingReader {
 
   uint64_t load_word(uint64_t position) const;  // acquire
   void copy_out(uint64_t position, size_t n, uint8_t* out) const;
+  void append_out(uint64_t position, size_t n, std::vector<uint8_t>& out) const;
   // Plausible size of a record at `position` that may extend up to `limit`; 0 if none.
   uint32_t plausible_size(uint64_t position, uint64_t limit) const;
   bool committed(uint64_t position) const;
+  // write_head, clamped to one ring ahead of the read position (a bad head is counted).
+  uint64_t drain_head();
+  // The size of the committed record at position_, after skipping holes that are final or
+  // stalled too long; 0 when there is none (yet) before `head`.
+  uint32_t next_committed(const DrainOptions& options, uint64_t head);
+  // Moves past a record of `size` bytes that was copied out.
+  void pass(uint32_t size);
   // Moves past a hole at position_: to the next committed record before `limit`, or to limit.
   void resync(uint64_t limit);
   void publish_tail();  // release: the bytes before position_ are copied out
