@@ -53,13 +53,10 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
   // Only an allocation raises the peak: the stats keep it current between records.
   stats_.peak_live_bytes = analysis_.totals().all.peak_bytes;
   stats_.peak_time_ms = analysis_.totals().peak_time_ms;
-  Blocks& blocks = live_[r.id.pid];
-  if (auto it = blocks.find(r.address); it != blocks.end()) {
+  if (const std::optional<Block> old = live_.take(r.id.pid, r.address)) {
     // glibc handed the address out again, so the block was freed; its record was lost.
     ++stats_.lost_frees;
-    const Block old = it->second;
-    blocks.erase(it);
-    release(profile, r.address, old, r.id.tid, std::nullopt, time_ms);
+    release(profile, r.address, *old, r.id.tid, std::nullopt, time_ms);
   }
   Block block{owner, stack, weight(r.size)};
   ++stats_.allocations;
@@ -70,37 +67,26 @@ void NativeAllocations::allocate(profile::Profile& profile, AllocationOwner owne
   }
   change_live(profile, owner.image, block.bytes, time_ms);
   // An untracked block's free will never come: it stays live, as the front end will show it.
-  blocks.emplace(r.address, block);
+  live_.insert(r.id.pid, r.address, block);
 }
 
 std::optional<AllocationOwner> NativeAllocations::owner_of(uint32_t pid, uint64_t address) const {
-  const auto process = live_.find(pid);
-  if (process == live_.end()) return std::nullopt;
-  const auto block = process->second.find(address);
-  if (block == process->second.end()) return std::nullopt;
-  return block->second.owner;
+  const Block* block = live_.find(pid, address);
+  if (block == nullptr) return std::nullopt;
+  return block->owner;
 }
 
 void NativeAllocations::free(profile::Profile& profile, const perf::HeapFreeRecord& r,
                              double time_ms, std::optional<uint32_t> stack) {
   advance_bucket(profile, time_ms);
   analysis_.free({time_ms, r.id.pid, r.id.tid, r.address});
-  auto process = live_.find(r.id.pid);
-  if (process == live_.end()) {
+  const std::optional<Block> block = live_.take(r.id.pid, r.address);
+  if (!block) {
     ++stats_.unmatched_frees;
     return;
   }
-  Blocks& blocks = process->second;
-  auto it = blocks.find(r.address);
-  if (it == blocks.end()) {
-    ++stats_.unmatched_frees;
-    return;
-  }
-  const Block block = it->second;
-  blocks.erase(it);
-  if (blocks.empty()) live_.erase(process);  // a forged ring's many pids leave nothing behind
   ++stats_.frees;
-  release(profile, r.address, block, r.id.tid, stack, time_ms);
+  release(profile, r.address, *block, r.id.tid, stack, time_ms);
 }
 
 void NativeAllocations::release(profile::Profile& profile, uint64_t address, const Block& block,
@@ -169,10 +155,7 @@ void NativeAllocations::flush_counter(profile::Profile& profile, size_t image, C
 void NativeAllocations::end_image(uint32_t pid, double time_ms) {
   (void)time_ms;  // the blocks stay allocated in the tables: that is what "retained" shows
   analysis_.end_space(pid);
-  auto process = live_.find(pid);
-  if (process == live_.end()) return;
-  for (const auto& [address, block] : process->second) retain(block);
-  live_.erase(process);
+  live_.end_space(pid, [&](uint64_t, const Block& block) { retain(block); });
 }
 
 void NativeAllocations::retain(const Block& b) {
@@ -206,10 +189,7 @@ void NativeAllocations::note_attach(const perf::HeapAttachRecord& r) {
 void NativeAllocations::finish(profile::Profile& profile, double end_ms) {
   (void)end_ms;  // as in end_image
   flush_bucket(profile);
-  for (const auto& [pid, blocks] : live_) {
-    for (const auto& [address, block] : blocks) retain(block);
-  }
-  live_.clear();
+  live_.end_all([&](uint64_t, uint64_t, const Block& block) { retain(block); });
   for (auto& [image, c] : counters_) flush_counter(profile, image, c);
   complete_analysis();
 

@@ -21,8 +21,7 @@ SiteStats& HeapAnalysis::site(uint32_t id) {
 }
 
 void HeapAnalysis::allocate(const AllocationEvent& e) {
-  if (auto space = spaces_.find(e.space);
-      space != spaces_.end() && space->second.contains(e.address)) {
+  if (live_.contains(e.space, e.address)) {
     // The address was handed out again, so its block was freed and the free's record was lost:
     // it ends now, as the converter's tables show it (native_allocations.hpp).
     free({e.time_ms, e.space, e.thread, e.address});
@@ -43,7 +42,7 @@ void HeapAnalysis::allocate(const AllocationEvent& e) {
   const uint64_t serial = next_serial_++;
   // A folded row is not one call, but the thread did allocate in between.
   last_allocation_[e.thread] = e.folded ? 0 : serial;
-  spaces_[e.space][e.address] = Block{e.time_ms, e.calls, e.bytes, serial, e.site, e.folded};
+  live_.insert(e.space, e.address, Block{e.time_ms, e.calls, e.bytes, serial, e.site, e.folded});
   change_live(e.site, e.bytes);
   if (totals_.all.live_bytes > totals_.all.peak_bytes) {
     totals_.all.peak_bytes = totals_.all.live_bytes;
@@ -53,19 +52,12 @@ void HeapAnalysis::allocate(const AllocationEvent& e) {
 }
 
 void HeapAnalysis::free(const FreeEvent& e) {
-  auto space = spaces_.find(e.space);
-  if (space == spaces_.end()) {
+  const std::optional<Block> freed = live_.take(e.space, e.address);
+  if (!freed) {
     ++totals_.unmatched_frees;
     return;
   }
-  auto block = space->second.find(e.address);
-  if (block == space->second.end()) {
-    ++totals_.unmatched_frees;
-    return;
-  }
-  const Block b = block->second;
-  space->second.erase(block);
-  if (space->second.empty()) spaces_.erase(space);  // many short-lived spaces leave nothing
+  const Block& b = *freed;
   uint64_t& last = last_allocation_[e.thread];
   const bool temporary = last == b.serial;
   last = 0;
@@ -84,30 +76,24 @@ void HeapAnalysis::free(const FreeEvent& e) {
 }
 
 void HeapAnalysis::end_space(uint64_t space) {
-  auto it = spaces_.find(space);
-  if (it == spaces_.end()) return;
-  leak(it->second);
-  spaces_.erase(it);
+  take_peak_snapshot();
+  live_.end_space(space, [&](uint64_t, const Block& b) { leak(b); });
 }
 
 void HeapAnalysis::finish() {
-  for (auto& [space, blocks] : spaces_) leak(blocks);
-  spaces_.clear();
+  take_peak_snapshot();
+  live_.end_all([&](uint64_t, uint64_t, const Block& b) { leak(b); });
   take_peak_snapshot();
 }
 
-void HeapAnalysis::leak(Blocks& blocks) {
-  if (blocks.empty()) return;
-  take_peak_snapshot();
-  for (const auto& [address, b] : blocks) {
-    SiteStats& s = site(b.site);
-    for (SiteStats* stats : {&s, &totals_.all}) {
-      add_bytes(stats->leaked_bytes, b.bytes);
-      ++stats->leaked_blocks;
-    }
-    // The address space is gone: its memory no longer counts as live.
-    change_live(b.site, -b.bytes);  // a block's bytes are never negative
+void HeapAnalysis::leak(const Block& b) {
+  SiteStats& s = site(b.site);
+  for (SiteStats* stats : {&s, &totals_.all}) {
+    add_bytes(stats->leaked_bytes, b.bytes);
+    ++stats->leaked_blocks;
   }
+  // The address space is gone: its memory no longer counts as live.
+  change_live(b.site, -b.bytes);  // a block's bytes are never negative
 }
 
 void HeapAnalysis::change_live(uint32_t id, int64_t delta) {

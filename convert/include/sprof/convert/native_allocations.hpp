@@ -44,6 +44,7 @@
 #include "sprof/convert/allocation_bucket.hpp"
 #include "sprof/convert/stats.hpp"
 #include "sprof/heap/heap_analysis.hpp"
+#include "sprof/heap/live_blocks.hpp"
 #include "sprof/perf/records.hpp"
 #include "sprof/profile/profile.hpp"
 
@@ -100,8 +101,6 @@ class NativeAllocations {
     uint64_t held_in_bucket = 0;  // the bucket holding its allocation row (0: written)
     uint32_t held_index = 0;
   };
-  // One process's live blocks, by address.
-  using Blocks = std::unordered_map<uint64_t, Block>;
   // One image's memory counter: changes gathered into one sample per kCounterBucketMs.
   struct CounterState {
     size_t counter = 0;  // index into the image's counters
@@ -129,9 +128,9 @@ class NativeAllocations {
   FoldingOptions folding_;
   uint64_t rows_written_ = 0;
   AllocationBucket bucket_;
-  uint64_t bucket_serial_ = 0;                 // of the open bucket (0: none yet)
-  std::unordered_map<uint32_t, Blocks> live_;  // by pid; a process without blocks has no entry
-  std::map<size_t, CounterState> counters_;    // by image
+  uint64_t bucket_serial_ = 0;               // of the open bucket (0: none yet)
+  heap::LiveBlocks<Block> live_;             // by pid and address
+  std::map<size_t, CounterState> counters_;  // by image
   // Sees every record as it comes, before folding; one site: the summary needs only totals.
   heap::HeapAnalysis analysis_;
   // Retained bytes by allocation site: (image, thread, stack + 1 or 0) -> site.

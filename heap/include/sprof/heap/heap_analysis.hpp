@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sprof/heap/live_blocks.hpp"
 #include "sprof/heap/size_histogram.hpp"
 
 namespace sprof::heap {
@@ -101,14 +102,13 @@ class HeapAnalysis {
     uint32_t site;
     bool folded;
   };
-  using Blocks = std::unordered_map<uint64_t, Block>;  // by address
 
   SiteStats& site(uint32_t id);
   void change_live(uint32_t id, int64_t delta);
   void take_peak_snapshot();
-  void leak(Blocks& blocks);
+  void leak(const Block& b);
 
-  std::unordered_map<uint64_t, Blocks> spaces_;
+  LiveBlocks<Block> live_;
   // Per thread: the serial of its last allocation while it has neither allocated nor freed
   // since (0: none), for heaptrack's temporary allocations.
   std::unordered_map<int64_t, uint64_t> last_allocation_;
