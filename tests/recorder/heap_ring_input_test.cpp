@@ -51,12 +51,17 @@ struct ProgramSide {
   ~ProgramSide() { ::munmap(area, size); }
   heap::RingHeader* header() const { return reinterpret_cast<heap::RingHeader*>(area); }
 
-  void put(std::vector<uint8_t> record) {
+  // False when the ring has no room for it (the reader has not handed enough back).
+  bool put(std::vector<uint8_t> record) {
     const uint64_t position = header()->write_head;
+    const uint64_t data_bytes = header()->config.data_bytes;
+    if (position + record.size() - header()->read_tail > data_bytes) return false;
     const uint64_t word = heap::commit_word(position);
     std::memcpy(record.data(), &word, sizeof word);
-    std::memcpy(area + header()->config.header_bytes + position, record.data(), record.size());
+    uint8_t* data = area + header()->config.header_bytes;
+    for (size_t i = 0; i < record.size(); ++i) data[(position + i) % data_bytes] = record[i];
     header()->write_head = position + record.size();
+    return true;
   }
 
   uint8_t* area = nullptr;
@@ -72,12 +77,12 @@ TEST_CASE("heap ring input: records decoded once from the backlog, a malformed o
 
   heap::test::AllocSpec alloc;
   alloc.fields.address = 0x5555'0000'2000;
-  program.put(heap::test::alloc_record(alloc));
+  REQUIRE(program.put(heap::test::alloc_record(alloc)));
   // Framed (a plausible size, committed), but pid and tid are 0: decode_record rejects it.
   std::vector<uint8_t> bad = heap::test::free_record(0x5555'0000'3000);
   std::memset(bad.data() + sizeof(heap::RecordHeader), 0, bad.size() - sizeof(heap::RecordHeader));
-  program.put(bad);
-  program.put(heap::test::free_record(0x5555'0000'2000));
+  REQUIRE(program.put(bad));
+  REQUIRE(program.put(heap::test::free_record(0x5555'0000'2000)));
 
   std::vector<uint64_t> addresses;
   auto add = [&](sprof::perf::Record&& r) {
@@ -96,6 +101,42 @@ TEST_CASE("heap ring input: records decoded once from the backlog, a malformed o
   CHECK(stats.ring_malformed == 1);
   // Everything was handed back to the program.
   CHECK(program.header()->read_tail == program.header()->write_head);
+}
+
+TEST_CASE("heap ring input: the backlog never holds more than the ring's size") {
+  FakeInstall install;
+  // The sampled mode's ring (8 MiB) fills faster in a test than record-all's 64 MiB.
+  auto input = HeapRingInput::create(
+      heap_ring_options(HeapMode::kSampled, 512 * 1024, false, false), install.executable());
+  REQUIRE(input.has_value());
+  ProgramSide program((*input)->ring_path());
+  const uint64_t ring_bytes = program.header()->config.data_bytes;
+  uint64_t address = 0x5555'0000'0000;
+  size_t written = 0;
+  auto fill_ring = [&] {
+    heap::test::AllocSpec alloc;
+    alloc.fields.address = address += 16;
+    while (program.put(heap::test::alloc_record(alloc))) {
+      alloc.fields.address = address += 16;
+      ++written;
+    }
+  };
+  size_t read = 0;
+  auto add = [&](sprof::perf::Record&&) { ++read; };
+  // A full ring is copied out whole, and a round decodes a part of it. The ring is full again
+  // while most of the backlog is unread: the next copies take only what fits beside it, read
+  // records included, until those are moved out.
+  for (int i = 0; i < 6; ++i) {
+    fill_ring();
+    (*input)->read_round(add);
+    CHECK((*input)->backlog_capacity() <= ring_bytes + heap::kMaxRecordBytes);
+  }
+  (*input)->set_final(true);
+  for (int rounds = 0; (*input)->read_round(add) && rounds < 1000; ++rounds) {
+    if (rounds < 20 && rounds % 4 == 0) fill_ring();
+  }
+  CHECK((*input)->backlog_capacity() <= ring_bytes + heap::kMaxRecordBytes);
+  CHECK(read == written);  // nothing was lost on the way
 }
 
 }  // namespace

@@ -110,16 +110,16 @@ void HeapRingInput::copy_into_backlog() {
     backlog_.erase(backlog_.begin(), backlog_.begin() + static_cast<std::ptrdiff_t>(backlog_read_));
     backlog_read_ = 0;
   }
-  const uint64_t waiting = backlog_.size() - backlog_read_;
-  const uint64_t room =
-      reader_.config().data_bytes > waiting ? reader_.config().data_bytes - waiting : 0;
+  // The buffer holds at most one ring's bytes, records already read included, and is reserved
+  // once for that and the one record a drain may pass its budget by: it never grows by copying
+  // itself, and sprof's memory for it stays one ring's size (pages are touched only as used).
+  // Counting only the unread records, it grew to twice that (128 MiB in record-all mode) while
+  // read records waited to be moved.
+  const uint64_t limit = reader_.config().data_bytes;
+  const uint64_t room = limit > backlog_.size() ? limit - backlog_.size() : 0;
   ring_left_behind_ = room == 0;
   if (room == 0) return;
-  // Reserved once, so the buffer never grows by copying itself (pages are touched only as used):
-  // a drain passes its budget by at most one record.
-  if (backlog_.capacity() == 0) {
-    backlog_.reserve(reader_.config().data_bytes + heap::kMaxRecordBytes);
-  }
+  if (backlog_.capacity() == 0) backlog_.reserve(limit + heap::kMaxRecordBytes);
   heap::DrainOptions options;
   options.now_ns = clock_ns(CLOCK_MONOTONIC);
   options.final = final_;

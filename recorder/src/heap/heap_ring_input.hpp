@@ -58,6 +58,8 @@ class HeapRingInput final : public perf::RoundInput {
 
   // The interposers' totals and what the reader rejected, into `stats` (after the last round).
   void add_stats(convert::HeapStats& stats) const;
+  // The bytes sprof holds for the backlog: at most the ring's size and one record.
+  size_t backlog_capacity() const { return backlog_.capacity(); }
 
  private:
   HeapRingInput(heap::MappedHeapRing ring, heap::RingReader reader, std::string interposer,
