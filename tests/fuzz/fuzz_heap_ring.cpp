@@ -106,13 +106,12 @@ void fuzz_ring(const uint8_t* data, size_t size) {
   size_t at = 0;
   uint32_t last_size = 0;
   while (at < backlog.size()) {
-    uint32_t framed = 0;
-    std::memcpy(&framed, backlog.data() + at + offsetof(RecordHeader, size), sizeof framed);
-    if (framed < sizeof(RecordHeader) || framed > backlog.size() - at) std::abort();
-    const std::span<const uint8_t> record(backlog.data() + at, framed);
-    if (auto event = decode_record(record, DecodeLimits{1024}); event) check_event(*event, record);
-    at += framed;
-    last_size = framed;
+    const auto record = front_record(std::span<const uint8_t>(backlog).subspan(at));
+    if (!record) std::abort();
+    if (auto event = decode_record(*record, DecodeLimits{1024}); event)
+      check_event(*event, *record);
+    at += record->size();
+    last_size = static_cast<uint32_t>(record->size());
   }
   if (copied != 0 && copied - last_size >= budget) std::abort();
   // Each drain moves at most one ring ahead, whatever the head says.

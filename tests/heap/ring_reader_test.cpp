@@ -16,6 +16,7 @@
 
 #include "heap_record_builder.hpp"
 #include "interposer/ring_writer.hpp"
+#include "sprof/heap/heap_dump.hpp"
 #include "sprof/heap/record_decoder.hpp"
 
 using namespace sprof::heap;
@@ -154,12 +155,10 @@ TEST_CASE("a bounded drain stops after max_bytes and the next one goes on from t
 std::vector<uint64_t> decoded_addresses(const std::vector<uint8_t>& copied, size_t& rejected) {
   std::vector<uint64_t> addresses;
   for (size_t at = 0; at < copied.size();) {
-    RecordHeader h;
-    std::memcpy(&h, copied.data() + at, sizeof h);
-    REQUIRE(h.size >= sizeof h);
-    REQUIRE(h.size <= copied.size() - at);
-    auto event = decode_record({copied.data() + at, h.size}, DecodeLimits{1024});
-    at += h.size;
+    const auto record = front_record(std::span<const uint8_t>(copied).subspan(at));
+    REQUIRE(record.has_value());
+    auto event = decode_record(*record, DecodeLimits{1024});
+    at += record->size();
     if (!event) {
       ++rejected;
       continue;

@@ -1,6 +1,7 @@
 // heap/src/reader/heap_dump.cpp
 #include "sprof/heap/heap_dump.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -36,28 +37,39 @@ Result<HeapDump> parse_heap_dump(std::span<const uint8_t> bytes) {
   return dump;
 }
 
+std::optional<std::span<const uint8_t>> front_record(std::span<const uint8_t> records) {
+  RecordHeader h;
+  if (records.size() < sizeof h) return std::nullopt;
+  std::memcpy(&h, records.data(), sizeof h);
+  if (h.size < sizeof h || h.size % kRecordAlign != 0 || h.size > records.size())
+    return std::nullopt;
+  return records.first(h.size);
+}
+
 Result<void> for_each_dump_record(const HeapDump& dump,
                                   const std::function<void(const HeapEvent&)>& visit,
                                   DumpReadStats& stats) {
   const DecodeLimits limits{dump.header.config.stack_copy_bytes};
   std::span<const uint8_t> rest = dump.records;
   while (!rest.empty()) {
-    RecordHeader h;
-    if (rest.size() < sizeof h)
-      return fail(Errc::kMalformed, "heap dump: truncated record header at the end");
-    std::memcpy(&h, rest.data(), sizeof h);
-    if (h.size < sizeof h || h.size % kRecordAlign != 0 || h.size > rest.size())
-      return fail(Errc::kMalformed, "heap dump: record size " + std::to_string(h.size) +
+    const std::optional<std::span<const uint8_t>> record = front_record(rest);
+    if (!record) {
+      if (rest.size() < sizeof(RecordHeader))
+        return fail(Errc::kMalformed, "heap dump: truncated record header at the end");
+      uint32_t size = 0;
+      std::memcpy(&size, rest.data() + offsetof(RecordHeader, size), sizeof size);
+      return fail(Errc::kMalformed, "heap dump: record size " + std::to_string(size) +
                                         " cannot be framed (" + std::to_string(rest.size()) +
                                         " bytes left)");
-    auto event = decode_record(rest.first(h.size), limits);
+    }
+    auto event = decode_record(*record, limits);
     if (event) {
       ++stats.records;
       visit(*event);
     } else {
       ++stats.malformed_records;
     }
-    rest = rest.subspan(h.size);
+    rest = rest.subspan(record->size());
   }
   return ok();
 }

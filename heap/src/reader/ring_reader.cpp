@@ -1,6 +1,7 @@
 // heap/src/reader/ring_reader.cpp
 #include "sprof/heap/ring_reader.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -38,19 +39,23 @@ uint64_t RingReader::load_word(uint64_t position) const {
   return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
 }
 
-void RingReader::copy_out(uint64_t position, size_t n, uint8_t* out) const {
+std::array<std::span<const uint8_t>, 2> RingReader::pieces(uint64_t position, size_t n) const {
   const uint64_t at = position & (config_.data_bytes - 1);
   const size_t first = std::min<uint64_t>(n, config_.data_bytes - at);
-  std::memcpy(out, data_ + at, first);
-  std::memcpy(out + first, data_, n - first);
+  return {std::span<const uint8_t>(data_ + at, first), std::span<const uint8_t>(data_, n - first)};
+}
+
+void RingReader::copy_out(uint64_t position, size_t n, uint8_t* out) const {
+  for (const std::span<const uint8_t> piece : pieces(position, n)) {
+    std::memcpy(out, piece.data(), piece.size());
+    out += piece.size();
+  }
 }
 
 void RingReader::append_out(uint64_t position, size_t n, std::vector<uint8_t>& out) const {
   // Inserted rather than resized and copied into: the bytes are not zeroed first.
-  const uint64_t at = position & (config_.data_bytes - 1);
-  const size_t first = std::min<uint64_t>(n, config_.data_bytes - at);
-  out.insert(out.end(), data_ + at, data_ + at + first);
-  out.insert(out.end(), data_, data_ + (n - first));
+  for (const std::span<const uint8_t> piece : pieces(position, n))
+    out.insert(out.end(), piece.begin(), piece.end());
 }
 
 bool RingReader::committed(uint64_t position) const {

@@ -5,6 +5,7 @@
 
 #include "heap/heap_records.hpp"
 #include "sprof/core/clock.hpp"
+#include "sprof/heap/heap_dump.hpp"
 #include "sprof/heap/record_decoder.hpp"
 
 namespace sprof::recorder {
@@ -78,13 +79,18 @@ std::optional<uint64_t> HeapRingInput::read_round(
   uint64_t last_time = 0;
   size_t records = 0;
   while (records < kRoundRecords && backlog_read_ < backlog_.size()) {
-    // RingReader::copy_records checked that each copied header's size frames its record.
-    heap::RecordHeader header;
-    std::memcpy(&header, backlog_.data() + backlog_read_, sizeof header);
-    const auto bytes = std::span<const uint8_t>(backlog_.data() + backlog_read_, header.size);
-    backlog_read_ += header.size;
+    const auto bytes =
+        heap::front_record(std::span<const uint8_t>(backlog_).subspan(backlog_read_));
+    if (!bytes) {
+      // RingReader::copy_records keeps only records whose copied size frames them, so this is
+      // not reached; were it, nothing after could be framed.
+      ++malformed_records_;
+      backlog_read_ = backlog_.size();
+      break;
+    }
+    backlog_read_ += bytes->size();
     // Decoded here only, once: the copy-out only framed it.
-    auto event = heap::decode_record(bytes, limits);
+    auto event = heap::decode_record(*bytes, limits);
     if (!event) {
       ++malformed_records_;
       continue;

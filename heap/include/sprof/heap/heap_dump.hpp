@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct HeapDump {
 
 // Checks the prefix and the configuration. Errc::kMalformed otherwise.
 [[nodiscard]] Result<HeapDump> parse_heap_dump(std::span<const uint8_t> bytes);
+
+// The record at the front of back-to-back records (a dump's, or the recorder's backlog, which
+// holds them the same way), framed by its header's size; nullopt when that size cannot frame it
+// (shorter than a header, not a multiple of 8, or past the end). Only the framing is checked:
+// decode_record checks the rest.
+std::optional<std::span<const uint8_t>> front_record(std::span<const uint8_t> records);
 
 struct DumpReadStats {
   uint64_t records = 0;

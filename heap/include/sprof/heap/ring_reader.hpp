@@ -17,6 +17,7 @@
 // Threading: one thread drains a ring; writers may run concurrently in other processes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -86,6 +87,8 @@ class RingReader {
   RingReader(std::span<uint8_t> area, const RingConfig& config);
 
   uint64_t load_word(uint64_t position) const;  // acquire
+  // The n bytes at `position` as the data area holds them: up to its end, then from its start.
+  std::array<std::span<const uint8_t>, 2> pieces(uint64_t position, size_t n) const;
   void copy_out(uint64_t position, size_t n, uint8_t* out) const;
   void append_out(uint64_t position, size_t n, std::vector<uint8_t>& out) const;
   // Plausible size of a record at `position` that may extend up to `limit`; 0 if none.
