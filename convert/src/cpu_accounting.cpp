@@ -38,11 +38,18 @@ void CpuAccounting::credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t perio
   credit(t, ran_ns - stalled_ns, stalled_ns);
 }
 
-uint64_t CpuAccounting::count_slack_ns(uint64_t on_cpu_ns) {
-  // The switch records' times are each off by a few microseconds (cpu_accounting.hpp, top), in
-  // both directions; a sixteenth of the interval plus 20 us covers that many times over, and
-  // still catches most of a tick of another task's time.
-  return on_cpu_ns / 16 + 20'000;
+uint64_t CpuAccounting::count_slack_ns(uint32_t switch_ins) {
+  // The count starts at the scheduler's pick, the switch records' stretch at the SWITCH(in)
+  // record written after the switch (~13 us on a VM, more under load): so the count may run
+  // ahead of the records by that much per switch-in, plus a little for the sample's own time.
+  // Nothing else lets a count grow past the records: what a thread runs between records is in
+  // both, and what the records credit as a stall is in on_cpu_ns. The slack is per switch, not
+  // a share of the time: other tasks' time that a busy thread's context updates comes in
+  // small pieces, and a slack proportional to the interval (it was a sixteenth) let up to
+  // 1.2 % of a 300 ms thread's time through in CI (docs/design.md, "CPU deltas").
+  constexpr uint64_t kPerSwitchInNs = 50'000;
+  constexpr uint64_t kPerCountNs = 20'000;
+  return kPerCountNs + uint64_t{switch_ins} * kPerSwitchInNs;
 }
 
 CpuAccounting::CpuShare& CpuAccounting::share(ThreadCpu& t, uint32_t cpu) {
@@ -75,6 +82,7 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
   t.stretch_cpu = cpu;
+  if (cpu != kUnknownCpu) ++share(t, cpu).switch_ins_since_count;
   // A second switch-in without a switch-out in between means a lost record: the interval since
   // the first one is not known to be on CPU, so it restarts here.
   t.on_cpu_since = switch_in_time(tid, time_ns);
@@ -162,9 +170,14 @@ void CpuAccounting::counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64
   // What the count grew by since the last one, but never more than the thread was on this CPU
   // meanwhile: the excess is other tasks' time, updated from this thread's context (a wake-up of
   // a task on another CPU updates that CPU's running task) and counted by this thread's event.
+  // Nor may the count run ahead of the switch records over the whole share by more than their
+  // error: the small ahead steps a busy thread's count takes under load would add up otherwise.
   const uint64_t grew_ns = runtime_ns > s.last_count_ns ? runtime_ns - s.last_count_ns : 0;
   const uint64_t on_cpu_ns = s.on_cpu_ns - s.on_cpu_at_count_ns;
-  s.counted_ns += std::min(grew_ns, on_cpu_ns + count_slack_ns(on_cpu_ns));
+  const uint64_t slack_ns = count_slack_ns(std::exchange(s.switch_ins_since_count, 0));
+  const uint64_t ceiling_ns = s.on_cpu_ns + slack_ns;
+  const uint64_t room_ns = ceiling_ns > s.counted_ns ? ceiling_ns - s.counted_ns : 0;
+  s.counted_ns += std::min({grew_ns, on_cpu_ns + slack_ns, room_ns});
   s.last_count_ns = runtime_ns;
   s.on_cpu_at_count_ns = s.on_cpu_ns;
   s.discrepancy_ns = static_cast<int64_t>(s.credited_ns) - static_cast<int64_t>(s.counted_ns);

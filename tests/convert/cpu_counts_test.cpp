@@ -10,6 +10,10 @@ namespace {
 constexpr uint64_t kMs = 1'000'000;
 constexpr uint32_t kTid = 8;
 constexpr CpuAccounting::ClockTick kTick{kMs};  // cpu-clock at 1 kHz
+// What a count may run ahead of the switch records (CpuAccounting::count_slack_ns): its own
+// slack, and the SWITCH(in) record's lateness per switch-in since the previous count.
+constexpr uint64_t kCountSlackNs = 20'000;
+constexpr uint64_t kSwitchInSlackNs = 50'000;
 }  // namespace
 
 TEST_CASE("a count below what the switch records credited takes the difference out") {
@@ -101,10 +105,11 @@ TEST_CASE("a count that grew more than the thread was on that CPU holds other ta
   cpu.switched_in(kTid, 0, 0);
   cpu.counted(kTid, 0, 4 * kMs, 4 * kMs);
   // 4 ms more on CPU, but the count grew by 7 ms: the thread woke a task on another CPU and its
-  // event counted that CPU's running task's 3 ms. Only the switch records' error may pass.
+  // event counted that CPU's running task's 3 ms. Only the switch records' error may pass: no
+  // switch-in since the previous count, so a count's own.
   cpu.counted(kTid, 0, 8 * kMs, 11 * kMs);
   const auto taken = cpu.take(kTid, 8 * kMs);
-  const uint64_t slack = 4 * kMs / 16 + 20'000;
+  const uint64_t slack = kCountSlackNs;
   CHECK(taken.cpu_ns == 8 * kMs + slack);
   CHECK(taken.corrected_ns == -static_cast<int64_t>(slack));
   // The excess is not held against later counts either: a count that agrees changes nothing.
@@ -118,6 +123,44 @@ TEST_CASE("a thread's count from before it was first seen is not added") {
   // record here.
   cpu.running(kTid, 30 * kMs, 0);
   cpu.counted(kTid, 0, 34 * kMs, 34 * kMs);
-  const uint64_t slack = 4 * kMs / 16 + 20'000;
-  CHECK(cpu.take(kTid, 34 * kMs).cpu_ns == 4 * kMs + slack);
+  CHECK(cpu.take(kTid, 34 * kMs).cpu_ns == 4 * kMs + kCountSlackNs);
+}
+
+TEST_CASE("other tasks' time in small pieces, one per count, does not add up") {
+  // A busy thread's context updates other tasks' time a little at a time (seen under load: up
+  // to ~140 us per 4 ms count), each piece within what one count may run ahead.
+  CpuAccounting cpu;
+  cpu.switched_in(kTid, 0, 0);
+  uint64_t count = 0;
+  uint64_t reported = 0;
+  for (int i = 1; i <= 75; ++i) {
+    count += 4 * kMs + 15'000;
+    cpu.counted(kTid, 0, i * 4 * kMs, count);
+    reported += *cpu.take(kTid, i * 4 * kMs).cpu_ns;
+  }
+  // 300 ms on CPU: the count may be ahead by one count's slack (the first had a switch-in), not
+  // by 75 x 15 us.
+  CHECK(reported <= 300 * kMs + kCountSlackNs + kSwitchInSlackNs);
+  CHECK(reported >= 300 * kMs);
+}
+
+TEST_CASE("a count ahead by the switch-in's lateness is the thread's own") {
+  // The count starts at the scheduler's pick, the switch records at the SWITCH(in) record after
+  // the switch: the thread ran that much more than they say.
+  CpuAccounting cpu;
+  cpu.switched_in(kTid, 30'000, 0);
+  cpu.counted(kTid, 0, 2 * kMs, 2 * kMs);
+  const auto taken = cpu.take(kTid, 2 * kMs);
+  CHECK(taken.cpu_ns == 2 * kMs);
+  CHECK(taken.corrected_ns == -30'000);
+}
+
+TEST_CASE("a count that fell behind (a stall) is not made up by other tasks' time later") {
+  CpuAccounting cpu;
+  cpu.switched_in(kTid, 0, 0);
+  cpu.counted(kTid, 0, 4 * kMs, 2 * kMs);  // 2 ms stolen
+  // The next 4 ms: the count grew by 6 ms, 2 of them another task's.
+  cpu.counted(kTid, 0, 8 * kMs, 8 * kMs);
+  const auto taken = cpu.take(kTid, 8 * kMs);
+  CHECK(taken.cpu_ns == 6 * kMs + kCountSlackNs);
 }

@@ -51,7 +51,9 @@
 // runs it, and a thread that wakes a task on another CPU updates that CPU's running task from
 // its own context: up to a tick of someone else's time (seen: 3.1 ms) lands in its count. A
 // thread cannot run longer than it is on a CPU, so each growth of the count is capped at the
-// time the switch records put it on that CPU since the previous count (plus their error).
+// time the switch records put it on that CPU since the previous count, plus their error per
+// switch-in (count_slack_ns), and the count never runs ahead of them over the whole share by
+// more than that: other tasks' time also comes in pieces too small for one step's cap.
 //
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
@@ -134,12 +136,13 @@ class CpuAccounting {
   // A thread's time on one CPU: what the switch records say and what the scheduler counted.
   struct CpuShare {
     uint32_t cpu = kUnknownCpu;
-    uint64_t on_cpu_ns = 0;           // on CPU by the switch records, stalls included
-    uint64_t credited_ns = 0;         // of that, what the deltas were given (stalls left out)
-    uint64_t last_count_ns = 0;       // the count at the latest `counted`
-    uint64_t on_cpu_at_count_ns = 0;  // on_cpu_ns then
-    uint64_t counted_ns = 0;          // the count's growth, each step capped (see counted)
-    int64_t discrepancy_ns = 0;       // credited_ns - counted_ns at the latest `counted`
+    uint64_t on_cpu_ns = 0;               // on CPU by the switch records, stalls included
+    uint64_t credited_ns = 0;             // of that, what the deltas were given (stalls left out)
+    uint64_t last_count_ns = 0;           // the count at the latest `counted`
+    uint64_t on_cpu_at_count_ns = 0;      // on_cpu_ns then
+    uint64_t counted_ns = 0;              // the count's growth, each step capped (see counted)
+    int64_t discrepancy_ns = 0;           // credited_ns - counted_ns at the latest `counted`
+    uint32_t switch_ins_since_count = 0;  // switch-ins here since the latest `counted`
   };
   struct ThreadCpu {
     std::optional<uint64_t> on_cpu_since;  // set while the thread is on CPU
@@ -168,8 +171,8 @@ class CpuAccounting {
   // a stall: left out and noted in `t` for the next take.
   static void credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t period_ns);
   // How much more than its time on a CPU a thread's count there may grow by and still be its
-  // own: the switch records' error over `on_cpu_ns` of that time.
-  static uint64_t count_slack_ns(uint64_t on_cpu_ns);
+  // own: the switch records' error, from `switch_ins` switch-ins there since the last count.
+  static uint64_t count_slack_ns(uint32_t switch_ins);
   static CpuShare& share(ThreadCpu& t, uint32_t cpu);
   // The open stretch runs on `cpu` (kUnknownCpu: no news).
   static void note_cpu(ThreadCpu& t, uint32_t cpu);
