@@ -39,17 +39,17 @@ void CpuAccounting::credit_stretch(ThreadCpu& t, uint64_t ran_ns, uint64_t perio
 }
 
 uint64_t CpuAccounting::count_slack_ns(uint32_t switch_ins) {
-  // The count starts at the scheduler's pick, the switch records' stretch at the SWITCH(in)
-  // record written after the switch (~13 us on a VM, more under load): so the count may run
-  // ahead of the records by that much per switch-in, plus a little for the sample's own time.
-  // Nothing else lets a count grow past the records: what a thread runs between records is in
-  // both, and what the records credit as a stall is in on_cpu_ns. The slack is per switch, not
-  // a share of the time: other tasks' time that a busy thread's context updates comes in
-  // small pieces, and a slack proportional to the interval (it was a sixteenth) let up to
-  // 1.2 % of a 300 ms thread's time through in CI (docs/design.md, "CPU deltas").
-  constexpr uint64_t kPerSwitchInNs = 50'000;
+  // The count starts at the scheduler's pick, the switch records' stretch at the pick's CPU-wide
+  // record or at the SWITCH(in) record written after the switch (~13 us on a VM, more under
+  // load): so the count may run ahead of the records by that much per switch-in, plus a little
+  // for the sample's own time (up to 4 us seen idle). Nothing else lets a count grow past the
+  // records: what a thread runs between records is in both, and what the records credit as a
+  // stall is in on_cpu_ns. The slack is per switch, not a share of the time: other tasks' time
+  // that a busy thread's context updates comes in small pieces, and a slack proportional to the
+  // interval (it was a sixteenth) let up to 1.2 % of a 300 ms thread's time through in CI
+  // (docs/design.md, "CPU deltas").
   constexpr uint64_t kPerCountNs = 20'000;
-  return kPerCountNs + uint64_t{switch_ins} * kPerSwitchInNs;
+  return kPerCountNs + uint64_t{switch_ins} * kSwitchInLatenessNs;
 }
 
 CpuAccounting::CpuShare& CpuAccounting::share(ThreadCpu& t, uint32_t cpu) {
@@ -82,10 +82,17 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
   t.stretch_cpu = cpu;
-  if (cpu != kUnknownCpu) ++share(t, cpu).switch_ins_since_count;
   // A second switch-in without a switch-out in between means a lost record: the interval since
   // the first one is not known to be on CPU, so it restarts here.
-  t.on_cpu_since = switch_in_time(tid, time_ns);
+  const std::optional<uint64_t> pick = pick_time(t, time_ns);
+  t.on_cpu_since = pick.value_or(time_ns);
+  if (cpu != kUnknownCpu) {
+    CpuShare& s = share(t, cpu);
+    ++s.switch_ins_since_count;
+    // Started at its own record, not at a pick: late by the switch itself, every time, so what
+    // the count may be ahead by adds up over the share (count_slack_ns).
+    if (!pick) s.late_starts_ns += kSwitchInLatenessNs;
+  }
   t.picked_at.reset();
   t.stretch_bounded = true;
 }
@@ -93,11 +100,14 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
 uint64_t CpuAccounting::switch_in_time(uint32_t tid, uint64_t record_ns) const {
   const auto it = threads_.find(tid);
   if (it == threads_.end()) return record_ns;
-  const ThreadCpu& t = it->second;
+  return pick_time(it->second, record_ns).value_or(record_ns);
+}
+
+std::optional<uint64_t> CpuAccounting::pick_time(const ThreadCpu& t, uint64_t record_ns) {
   // A pick older than the last switch-out belongs to an earlier switch-in whose record was lost.
   const bool pick_is_ours =
       t.picked_at && *t.picked_at <= record_ns && *t.picked_at >= t.off_cpu_since;
-  return pick_is_ours ? *t.picked_at : record_ns;
+  return pick_is_ours ? t.picked_at : std::nullopt;
 }
 
 void CpuAccounting::picked(uint32_t tid, uint64_t time_ns) {
@@ -172,10 +182,11 @@ void CpuAccounting::counted(uint32_t tid, uint32_t cpu, uint64_t time_ns, uint64
   // a task on another CPU updates that CPU's running task) and counted by this thread's event.
   // Nor may the count run ahead of the switch records over the whole share by more than their
   // error: the small ahead steps a busy thread's count takes under load would add up otherwise.
+  // Only switch-ins that started at their own record are late each time, so only theirs adds up.
   const uint64_t grew_ns = runtime_ns > s.last_count_ns ? runtime_ns - s.last_count_ns : 0;
   const uint64_t on_cpu_ns = s.on_cpu_ns - s.on_cpu_at_count_ns;
   const uint64_t slack_ns = count_slack_ns(std::exchange(s.switch_ins_since_count, 0));
-  const uint64_t ceiling_ns = s.on_cpu_ns + slack_ns;
+  const uint64_t ceiling_ns = s.on_cpu_ns + s.late_starts_ns + slack_ns;
   const uint64_t room_ns = ceiling_ns > s.counted_ns ? ceiling_ns - s.counted_ns : 0;
   s.counted_ns += std::min({grew_ns, on_cpu_ns + slack_ns, room_ns});
   s.last_count_ns = runtime_ns;

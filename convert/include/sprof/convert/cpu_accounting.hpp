@@ -143,6 +143,9 @@ class CpuAccounting {
     uint64_t counted_ns = 0;              // the count's growth, each step capped (see counted)
     int64_t discrepancy_ns = 0;           // credited_ns - counted_ns at the latest `counted`
     uint32_t switch_ins_since_count = 0;  // switch-ins here since the latest `counted`
+    // What the count may be ahead by over the whole share: a switch-in's lateness for each one
+    // that started at its own record (no pick seen).
+    uint64_t late_starts_ns = 0;
   };
   struct ThreadCpu {
     std::optional<uint64_t> on_cpu_since;  // set while the thread is on CPU
@@ -173,7 +176,11 @@ class CpuAccounting {
   // How much more than its time on a CPU a thread's count there may grow by and still be its
   // own: the switch records' error, from `switch_ins` switch-ins there since the last count.
   static uint64_t count_slack_ns(uint32_t switch_ins);
+  // The most a switch-in's record is taken to be late after the switch itself.
+  static constexpr uint64_t kSwitchInLatenessNs = 50'000;
   static CpuShare& share(ThreadCpu& t, uint32_t cpu);
+  // The pick that started the switch-in recorded at `record_ns`, if one was seen.
+  static std::optional<uint64_t> pick_time(const ThreadCpu& t, uint64_t record_ns);
   // The open stretch runs on `cpu` (kUnknownCpu: no news).
   static void note_cpu(ThreadCpu& t, uint32_t cpu);
   // `running`, for a thread whose state is at hand.
