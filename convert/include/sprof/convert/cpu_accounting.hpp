@@ -53,7 +53,8 @@
 // thread cannot run longer than it is on a CPU, so each growth of the count is capped at the
 // time the switch records put it on that CPU since the previous count, plus their error per
 // switch-in (count_slack_ns), and the count never runs ahead of them over the whole share by
-// more than that: other tasks' time also comes in pieces too small for one step's cap.
+// more than that, besides the lateness of switch-ins that had no pick (CpuShare::late_starts_ns):
+// other tasks' time also comes in pieces too small for one step's cap.
 //
 // Time only moves forward per thread; a timestamp older than the thread's state (a late record,
 // see RecordMerger) adds nothing rather than a negative interval.
