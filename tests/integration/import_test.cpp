@@ -128,8 +128,10 @@ TEST_CASE("context-switch samples become off-CPU samples and switch records give
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
-    MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile))) < 0.02);
+    MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns, steal "
+                             << real.steal_ns << " ns");
+    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile),
+                                       steal_in_deltas_ns(profile, real.steal_ns))) < 0.02);
   }
   CHECK(saw_sleeper);
   check_blockers_idle(profile);

@@ -4,6 +4,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -18,8 +20,14 @@ std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
     std::istringstream fields(line);
     int64_t tid = 0;
     ThreadCpu t;
-    std::string rest;
-    if (fields >> tid >> t.cpu_ns >> t.name && !(fields >> rest)) threads[tid] = t;
+    std::string steal, rest;
+    if (!(fields >> tid >> t.cpu_ns >> t.name)) continue;
+    if (fields >> steal) {
+      const auto [end, error] =
+          std::from_chars(steal.data(), steal.data() + steal.size(), t.steal_ns);
+      if (error != std::errc{} || end != steal.data() + steal.size() || fields >> rest) continue;
+    }
+    threads[tid] = t;
   }
   return threads;
 }
@@ -69,8 +77,14 @@ StatedStalls stated_stalls(const ProfileView& p) {
           static_cast<uint64_t>(*p.sprof_meta_cpu_stall_credited_ms * 1e6)};
 }
 
-double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls) {
-  const uint64_t low = profile_ns > stalls.credited_ns ? profile_ns - stalls.credited_ns : 0;
+uint64_t steal_in_deltas_ns(const ProfileView& p, uint64_t steal_ns) {
+  return p.sprof_meta_cpu_counts.value_or(0) > 0 ? 0 : steal_ns;
+}
+
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls,
+                           uint64_t steal_ns) {
+  const uint64_t steal_held = std::max(stalls.credited_ns, steal_ns);
+  const uint64_t low = profile_ns > steal_held ? profile_ns - steal_held : 0;
   const uint64_t high = profile_ns + stalls.left_out_ns;
   if (real_ns < low) return relative_error(low, real_ns);
   if (real_ns > high) return relative_error(high, real_ns);

@@ -17,9 +17,12 @@ namespace sprof::test {
 struct ThreadCpu {
   uint64_t cpu_ns = 0;
   std::string name;
+  // Time the thread was on a CPU that its clock left out, as its busy work measured it
+  // (tests/targets/offcpu/thread_cpu.hpp): a VM's host ran something else meanwhile.
+  uint64_t steal_ns = 0;
 };
 
-// The "tid cpu_ns name" lines the offcpu_* targets print (other lines are ignored).
+// The "tid cpu_ns name [steal_ns]" lines the offcpu_* targets print (other lines are ignored).
 std::map<int64_t, ThreadCpu> measured_threads(const std::string& out);
 // The "total NAME cpu_ns" line of a group of threads' whole CPU, exit paths included
 // (offcpu_cpu_threads.cpp), or nullopt.
@@ -41,11 +44,20 @@ struct StatedStalls {
 };
 StatedStalls stated_stalls(const ProfileView& p);
 
-// The error of `profile_ns` against the thread's own clock, given the stalls: 0 when the clock
-// lies between the profile's figure less what it credited of stalls (they were steal) and that
-// figure plus what it left out (they were the thread's), else the relative distance to the
-// nearer end.
-double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls);
+// Of `steal_ns` that a thread measured, what the profile's deltas may hold. Where the profile
+// has the scheduler's counts, none: they leave steal out, as the thread's clock does. Else all
+// of it: the switch records cannot see a stopped vCPU, and a stop shorter than the stall bound
+// (cpu_accounting.hpp) is time on CPU to them. The thread's clock is then the truth only less
+// the steal, and the profile's figure, the time it was on a CPU, lies between the two.
+uint64_t steal_in_deltas_ns(const ProfileView& p, uint64_t steal_ns);
+
+// The error of `profile_ns` against the thread's own clock, given the stalls and the steal the
+// deltas may hold: 0 when the clock lies between the profile's figure less what it may hold of
+// steal (stalls it credited or `steal_ns`, whichever is more: the stalls are steal, if they are,
+// within what the thread measured) and that figure plus what it left out as stalls (they were
+// the thread's), else the relative distance to the nearer end.
+double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls,
+                           uint64_t steal_ns = 0);
 
 // Whether sprof can record the scheduler's runtime counts here (recorder/src/perf/
 // runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs (mounted, or

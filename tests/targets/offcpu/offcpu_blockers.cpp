@@ -3,7 +3,8 @@
 //    `sleep_in_named_function` (nanosleep): about half its time off CPU.
 //  - "mutex-waiter": blocks in `wait_for_lock` on a mutex main holds for HOLD_MS.
 //  - "pipe-reader": blocks in `read_from_pipe` until main writes, after HOLD_MS.
-// Each thread prints "tid cpu_ns name" at its end (CLOCK_THREAD_CPUTIME_ID).
+// Each thread prints "tid cpu_ns name steal_ns" at its end (CLOCK_THREAD_CPUTIME_ID; the steal
+// its busy work saw, thread_cpu.hpp).
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -26,8 +27,7 @@ int pipe_fds[2];
 void report(const char* name) {
   const uint64_t used = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   std::lock_guard<std::mutex> lock(print_mutex);
-  std::printf("%ld %llu %s\n", static_cast<long>(syscall(SYS_gettid)),
-              static_cast<unsigned long long>(used), name);
+  print_thread_cpu(static_cast<long>(syscall(SYS_gettid)), used, name);
 }
 
 // The barrier after each blocking call keeps it a real call (no tail call), so the named

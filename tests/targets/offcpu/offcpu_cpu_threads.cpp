@@ -1,7 +1,8 @@
 // offcpu_cpu_threads LONG LONG_MS SHORT SHORT_MS: LONG threads ("long-0", ...) that each use
 // LONG_MS of CPU, then SHORT short-lived threads ("short-0", ...) of SHORT_MS of CPU each, started
-// in waves of 8. Every thread prints "tid cpu_ns name" at its end (CLOCK_THREAD_CPUTIME_ID), so
-// tests can compare a thread's summed CPU deltas with its real CPU time.
+// in waves of 8. Every thread prints "tid cpu_ns name steal_ns" at its end
+// (CLOCK_THREAD_CPUTIME_ID, and the steal its busy work saw: thread_cpu.hpp), so tests can compare
+// a thread's summed CPU deltas with its real CPU time.
 //
 // A thread's own last reading misses what it runs after it: the print, its return through
 // glibc, and the kernel's exit path (which tears down the profiler's inherited perf events:
@@ -37,8 +38,7 @@ __attribute__((noinline)) void busy_thread(const std::string& name, uint64_t cpu
   sink += burn_cpu_ns(cpu_ns);
   const uint64_t used = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   std::lock_guard<std::mutex> lock(print_mutex);
-  std::printf("%ld %llu %s\n", static_cast<long>(tid->load()),
-              static_cast<unsigned long long>(used), name.c_str());
+  print_thread_cpu(static_cast<long>(tid->load()), used, name.c_str());
 }
 
 // pthread_join returns when the thread clears its tid, early in the kernel's exit path; its
