@@ -116,6 +116,15 @@ std::string details_line(const convert::RecordingStats& s, int frequency_hz) {
                   static_cast<double>(s.cpu_stalled_ns) / 1e6);
     line += stalls;
   }
+  if (!s.cpu_counts && s.cpu_switch_ins_without_pick) {
+    // Each such switch-in starts at its own record, written after the switch: the thread's CPU
+    // reads low by that lateness (docs/design.md, "CPU deltas"). Said, so that a thread which
+    // switches often is not taken to have used exactly what the profile shows.
+    line += ", " + std::to_string(s.cpu_switch_ins_without_pick) + " of " +
+            std::to_string(s.cpu_switch_ins) +
+            " switch-ins without a CPU-wide record of the pick (thread CPU reads ~15 us low "
+            "for each)";
+  }
   if (s.malformed_records)
     line += ", " + std::to_string(s.malformed_records) + " malformed records skipped";
   if (s.unwound_samples) {

@@ -78,7 +78,8 @@ void CpuAccounting::mark_running(ThreadCpu& t, uint64_t time_ns, uint32_t cpu) {
   }
 }
 
-void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
+CpuAccounting::SwitchInStart CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns,
+                                                        uint32_t cpu) {
   bool created = false;
   ThreadCpu& t = state(tid, time_ns, created);
   t.stretch_cpu = cpu;
@@ -95,6 +96,7 @@ void CpuAccounting::switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu) {
   }
   t.picked_at.reset();
   t.stretch_bounded = true;
+  return pick ? SwitchInStart::kAtPick : SwitchInStart::kAtRecord;
 }
 
 uint64_t CpuAccounting::switch_in_time(uint32_t tid, uint64_t record_ns) const {

@@ -167,7 +167,10 @@ void ProfileConverter::on_switch(const perf::SwitchRecord& r) {
     add_off_cpu_samples(*ts, tid, r.id.time);
     ts->off_cpu.pending.reset();
   }
-  cpu_.switched_in(tid, r.id.time, r.id.cpu);
+  ++stats_.cpu_switch_ins;
+  if (cpu_.switched_in(tid, r.id.time, r.id.cpu) == CpuAccounting::SwitchInStart::kAtRecord) {
+    ++stats_.cpu_switch_ins_without_pick;
+  }
 }
 
 void ProfileConverter::add_off_cpu_samples(ThreadState& ts, uint32_t tid, uint64_t until_ns) {

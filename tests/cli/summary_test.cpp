@@ -47,3 +47,17 @@ TEST_CASE("the allocation hook's samples are said as a share of the on-CPU sampl
   s.heap.hook_samples = 0;
   CHECK(sprof::cli::heap_hook_line(s).empty());
 }
+
+TEST_CASE("switch-ins without a pick are said where no scheduler counts correct them") {
+  RecordingStats s;
+  s.event_name = "cpu-clock";
+  s.cpu_switch_ins = 130;
+  s.cpu_switch_ins_without_pick = 120;
+  const std::string said = "120 of 130 switch-ins without a CPU-wide record of the pick";
+  CHECK(sprof::cli::details_line(s, 1000).find(said) != std::string::npos);
+  s.cpu_counts = 25;  // the counts settle what the late switch-ins left out
+  CHECK(sprof::cli::details_line(s, 1000).find("switch-ins") == std::string::npos);
+  s.cpu_counts = 0;
+  s.cpu_switch_ins_without_pick = 0;
+  CHECK(sprof::cli::details_line(s, 1000).find("switch-ins") == std::string::npos);
+}

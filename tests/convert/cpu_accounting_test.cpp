@@ -44,10 +44,11 @@ TEST_CASE("cpu accounting treats a thread seen in its own context as running sin
 
 TEST_CASE("cpu accounting starts a switch-in at the thread's pick time") {
   CpuAccounting cpu;
-  cpu.switched_in(6, 1000);
+  CHECK(cpu.switched_in(6, 1000) == CpuAccounting::SwitchInStart::kAtRecord);
   cpu.switched_out(6, 2000);  // 1000
   cpu.picked(6, 4987);        // the CPU-wide switch-out that chose it ...
-  cpu.switched_in(6, 5000);   // ... 13 ns before its own switch-in record
+  // ... 13 ns before its own switch-in record
+  CHECK(cpu.switched_in(6, 5000) == CpuAccounting::SwitchInStart::kAtPick);
   cpu.switched_out(6, 6000);  // 1013
   CHECK(cpu.take(6, 7000).cpu_ns == 2013u);
 }
@@ -57,7 +58,7 @@ TEST_CASE("cpu accounting ignores a pick older than the thread's last switch-out
   cpu.switched_in(6, 1000);
   cpu.picked(6, 1500);        // its switch-in record was lost ...
   cpu.switched_out(6, 2000);  // ... so this pick belongs to no switch-in to come
-  cpu.switched_in(6, 5000);
+  CHECK(cpu.switched_in(6, 5000) == CpuAccounting::SwitchInStart::kAtRecord);
   cpu.switched_out(6, 6000);
   CHECK(cpu.take(6, 7000).cpu_ns == 2000u);  // [1000, 2000] + [5000, 6000]
 }

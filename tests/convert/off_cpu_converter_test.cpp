@@ -380,6 +380,29 @@ TEST_CASE("converter starts an on-CPU interval at the CPU-wide switch-out that p
   REQUIRE(threads.size() == 2);
   CHECK(delta_sum(threads[0]) == 2'000'000u);  // [0, 1] + [3, 4] ms
   CHECK(delta_sum(threads[1]) == 1'013'000u);  // [1.987, 3] ms
+  // Both switch-ins had their pick: none read late.
+  CHECK(c.stats().cpu_switch_ins == 2u);
+  CHECK(c.stats().cpu_switch_ins_without_pick == 0u);
+}
+
+TEST_CASE("converter counts the switch-ins that had no pick, which start late at their record") {
+  test::FakeHostFiles files;
+  ModuleCache cache(files);
+  ProfileConverter c(side_band_options(), cache);
+  c.consume(exec_comm(0));
+  c.consume(test::fork_record(kPid, kPid, 51, kPid, at_us(100)));
+  c.consume(switch_record(51, 1000, false));  // no CPU-wide record picked it
+  c.consume(switch_record(51, 2000, true));
+  c.consume(cpu_wide_out(900, 901, 51, 2987));
+  c.consume(switch_record(51, 3000, false));  // picked at 2987
+  c.consume(exit_record(51, 3500));
+  c.consume(exit_record(kPid, 4000));
+  auto p = c.finish(at_us(5000));
+  CHECK(c.stats().cpu_switch_ins == 2u);
+  CHECK(c.stats().cpu_switch_ins_without_pick == 1u);
+  const auto& threads = p.processes.at(0).threads;
+  REQUIRE(threads.size() == 2);
+  CHECK(delta_sum(threads[1]) == 1'513'000u);  // [1, 2] + [2.987, 3.5] ms
 }
 
 TEST_CASE(

@@ -95,6 +95,8 @@ TEST_CASE("the profile's meta names the machine, the event, the rate and the unw
   RecordingStats stats;
   stats.event_name = "cpu-clock";
   stats.lost_records = 3;
+  stats.cpu_switch_ins = 7;
+  stats.cpu_switch_ins_without_pick = 2;
   stats.unwound_samples = 10;
   stats.unwind_stops[0] = 9;
   profile::Meta meta;
@@ -106,6 +108,8 @@ TEST_CASE("the profile's meta names the machine, the event, the rate and the unw
   CHECK(std::get<int64_t>(*extra(meta, "frequencyHz")) == 4000);
   CHECK(std::get<std::string>(*extra(meta, "unwind")) == "dwarf");
   CHECK(std::get<int64_t>(*extra(meta, "lostRecords")) == 3);
+  CHECK(std::get<int64_t>(*extra(meta, "cpuSwitchIns")) == 7);
+  CHECK(std::get<int64_t>(*extra(meta, "cpuSwitchInsWithoutPick")) == 2);
   CHECK(std::get<int64_t>(*extra(meta, "unwindStop.complete")) == 9);
 
   profile::Meta fp_meta;

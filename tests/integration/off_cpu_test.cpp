@@ -51,9 +51,9 @@ TEST_CASE(
   // whole where it had read 1-3 % high of the readings.
   const std::optional<uint64_t> short_whole = measured_total(r.out, "short-threads");
   REQUIRE(short_whole.has_value());
-  // Where no counts were recorded, the deltas may hold steal the threads' clocks leave out.
+  // Where no counts were recorded, the deltas may be off by what the threads measured.
   uint64_t short_read = 0, short_profile = 0, long_real = 0, long_profile = 0;
-  uint64_t short_steal = 0, long_steal = 0;
+  DeltaBias short_bias, long_bias;
   for (const auto& [tid, real] : measured) {
     CAPTURE(real.name);
     const ThreadView* t = thread_with_tid(profile, tid);
@@ -61,19 +61,19 @@ TEST_CASE(
     const uint64_t cpu = front_end_cpu_ns(*t);
     // The leading sample carries nothing, so the file's sum is what the front end shows.
     CHECK(cpu == t->cpu_delta_ns);
-    const uint64_t steal = steal_in_deltas_ns(profile, real.steal_ns);
+    const DeltaBias bias = delta_bias(profile, real);
     MESSAGE(real.name << ": real " << real.cpu_ns << " ns, profile " << cpu << " ns ("
                       << 100 * relative_error(cpu, real.cpu_ns) << " %), steal " << real.steal_ns
-                      << " ns");
+                      << " ns, " << real.switches << " switches");
     if (real.name.rfind("long-", 0) == 0) {
-      CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled, steal)) < long_tolerance);
+      CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled, bias)) < long_tolerance);
       long_real += real.cpu_ns;
       long_profile += cpu;
-      long_steal += steal;
+      long_bias += bias;
     } else {
       short_read += real.cpu_ns;
       short_profile += cpu;
-      short_steal += steal;
+      short_bias += bias;
     }
   }
   MESSAGE("short threads: " << short_read << " ns by their own last readings, " << *short_whole
@@ -81,10 +81,10 @@ TEST_CASE(
                             << 100 * relative_error(short_profile, *short_whole) << " %)");
   // What the threads read of themselves is part of the whole.
   CHECK(short_read <= *short_whole);
-  CHECK(std::abs(error_beyond_stalls(short_profile, *short_whole, stalled, short_steal)) <
+  CHECK(std::abs(error_beyond_stalls(short_profile, *short_whole, stalled, short_bias)) <
         kCpuTolerance);
   CHECK(std::abs(error_beyond_stalls(long_profile + short_profile, long_real + *short_whole,
-                                     stalled, long_steal + short_steal)) < kCpuTolerance);
+                                     stalled, DeltaBias(long_bias) += short_bias)) < kCpuTolerance);
 }
 
 TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time stays exact") {
@@ -105,10 +105,9 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
     MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns, steal "
-                             << real.steal_ns << " ns");
+                             << real.steal_ns << " ns, " << real.switches << " switches");
     CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile),
-                                       steal_in_deltas_ns(profile, real.steal_ns))) <
-          kCpuTolerance);
+                                       delta_bias(profile, real))) < kCpuTolerance);
   }
 
   check_blockers_idle(profile);
@@ -116,11 +115,17 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
   REQUIRE(sleeper != nullptr);
   const size_t idle = idle_samples(profile, *sleeper);
   size_t idle_without_cpu = 0;
+  // Only the first sample of a blocked interval may carry CPU: what ran before blocking, less
+  // than about one sampling interval (1 ms) of CPU, and what the scheduler's counts added. Time
+  // the stall bound left out that a count says was the thread's (cpu_accounting.hpp) comes back
+  // in the first sample after that count, which may be the first of a block: 3.4 ms with 2.9 ms
+  // added, once in 8 runs beside other tests.
+  const auto added_ns =
+      static_cast<uint64_t>(profile.sprof_meta_cpu_count_added_ms.value_or(0) * 1e6);
+  CAPTURE(added_ns);
   for (size_t i = 0; i < sleeper->samples; ++i) {
     if (!is_idle_sample(profile, *sleeper, i)) continue;
-    // Only the first sample of a blocked interval may carry CPU: what ran before blocking, less
-    // than about one sampling interval (1 ms) of CPU.
-    CHECK(sleeper->cpu_deltas[i].value_or(0) < 2'000'000u);
+    CHECK(sleeper->cpu_deltas[i].value_or(0) < 2'000'000u + added_ns);
     idle_without_cpu += sleeper->cpu_deltas[i] == 0u ? 1 : 0;
   }
   CHECK(idle_without_cpu >= idle * 9 / 10);
@@ -151,8 +156,7 @@ TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
     CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                       steal_in_deltas_ns(profile, real.steal_ns))) <
-          kCpuTolerance);
+                                       delta_bias(profile, real))) < kCpuTolerance);
   }
 }
 
@@ -181,7 +185,7 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   for (const auto& stack : t->stacks) with_stack += stack.empty() ? 0 : 1;
   CHECK(with_stack >= t->samples - 1);  // the leading sample alone may have none
   CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                     steal_in_deltas_ns(profile, real.steal_ns))) < kCpuTolerance);
+                                     delta_bias(profile, real))) < kCpuTolerance);
 }
 
 TEST_CASE(
@@ -210,12 +214,13 @@ TEST_CASE(
     for (const auto& [tid, real] : measured_threads(r.out)) {
       const ThreadView* t = thread_with_tid(profile, tid);
       REQUIRE(t != nullptr);
-      // Off, the deltas are the switch records' time on CPU, which may hold steal.
+      // Off, the deltas are the switch records' time on CPU, which may hold steal, and lack the
+      // lateness of switch-ins without a pick.
       MESSAGE(mode << " " << real.name << ": real " << real.cpu_ns << " ns, profile "
-                   << front_end_cpu_ns(*t) << " ns, steal " << real.steal_ns << " ns");
+                   << front_end_cpu_ns(*t) << " ns, steal " << real.steal_ns << " ns, "
+                   << real.switches << " switches");
       CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                         steal_in_deltas_ns(profile, real.steal_ns))) <
-            kCpuTolerance);
+                                         delta_bias(profile, real))) < kCpuTolerance);
     }
   }
 }

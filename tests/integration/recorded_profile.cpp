@@ -152,6 +152,13 @@ ProfileView read_profile(const std::string& path) {
   if (top["meta"]["sprof"]["cpuCounts"].get(counts) == simdjson::SUCCESS) {
     view.sprof_meta_cpu_counts = counts;
   }
+  if (top["meta"]["sprof"]["cpuCountAddedMs"].get(ms) == simdjson::SUCCESS) {
+    view.sprof_meta_cpu_count_added_ms = ms;
+  }
+  int64_t unpicked = 0;
+  if (top["meta"]["sprof"]["cpuSwitchInsWithoutPick"].get(unpicked) == simdjson::SUCCESS) {
+    view.sprof_meta_cpu_switch_ins_without_pick = unpicked;
+  }
   for (element c : array(top["meta"]["categories"])) view.categories.push_back(str(c["name"]));
   return view;
 }

@@ -52,8 +52,12 @@ struct ProfileView {
   // meta.sprof.cpuStalledMs / cpuStallCreditedMs, when present (cpu_accounting.hpp)
   std::optional<double> sprof_meta_cpu_stalled_ms;
   std::optional<double> sprof_meta_cpu_stall_credited_ms;
-  // meta.sprof.cpuCounts: the scheduler's runtime counts the deltas were settled with
+  // meta.sprof.cpuCounts: the scheduler's runtime counts the deltas were settled with, and
+  // cpuCountAddedMs: what they added to the switch records' times
   std::optional<int64_t> sprof_meta_cpu_counts;
+  std::optional<double> sprof_meta_cpu_count_added_ms;
+  // meta.sprof.cpuSwitchInsWithoutPick: switch-ins that started at their own, late, record
+  std::optional<int64_t> sprof_meta_cpu_switch_ins_without_pick;
   std::vector<std::string> categories;  // meta.categories[].name
 };
 

@@ -8,9 +8,19 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <sprof/convert/cpu_accounting.hpp>
 #include <sstream>
 
 namespace sprof::test {
+namespace {
+
+bool whole_number(const std::string& text, uint64_t& value) {
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc{} && stop == end;
+}
+
+}  // namespace
 
 std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
   std::map<int64_t, ThreadCpu> threads;
@@ -20,12 +30,11 @@ std::map<int64_t, ThreadCpu> measured_threads(const std::string& out) {
     std::istringstream fields(line);
     int64_t tid = 0;
     ThreadCpu t;
-    std::string steal, rest;
+    std::string steal, switches, rest;
     if (!(fields >> tid >> t.cpu_ns >> t.name)) continue;
     if (fields >> steal) {
-      const auto [end, error] =
-          std::from_chars(steal.data(), steal.data() + steal.size(), t.steal_ns);
-      if (error != std::errc{} || end != steal.data() + steal.size() || fields >> rest) continue;
+      if (!(fields >> switches) || fields >> rest) continue;
+      if (!whole_number(steal, t.steal_ns) || !whole_number(switches, t.switches)) continue;
     }
     threads[tid] = t;
   }
@@ -77,15 +86,25 @@ StatedStalls stated_stalls(const ProfileView& p) {
           static_cast<uint64_t>(*p.sprof_meta_cpu_stall_credited_ms * 1e6)};
 }
 
-uint64_t steal_in_deltas_ns(const ProfileView& p, uint64_t steal_ns) {
-  return p.sprof_meta_cpu_counts.value_or(0) > 0 ? 0 : steal_ns;
+DeltaBias& DeltaBias::operator+=(const DeltaBias& other) {
+  steal_ns += other.steal_ns;
+  late_starts_ns += other.late_starts_ns;
+  return *this;
+}
+
+DeltaBias delta_bias(const ProfileView& p, const ThreadCpu& real) {
+  if (p.sprof_meta_cpu_counts.value_or(0) > 0) return {};
+  const uint64_t late_switch_ins = std::min<uint64_t>(
+      real.switches + 1,
+      static_cast<uint64_t>(p.sprof_meta_cpu_switch_ins_without_pick.value_or(0)));
+  return {real.steal_ns, late_switch_ins * convert::CpuAccounting::kSwitchInLatenessNs};
 }
 
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls,
-                           uint64_t steal_ns) {
-  const uint64_t steal_held = std::max(stalls.credited_ns, steal_ns);
+                           const DeltaBias& bias) {
+  const uint64_t steal_held = std::max(stalls.credited_ns, bias.steal_ns);
   const uint64_t low = profile_ns > steal_held ? profile_ns - steal_held : 0;
-  const uint64_t high = profile_ns + stalls.left_out_ns;
+  const uint64_t high = profile_ns + stalls.left_out_ns + bias.late_starts_ns;
   if (real_ns < low) return relative_error(low, real_ns);
   if (real_ns > high) return relative_error(high, real_ns);
   return 0;

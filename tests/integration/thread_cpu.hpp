@@ -20,9 +20,11 @@ struct ThreadCpu {
   // Time the thread was on a CPU that its clock left out, as its busy work measured it
   // (tests/targets/offcpu/thread_cpu.hpp): a VM's host ran something else meanwhile.
   uint64_t steal_ns = 0;
+  uint64_t switches = 0;  // its context switches, voluntary or not
 };
 
-// The "tid cpu_ns name [steal_ns]" lines the offcpu_* targets print (other lines are ignored).
+// The "tid cpu_ns name [steal_ns switches]" lines the offcpu_* targets print (other lines are
+// ignored).
 std::map<int64_t, ThreadCpu> measured_threads(const std::string& out);
 // The "total NAME cpu_ns" line of a group of threads' whole CPU, exit paths included
 // (offcpu_cpu_threads.cpp), or nullopt.
@@ -44,20 +46,30 @@ struct StatedStalls {
 };
 StatedStalls stated_stalls(const ProfileView& p);
 
-// Of `steal_ns` that a thread measured, what the profile's deltas may hold. Where the profile
-// has the scheduler's counts, none: they leave steal out, as the thread's clock does. Else all
-// of it: the switch records cannot see a stopped vCPU, and a stop shorter than the stall bound
-// (cpu_accounting.hpp) is time on CPU to them. The thread's clock is then the truth only less
-// the steal, and the profile's figure, the time it was on a CPU, lies between the two.
-uint64_t steal_in_deltas_ns(const ProfileView& p, uint64_t steal_ns);
+// What a thread's deltas may be off by, beyond the stalls the profile states, where no
+// scheduler counts correct them (with counts, nothing: they leave steal out, as the thread's
+// clock does, and settle the switch records' lateness). Sums of threads add up.
+struct DeltaBias {
+  // The switch records cannot see a stopped vCPU: to them a stop shorter than the stall bound
+  // (cpu_accounting.hpp) is time on CPU, so the deltas may hold the steal the thread measured.
+  uint64_t steal_ns = 0;
+  // A switch-in without a CPU-wide record of the pick starts at its own record, written after
+  // the switch: the deltas may lack up to CpuAccounting::kSwitchInLatenessNs for each of the
+  // thread's switch-ins (its context switches and its first start), where the profile says
+  // such switch-ins were (meta.sprof.cpuSwitchInsWithoutPick), and never more than it says.
+  uint64_t late_starts_ns = 0;
+  DeltaBias& operator+=(const DeltaBias& other);
+};
+DeltaBias delta_bias(const ProfileView& p, const ThreadCpu& real);
 
-// The error of `profile_ns` against the thread's own clock, given the stalls and the steal the
-// deltas may hold: 0 when the clock lies between the profile's figure less what it may hold of
-// steal (stalls it credited or `steal_ns`, whichever is more: the stalls are steal, if they are,
-// within what the thread measured) and that figure plus what it left out as stalls (they were
-// the thread's), else the relative distance to the nearer end.
+// The error of `profile_ns` against the thread's own clock, given the stalls and the bias: 0
+// when the clock lies between the profile's figure less what it may hold of steal (stalls it
+// credited or the measured steal, whichever is more: the stalls are steal, if they are, within
+// what the thread measured) and that figure plus what it left out as stalls (they were the
+// thread's) and what late switch-ins may have cost, else the relative distance to the nearer
+// end.
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls,
-                           uint64_t steal_ns = 0);
+                           const DeltaBias& bias = {});
 
 // Whether sprof can record the scheduler's runtime counts here (recorder/src/perf/
 // runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs (mounted, or

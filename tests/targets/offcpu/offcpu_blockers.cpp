@@ -3,8 +3,8 @@
 //    `sleep_in_named_function` (nanosleep): about half its time off CPU.
 //  - "mutex-waiter": blocks in `wait_for_lock` on a mutex main holds for HOLD_MS.
 //  - "pipe-reader": blocks in `read_from_pipe` until main writes, after HOLD_MS.
-// Each thread prints "tid cpu_ns name steal_ns" at its end (CLOCK_THREAD_CPUTIME_ID; the steal
-// its busy work saw, thread_cpu.hpp).
+// Each thread prints "tid cpu_ns name steal_ns switches" at its end (CLOCK_THREAD_CPUTIME_ID,
+// the steal its busy work saw and its context switches: thread_cpu.hpp).
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // offcpu_cpu_threads LONG LONG_MS SHORT SHORT_MS: LONG threads ("long-0", ...) that each use
 // LONG_MS of CPU, then SHORT short-lived threads ("short-0", ...) of SHORT_MS of CPU each, started
-// in waves of 8. Every thread prints "tid cpu_ns name steal_ns" at its end
-// (CLOCK_THREAD_CPUTIME_ID, and the steal its busy work saw: thread_cpu.hpp), so tests can compare
-// a thread's summed CPU deltas with its real CPU time.
+// in waves of 8. Every thread prints "tid cpu_ns name steal_ns switches" at its end
+// (CLOCK_THREAD_CPUTIME_ID, the steal its busy work saw and its context switches: thread_cpu.hpp),
+// so tests can compare a thread's summed CPU deltas with its real CPU time.
 //
 // A thread's own last reading misses what it runs after it: the print, its return through
 // glibc, and the kernel's exit path (which tears down the profiler's inherited perf events:

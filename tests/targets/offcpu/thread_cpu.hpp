@@ -1,6 +1,8 @@
 // Thread CPU time and CPU-time-bounded busy work for the off-CPU test programs.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -56,8 +58,13 @@ inline uint64_t burn_cpu_ns(uint64_t cpu_ns) {
   return x;
 }
 
-// The line the tests read of a thread (tests/integration/thread_cpu.hpp, measured_threads).
+// The line the tests read of a thread (tests/integration/thread_cpu.hpp, measured_threads):
+// "tid cpu_ns name steal_ns switches", `switches` its context switches so far, voluntary or
+// not (each one's switch-in is a record that may be late).
 inline void print_thread_cpu(long tid, uint64_t cpu_ns, const char* name) {
-  std::printf("%ld %llu %s %llu\n", tid, static_cast<unsigned long long>(cpu_ns), name,
-              static_cast<unsigned long long>(steal_while_burning_ns));
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  std::printf("%ld %llu %s %llu %ld\n", tid, static_cast<unsigned long long>(cpu_ns), name,
+              static_cast<unsigned long long>(steal_while_burning_ns),
+              usage.ru_nvcsw + usage.ru_nivcsw);
 }

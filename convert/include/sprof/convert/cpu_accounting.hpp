@@ -100,13 +100,19 @@ class CpuAccounting {
 
   // The CPU a record does not name.
   static constexpr uint32_t kUnknownCpu = UINT32_MAX;
+  // The most a switch-in's record is taken to be late after the switch itself (the thread's
+  // clock starts at the pick; docs/design.md, "CPU deltas": 13-19 us measured on a VM, up to
+  // ~55 us on average over a loaded run's switch-ins).
+  static constexpr uint64_t kSwitchInLatenessNs = 50'000;
 
   // `tid` is on CPU `cpu` at `time_ns` (a record from its own context).
   void running(uint32_t tid, uint64_t time_ns, uint32_t cpu = kUnknownCpu);
   // PERF_RECORD_SWITCH into / out of `tid`.
   // A switch-in starts at the thread's pick time when `picked` gave one since its last
-  // switch-out, else at `time_ns`.
-  void switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu = kUnknownCpu);
+  // switch-out, else at `time_ns`, late by the switch itself (up to kSwitchInLatenessNs): the
+  // result says which.
+  enum class SwitchInStart { kAtPick, kAtRecord };
+  SwitchInStart switched_in(uint32_t tid, uint64_t time_ns, uint32_t cpu = kUnknownCpu);
   void switched_out(uint32_t tid, uint64_t time_ns);
   // When the switch-in of `tid` recorded at `record_ns` started (what switched_in will use).
   uint64_t switch_in_time(uint32_t tid, uint64_t record_ns) const;
@@ -177,8 +183,6 @@ class CpuAccounting {
   // How much more than its time on a CPU a thread's count there may grow by and still be its
   // own: the switch records' error, from `switch_ins` switch-ins there since the last count.
   static uint64_t count_slack_ns(uint32_t switch_ins);
-  // The most a switch-in's record is taken to be late after the switch itself.
-  static constexpr uint64_t kSwitchInLatenessNs = 50'000;
   static CpuShare& share(ThreadCpu& t, uint32_t cpu);
   // The pick that started the switch-in recorded at `record_ns`, if one was seen.
   static std::optional<uint64_t> pick_time(const ThreadCpu& t, uint64_t record_ns);

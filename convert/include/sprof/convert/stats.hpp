@@ -96,6 +96,12 @@ struct RecordingStats {
   uint64_t cpu_stalls = 0;
   uint64_t cpu_stalled_ns = 0;
   uint64_t cpu_stall_credited_ns = 0;  // of those stretches, what the deltas still count
+  // Switch-ins of recorded threads, and of those the ones that started at their own record for
+  // want of a CPU-wide record of the pick (perf record without -a, a thread not known yet at its
+  // pick): each reads late by the switch itself, so the thread's CPU reads low by that much
+  // where no scheduler counts correct it (cpu_accounting.hpp).
+  uint64_t cpu_switch_ins = 0;
+  uint64_t cpu_switch_ins_without_pick = 0;
   // The scheduler's runtime counts (cpu_accounting.hpp), and what they corrected in the deltas
   // the switch records gave: time taken out (credited but not run: stalls, late switch records)
   // and time added (run but not credited: a late timer's time the stall bound left out).
