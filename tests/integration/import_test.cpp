@@ -128,12 +128,10 @@ TEST_CASE("context-switch samples become off-CPU samples and switch records give
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
-    MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns, steal "
-                             << real.steal_ns << " ns, " << real.switches << " switches, "
-                             << profile.sprof_meta_cpu_switch_ins_without_pick.value_or(-1)
-                             << " switch-ins without a pick");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile),
-                                       delta_bias(profile, real))) < 0.02);
+    MESSAGE("sleeper: " << cpu_comparison(cpu, real) << ", "
+                        << profile.sprof_meta_cpu_switch_ins_without_pick.value_or(-1)
+                        << " switch-ins without a pick");
+    CHECK(std::abs(thread_cpu_error(profile, cpu, real)) < 0.02);
   }
   CHECK(saw_sleeper);
   check_blockers_idle(profile);

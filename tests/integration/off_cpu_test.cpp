@@ -62,11 +62,10 @@ TEST_CASE(
     // The leading sample carries nothing, so the file's sum is what the front end shows.
     CHECK(cpu == t->cpu_delta_ns);
     const DeltaBias bias = delta_bias(profile, real);
-    MESSAGE(real.name << ": real " << real.cpu_ns << " ns, profile " << cpu << " ns ("
-                      << 100 * relative_error(cpu, real.cpu_ns) << " %), steal " << real.steal_ns
-                      << " ns, " << real.switches << " switches");
+    MESSAGE(real.name << ": " << cpu_comparison(cpu, real) << " ("
+                      << 100 * relative_error(cpu, real.cpu_ns) << " %)");
     if (real.name.rfind("long-", 0) == 0) {
-      CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stalled, bias)) < long_tolerance);
+      CHECK(std::abs(thread_cpu_error(profile, cpu, real)) < long_tolerance);
       long_real += real.cpu_ns;
       long_profile += cpu;
       long_bias += bias;
@@ -84,7 +83,7 @@ TEST_CASE(
   CHECK(std::abs(error_beyond_stalls(short_profile, *short_whole, stalled, short_bias)) <
         kCpuTolerance);
   CHECK(std::abs(error_beyond_stalls(long_profile + short_profile, long_real + *short_whole,
-                                     stalled, DeltaBias(long_bias) += short_bias)) < kCpuTolerance);
+                                     stalled, long_bias + short_bias)) < kCpuTolerance);
 }
 
 TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time stays exact") {
@@ -104,10 +103,8 @@ TEST_CASE("blocked threads get Idle samples with no CPU while their CPU time sta
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
     const uint64_t cpu = front_end_cpu_ns(*t);
-    MESSAGE("sleeper: real " << real.cpu_ns << " ns, profile " << cpu << " ns, steal "
-                             << real.steal_ns << " ns, " << real.switches << " switches");
-    CHECK(std::abs(error_beyond_stalls(cpu, real.cpu_ns, stated_stalls(profile),
-                                       delta_bias(profile, real))) < kCpuTolerance);
+    MESSAGE("sleeper: " << cpu_comparison(cpu, real));
+    CHECK(std::abs(thread_cpu_error(profile, cpu, real)) < kCpuTolerance);
   }
 
   check_blockers_idle(profile);
@@ -155,8 +152,7 @@ TEST_CASE("--no-off-cpu records CPU time but no Idle samples") {
     if (real.name != "sleeper") continue;
     const ThreadView* t = thread_with_tid(profile, tid);
     REQUIRE(t != nullptr);
-    CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                       delta_bias(profile, real))) < kCpuTolerance);
+    CHECK(std::abs(thread_cpu_error(profile, front_end_cpu_ns(*t), real)) < kCpuTolerance);
   }
 }
 
@@ -184,8 +180,7 @@ TEST_CASE("a thread with more samples than fit in memory blocks keeps every one,
   size_t with_stack = 0;
   for (const auto& stack : t->stacks) with_stack += stack.empty() ? 0 : 1;
   CHECK(with_stack >= t->samples - 1);  // the leading sample alone may have none
-  CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                     delta_bias(profile, real))) < kCpuTolerance);
+  CHECK(std::abs(thread_cpu_error(profile, front_end_cpu_ns(*t), real)) < kCpuTolerance);
 }
 
 TEST_CASE(
@@ -216,11 +211,8 @@ TEST_CASE(
       REQUIRE(t != nullptr);
       // Off, the deltas are the switch records' time on CPU, which may hold steal, and lack the
       // lateness of switch-ins without a pick.
-      MESSAGE(mode << " " << real.name << ": real " << real.cpu_ns << " ns, profile "
-                   << front_end_cpu_ns(*t) << " ns, steal " << real.steal_ns << " ns, "
-                   << real.switches << " switches");
-      CHECK(std::abs(error_beyond_stalls(front_end_cpu_ns(*t), real.cpu_ns, stated_stalls(profile),
-                                         delta_bias(profile, real))) < kCpuTolerance);
+      MESSAGE(mode << " " << real.name << ": " << cpu_comparison(front_end_cpu_ns(*t), real));
+      CHECK(std::abs(thread_cpu_error(profile, front_end_cpu_ns(*t), real)) < kCpuTolerance);
     }
   }
 }

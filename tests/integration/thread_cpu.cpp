@@ -110,6 +110,16 @@ double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedSt
   return 0;
 }
 
+double thread_cpu_error(const ProfileView& p, uint64_t profile_ns, const ThreadCpu& real) {
+  return error_beyond_stalls(profile_ns, real.cpu_ns, stated_stalls(p), delta_bias(p, real));
+}
+
+std::string cpu_comparison(uint64_t profile_ns, const ThreadCpu& real) {
+  return "real " + std::to_string(real.cpu_ns) + " ns, profile " + std::to_string(profile_ns) +
+         " ns, steal " + std::to_string(real.steal_ns) + " ns, " + std::to_string(real.switches) +
+         " switches";
+}
+
 bool scheduler_counts_possible() {
   if (::geteuid() != 0) return false;
   // Mounted, or mountable: where tracefs is not mounted, sprof mounts one privately for the id.

@@ -59,6 +59,7 @@ struct DeltaBias {
   // such switch-ins were (meta.sprof.cpuSwitchInsWithoutPick), and never more than it says.
   uint64_t late_starts_ns = 0;
   DeltaBias& operator+=(const DeltaBias& other);
+  friend DeltaBias operator+(DeltaBias a, const DeltaBias& b) { return a += b; }
 };
 DeltaBias delta_bias(const ProfileView& p, const ThreadCpu& real);
 
@@ -70,6 +71,11 @@ DeltaBias delta_bias(const ProfileView& p, const ThreadCpu& real);
 // end.
 double error_beyond_stalls(uint64_t profile_ns, uint64_t real_ns, const StatedStalls& stalls,
                            const DeltaBias& bias = {});
+// error_beyond_stalls of one thread of `p` whose deltas add up to `profile_ns`: its clock, the
+// stalls `p` states and the thread's bias.
+double thread_cpu_error(const ProfileView& p, uint64_t profile_ns, const ThreadCpu& real);
+// "real N ns, profile M ns, steal S ns, K switches": what a test's message says of a thread.
+std::string cpu_comparison(uint64_t profile_ns, const ThreadCpu& real);
 
 // Whether sprof can record the scheduler's runtime counts here (recorder/src/perf/
 // runtime_events.cpp): as root, with the sched_stat_runtime tracepoint in tracefs (mounted, or
